@@ -1,0 +1,527 @@
+/* header.c - the C header pkc writes next to the object (-H file.h): one
+ * launch function prototype per kernel, with a comment giving the kernel's
+ * signature, grid, BlockSpecs and requires clauses as written in the
+ * source.  It compiles as C99 (-Wall -Wextra -pedantic) and as C++.
+ *
+ * Also here: recovering clause text from the source (the launch stub's
+ * "requires ... failed" message uses it too) and the check that a kernel
+ * name can be a C function. */
+#include "codegen.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a growable output buffer -------------------------------------------------- */
+
+typedef struct Buf {
+	char *data;  /* malloc'd, NUL-terminated */
+	size_t len;  /* bytes used */
+	size_t cap;  /* bytes allocated */
+} Buf;
+
+__attribute__((format(printf, 2, 3)))
+static void bprintf(Buf *b, const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		internal_error("bprintf: bad format '%s'", fmt);
+	if (b->len + (size_t)n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 1024;
+		while (b->len + (size_t)n + 1 > cap)
+			cap *= 2;
+		b->data = xrealloc(b->data, cap);
+		b->cap = cap;
+	}
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
+	b->len += (size_t)n;
+}
+
+/* ---- clause text from the source ------------------------------------------------- */
+
+static bool is_ident_start(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
+
+/* Skips white space and comments; says whether there were any. */
+static const char *skip_space(const char *p, const char *end, bool *any)
+{
+	*any = false;
+	while (p < end) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v') {
+			p++;
+		} else if (p + 1 < end && p[0] == '/' && p[1] == '/') {
+			while (p < end && *p != '\n')
+				p++;
+		} else if (p + 1 < end && p[0] == '/' && p[1] == '*') {
+			const char *q = p + 2;
+			while (q + 1 < end && !(q[0] == '*' && q[1] == '/'))
+				q++;
+			p = q + 1 < end ? q + 2 : end;
+		} else {
+			break;
+		}
+		*any = true;
+	}
+	return p;
+}
+
+/* The end of the token at p: an identifier, a string, or one character
+ * (the text is rebuilt token by token, so finer splitting is harmless). */
+static const char *token_end(const char *p, const char *end)
+{
+	if (is_ident_start(*p)) {
+		while (p < end && is_ident_char(*p))
+			p++;
+		return p;
+	}
+	if (*p == '"') {
+		p++;
+		while (p < end && *p != '"' && *p != '\n')
+			p += (*p == '\\' && p + 1 < end) ? 2 : 1;
+		return p < end && *p == '"' ? p + 1 : p;
+	}
+	return p + 1;
+}
+
+static bool tok_is(const char *p, const char *q, const char *word)
+{
+	size_t n = strlen(word);
+	return (size_t)(q - p) == n && memcmp(p, word, n) == 0;
+}
+
+static const char *const clause_words[] = {"grid", "semantics", "spec", "scratch", "params", "requires"};
+
+/* A clause being collected. */
+typedef struct Clause {
+	int word;            /* index in clause_words */
+	Buf text;            /* normalised text */
+	const char *begin;   /* source span: the keyword ... */
+	const char *end;     /* ... to the end of its last token */
+	const char *body;    /* the first token after the keyword */
+} Clause;
+
+static Loc loc_of(const Source *src, const char *p)
+{
+	Loc l = {.file = src->path, .line = 1, .col = 1, .len = 1};
+	int lo = 0, hi = src->nlines - 1;
+	while (lo < hi) { /* the last line starting at or before p */
+		int mid = (lo + hi + 1) / 2;
+		if (src->lines[mid] <= p)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	l.line = lo + 1;
+	l.col = (int)(p - src->lines[lo]) + 1;
+	return l;
+}
+
+static const char *loc_ptr(const Source *src, Loc l)
+{
+	if (l.line < 1 || l.line > src->nlines || l.col < 1)
+		return NULL;
+	const char *p = src->lines[l.line - 1] + (l.col - 1);
+	return p <= src->text + src->size ? p : NULL;
+}
+
+static const char *finish(Arena *a, Buf *b)
+{
+	const char *s = arena_strndup(a, b->data ? b->data : "", b->len);
+	free(b->data);
+	memset(b, 0, sizeof *b);
+	return s;
+}
+
+KernelClauses *kernel_clauses(Compiler *cc, const IrKernel *k)
+{
+	Arena *a = cc->arena;
+	KernelClauses *kc = arena_alloc(a, sizeof *kc);
+	const Source *src = k->loc.file ? source_find(cc, k->loc.file) : NULL;
+	const char *p = src ? loc_ptr(src, k->loc) : NULL;
+	if (!p)
+		return kc;
+	const char *end = src->text + src->size;
+	Vec clauses = {0};
+	Clause *cur = NULL;
+	int depth = 0;
+	bool in_params = false, seen_params = false;
+	p = token_end(p, end); /* the kernel's name */
+	for (;;) {
+		bool space;
+		p = skip_space(p, end, &space);
+		if (p >= end)
+			break;
+		const char *q = token_end(p, end);
+		if (depth == 0 && *p == '{' && seen_params)
+			break;
+		if (depth == 0 && !in_params && !seen_params && *p == '(')
+			in_params = true;
+		if (depth == 0 && !in_params && is_ident_start(*p)) {
+			for (int w = 0; w < (int)(sizeof clause_words / sizeof clause_words[0]); w++)
+				if (tok_is(p, q, clause_words[w])) {
+					cur = arena_alloc(a, sizeof *cur);
+					cur->word = w;
+					cur->begin = p;
+					vec_push(a, &clauses, cur);
+					space = false;
+				}
+		}
+		if (*p == '(' || *p == '[')
+			depth++;
+		else if ((*p == ')' || *p == ']') && depth > 0 && --depth == 0 && in_params) {
+			in_params = false;
+			seen_params = true;
+			p = q;
+			continue;
+		}
+		if (cur && !in_params) {
+			if (!cur->body && cur->begin != p)
+				cur->body = p;
+			bprintf(&cur->text, "%s%.*s", space && cur->text.len ? " " : "", (int)(q - p), p);
+			cur->end = q;
+		}
+		p = q;
+	}
+
+	int n = clauses.len;
+	kc->specs = arena_alloc(a, (size_t)(n + 1) * sizeof *kc->specs);
+	kc->scratch = arena_alloc(a, (size_t)(n + 1) * sizeof *kc->scratch);
+	kc->requires = arena_alloc(a, (size_t)(n + 1) * sizeof *kc->requires);
+	kc->require_locs = arena_alloc(a, (size_t)(n + 1) * sizeof *kc->require_locs);
+	kc->require_spans = arena_alloc(a, (size_t)(2 * n + 1) * sizeof *kc->require_spans);
+	for (int c = 0; c < n; c++) {
+		Clause *cl = clauses.items[c];
+		const char *text = finish(a, &cl->text);
+		switch (cl->word) {
+		case 0: kc->grid = text; break;
+		case 1: kc->semantics = text; break;
+		case 2: kc->specs[kc->nspecs++] = text; break;
+		case 3: kc->scratch[kc->nscratch++] = text; break;
+		case 4: kc->params = text; break;
+		default:
+			if (!cl->body)
+				break;
+			/* The constraint without the keyword: "requires n % 16 == 0". */
+			text += strlen("requires");
+			if (*text == ' ')
+				text++;
+			kc->requires[kc->nrequires] = text;
+			kc->require_locs[kc->nrequires] = loc_of(src, cl->body);
+			kc->require_spans[2 * kc->nrequires] = cl->begin;
+			kc->require_spans[2 * kc->nrequires + 1] = cl->end;
+			kc->nrequires++;
+			break;
+		}
+	}
+	return kc;
+}
+
+const char *requires_text(Compiler *cc, const IrKernel *k, const KernelClauses *kc, int index)
+{
+	Loc l = k->require_locs ? k->require_locs[index] : (Loc){0};
+	const Source *src = l.file ? source_find(cc, l.file) : NULL;
+	const char *p = src ? loc_ptr(src, l) : NULL;
+	/* The clause whose source span holds the constraint's location... */
+	if (kc && p)
+		for (int c = 0; c < kc->nrequires; c++)
+			if (kc->require_spans[2 * c] <= p && p < kc->require_spans[2 * c + 1])
+				return kc->requires[c];
+	/* ...else the one in the same position... */
+	if (kc && kc->nrequires == k->nrequires)
+		return kc->requires[index];
+	/* ...else whatever the location spans. */
+	if (p && l.len > 0 && p + l.len <= src->text + src->size)
+		return arena_strndup(cc->arena, p, (size_t)l.len);
+	return arena_printf(cc->arena, "constraint %d", index + 1);
+}
+
+/* ---- names ------------------------------------------------------------------------- */
+
+/* Keywords of C (to C23) and C++ (to C++20), and macros of the headers the
+ * generated header includes: none can name a function or a parameter. */
+static const char *const reserved_words[] = {
+	"alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+	"char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "const_cast", "consteval",
+	"constexpr", "constinit", "continue", "co_await", "co_return", "co_yield", "decltype", "default",
+	"delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float",
+	"for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not",
+	"not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+	"reinterpret_cast", "requires", "restrict", "return", "short", "signed", "sizeof", "static",
+	"static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
+	"try", "typedef", "typeid", "typename", "typeof", "typeof_unqual", "union", "unsigned", "using",
+	"virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "NULL", "offsetof", "size_t",
+	"ptrdiff_t", "max_align_t", "nullptr_t", "SIZE_MAX", "PTRDIFF_MIN", "PTRDIFF_MAX", "SIG_ATOMIC_MIN",
+	"SIG_ATOMIC_MAX", "WCHAR_MIN", "WCHAR_MAX", "WINT_MIN", "WINT_MAX",
+};
+
+/* C library functions the generated code may call (libm, and what LLVM
+ * turns loops and allocations into): a kernel of that name would take
+ * their place at link time. */
+static const char *const libc_names[] = {
+	"memcpy", "memmove", "memset", "memcmp", "bcmp", "malloc", "calloc", "realloc", "free", "aligned_alloc",
+	"posix_memalign", "abort", "exit", "main",
+};
+static const char *const libm_bases[] = {
+	"exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "sin", "cos", "tan",
+	"sincos", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "erf", "erfc", "pow", "fmod",
+	"remainder", "floor", "ceil", "trunc", "round", "rint", "nearbyint", "lround", "llround", "lrint",
+	"llrint", "fabs", "fmin", "fmax", "fma", "ldexp", "frexp", "modf", "hypot", "copysign",
+};
+
+static bool starts_with(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+/* Does s name something the header or the C headers it includes define? */
+static bool reserved_in_c(const char *s)
+{
+	for (size_t i = 0; i < sizeof reserved_words / sizeof reserved_words[0]; i++)
+		if (strcmp(s, reserved_words[i]) == 0)
+			return true;
+	size_t n = strlen(s);
+	/* int8_t ... uintmax_t of <stdint.h>. */
+	if ((starts_with(s, "int") || starts_with(s, "uint")) && n > 2 && strcmp(s + n - 2, "_t") == 0)
+		return true;
+	/* Its macros INT8_MAX, UINT64_C, INT_LEAST8_MIN, INTPTR_MAX, INTMAX_C... */
+	const char *r = s[0] == 'U' ? s + 1 : s;
+	if (starts_with(r, "INT")) {
+		r += 3;
+		if ((*r >= '0' && *r <= '9') || starts_with(r, "_LEAST") || starts_with(r, "_FAST") ||
+		    starts_with(r, "PTR_") || starts_with(r, "MAX_"))
+			return true;
+	}
+	/* Reserved identifiers (C11 7.1.3: file scope), and the runtime's names. */
+	return s[0] == '_' || starts_with(s, "pk_") || starts_with(s, "PK_");
+}
+
+static bool libc_name(const char *s)
+{
+	for (size_t i = 0; i < sizeof libc_names / sizeof libc_names[0]; i++)
+		if (strcmp(s, libc_names[i]) == 0)
+			return true;
+	for (size_t i = 0; i < sizeof libm_bases / sizeof libm_bases[0]; i++) {
+		size_t n = strlen(libm_bases[i]);
+		if (strncmp(s, libm_bases[i], n) == 0 &&
+		    (s[n] == '\0' || ((s[n] == 'f' || s[n] == 'l') && s[n + 1] == '\0')))
+			return true;
+	}
+	return false;
+}
+
+bool codegen_check_kernel_name(Compiler *cc, const IrKernel *k)
+{
+	const char *why = NULL;
+	if (reserved_in_c(k->name))
+		why = "is reserved in C or C++ (a keyword, a name of <stdint.h> or <stdbool.h>, or a pk_ runtime name)";
+	else if (libc_name(k->name))
+		why = "is a C library function the generated code may call";
+	if (!why)
+		return true;
+	error_at(cc, k->loc, "kernel name '%s' %s; the generated launch function cannot have that name [§5.10]",
+	         k->name, why);
+	return false;
+}
+
+/* A parameter's name in the prototype: the source name, with '_' appended
+ * while it is reserved or already taken (names are only documentation
+ * there, so this never changes the ABI). */
+static const char *param_name(Arena *a, const char *name, const char **taken, int ntaken)
+{
+	const char *s = name;
+	for (;;) {
+		bool clash = reserved_in_c(s) || strcmp(s, "stream") == 0;
+		for (int i = 0; i < ntaken && !clash; i++)
+			clash = strcmp(s, taken[i]) == 0;
+		if (!clash)
+			return s;
+		/* A reserved prefix needs a new prefix; anything else a suffix. */
+		bool prefix = s[0] == '_' || s[0] == 'I' || s[0] == 'U' || starts_with(s, "pk_") || starts_with(s, "PK_");
+		s = prefix ? arena_printf(a, "p%s%s", s[0] == '_' ? "" : "_", s) : arena_printf(a, "%s_", s);
+	}
+}
+
+/* ---- the header ----------------------------------------------------------------------- */
+
+static const char *c_type(DType dt)
+{
+	switch (dt) {
+	case DT_BOOL: return "bool";
+	case DT_I8: return "int8_t";
+	case DT_I16: return "int16_t";
+	case DT_I32: return "int32_t";
+	case DT_I64: return "int64_t";
+	case DT_U8: return "uint8_t";
+	case DT_U16: return "uint16_t";
+	case DT_U32: return "uint32_t";
+	case DT_U64: return "uint64_t";
+	case DT_F16: return "pk_f16";
+	case DT_BF16: return "pk_bf16";
+	case DT_F32: return "float";
+	case DT_F64: return "double";
+	default: internal_error("header: no C type for dtype %d", (int)dt);
+	}
+}
+
+/* Text safe inside a C comment: no comment terminator, no control bytes. */
+static const char *comment_safe(Arena *a, const char *s)
+{
+	size_t n = strlen(s);
+	char *out = arena_alloc(a, 2 * n + 1), *q = out;
+	for (const char *p = s; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		*q++ = c < 0x20 || c == 0x7f ? '?' : (char)c;
+		if (c == '*' && p[1] == '/')
+			*q++ = ' ';
+		if (c == '/' && p[1] == '*')
+			*q++ = ' ';
+	}
+	*q = '\0';
+	return out;
+}
+
+/* "f32[n, 128]" for an operand's whole array. */
+static const char *array_str(Arena *a, const IrOperand *op)
+{
+	const Type *t = op->array;
+	const char *s = arena_printf(a, "%s[", dtype_str(t->dtype));
+	for (int d = 0; d < t->rank; d++) {
+		const char *dim = t->dims[d] >= 0 ? arena_printf(a, "%lld", (long long)t->dims[d])
+		                  : t->syms && t->syms[d] ? t->syms[d] : "?";
+		s = arena_printf(a, "%s%s%s", s, d ? ", " : "", dim);
+	}
+	return arena_printf(a, "%s]", s);
+}
+
+static void kernel_doc(Compiler *cc, Buf *b, const IrKernel *k)
+{
+	Arena *a = cc->arena;
+	KernelClauses *kc = kernel_clauses(cc, k);
+	const char *sig = arena_printf(a, "%s(", k->name);
+	for (int j = 0, n = 0; j < k->norder; j++) {
+		int x = k->order_index[j];
+		if (k->order[j] == KP_OPERAND) {
+			const IrOperand *op = k->operands[x];
+			const char *mode = op->mode == PM_IN ? "in" : op->mode == PM_OUT ? "out" : "inout";
+			sig = arena_printf(a, "%s%s%s: %s %s", sig, n++ ? ", " : "", op->name, mode, array_str(a, op));
+		} else if (k->order[j] == KP_SCALAR) {
+			sig = arena_printf(a, "%s%s%s: %s", sig, n++ ? ", " : "", k->scalars[x]->name,
+			                   dtype_str(k->scalars[x]->dtype));
+		}
+	}
+	bprintf(b, "/* %s)\n", comment_safe(a, sig));
+	if (kc->grid)
+		bprintf(b, " *   %s\n", comment_safe(a, kc->grid));
+	else if (k->ngrid == 0)
+		bprintf(b, " *   (no grid: a single program)\n");
+	if (kc->semantics)
+		bprintf(b, " *   %s\n", comment_safe(a, kc->semantics));
+	for (int i = 0; i < kc->nspecs; i++)
+		bprintf(b, " *   %s\n", comment_safe(a, kc->specs[i]));
+	for (int i = 0; i < kc->nscratch; i++)
+		bprintf(b, " *   %s\n", comment_safe(a, kc->scratch[i]));
+	for (int i = 0; i < k->nrequires; i++)
+		bprintf(b, " *   requires %s\n", comment_safe(a, requires_text(cc, k, kc, i)));
+	if (k->nsizes > 0) {
+		bprintf(b, " * Size%s", k->nsizes > 1 ? "s" : "");
+		for (int s = 0; s < k->nsizes; s++)
+			bprintf(b, "%s%s", s ? ", " : " ", k->sizes[s]);
+		bprintf(b, ": the extents of the arrays' dimensions of that name (int64_t, >= 0).\n");
+	}
+	bprintf(b, " */\n");
+}
+
+static void kernel_prototype(Compiler *cc, Buf *b, const IrKernel *k)
+{
+	Arena *a = cc->arena;
+	const char **taken = arena_alloc(a, (size_t)(k->norder + 1) * sizeof *taken);
+	bprintf(b, "pk_status %s(pk_stream *stream", k->name);
+	for (int j = 0; j < k->norder; j++) {
+		int x = k->order_index[j];
+		const char *name, *type;
+		switch (k->order[j]) {
+		case KP_OPERAND: {
+			const IrOperand *op = k->operands[x];
+			name = op->name;
+			type = arena_printf(a, "%s%s *", op->mode == PM_IN ? "const " : "", c_type(op->array->dtype));
+			break;
+		}
+		case KP_SCALAR:
+			name = k->scalars[x]->name;
+			type = arena_printf(a, "%s ", c_type(k->scalars[x]->dtype));
+			break;
+		default:
+			name = k->sizes[x];
+			type = "int64_t ";
+			break;
+		}
+		taken[j] = param_name(a, name, taken, j);
+		bprintf(b, ", %s%s", type, taken[j]);
+	}
+	bprintf(b, ");\n");
+}
+
+static bool uses_half(const IrKernel *k)
+{
+	for (int o = 0; o < k->noperands; o++)
+		if (k->operands[o]->array->dtype == DT_F16 || k->operands[o]->array->dtype == DT_BF16)
+			return true;
+	for (int s = 0; s < k->nscalars; s++)
+		if (k->scalars[s]->dtype == DT_F16 || k->scalars[s]->dtype == DT_BF16)
+			return true;
+	return false;
+}
+
+bool header_generate(Compiler *cc, const IrModule *m, const char *header_path, CodegenOutput *out)
+{
+	Arena *a = cc->arena;
+	for (int i = 0; i < m->nkernels; i++)
+		if (!codegen_check_kernel_name(cc, m->kernels[i]))
+			return false;
+
+	/* Include guard from the header's file name: FOO_BAR_H. */
+	const char *slash = strrchr(header_path, '/');
+	const char *base = slash ? slash + 1 : header_path;
+	char *guard = arena_printf(a, "%s%s", is_ident_start(base[0]) && base[0] != '_' ? "" : "PK_", base);
+	for (char *p = guard; *p; p++)
+		*p = (*p >= 'a' && *p <= 'z') ? (char)(*p - 'a' + 'A') : is_ident_char(*p) ? *p : '_';
+	if (strcmp(guard, "PK_") == 0 || starts_with(guard, "PK_RUNTIME_H"))
+		guard = arena_printf(a, "PKC_GENERATED_%s", guard);
+
+	const char *src = m->source ? m->source : "<stdin>";
+	bool half = false;
+	for (int i = 0; i < m->nkernels; i++)
+		half |= uses_half(m->kernels[i]);
+
+	Buf b = {0};
+	bprintf(&b, "/* Generated by pkc %s from %s.  DO NOT EDIT: edit the .pk file and\n", PKC_VERSION,
+	        comment_safe(a, src));
+	bprintf(&b, " * recompile.\n"
+	            " *\n"
+	            " * One launch function per kernel.  Each runs the kernel's whole grid on\n"
+	            " * `stream` (NULL: the default host stream) and returns when it is done.\n"
+	            " * Arrays are dense, row-major, and must not be NULL; f16/bf16 values are\n"
+	            " * passed as their bit patterns.  Returns PK_SUCCESS, PK_ERR_INVALID_VALUE\n"
+	            " * (a NULL array, a negative size), PK_ERR_SIZE_CONSTRAINT (a requires\n"
+	            " * clause does not hold) or an error of the launch; pk_last_error() has\n"
+	            " * the details.  Link with libpkrt and libm. */\n");
+	bprintf(&b, "#ifndef %s\n#define %s\n\n", guard, guard);
+	bprintf(&b, "#include <stdint.h>\n#ifndef __cplusplus\n#include <stdbool.h>\n#endif\n#include <pk_runtime.h>\n\n");
+	if (half)
+		bprintf(&b, "#ifndef PK_F16_TYPES_DEFINED\n#define PK_F16_TYPES_DEFINED\n"
+		            "typedef uint16_t pk_f16;  /* IEEE 754 binary16, as its bits */\n"
+		            "typedef uint16_t pk_bf16; /* bfloat16, as its bits */\n#endif\n\n");
+	bprintf(&b, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
+	for (int i = 0; i < m->nkernels; i++) {
+		bprintf(&b, "\n");
+		kernel_doc(cc, &b, m->kernels[i]);
+		kernel_prototype(cc, &b, m->kernels[i]);
+	}
+	bprintf(&b, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n", guard);
+	out->data = b.data;
+	out->size = b.len;
+	return true;
+}

@@ -1,0 +1,168 @@
+/* ir.c - the opcode table and the builders of the typed IR. */
+#include "ir.h"
+
+#include <string.h>
+
+const OpInfo op_info[IR_OP_COUNT] = {
+#define X(id, name, mina, maxa, nres, flags) [IR_##id] = {name, mina, maxa, nres, flags},
+#include "ops.def"
+#undef X
+};
+
+const char *const atomic_kind_names[ATOMIC_KIND_COUNT] = {
+	[ATOMIC_ADD] = "add", [ATOMIC_MAX] = "max", [ATOMIC_MIN] = "min",
+	[ATOMIC_AND] = "and", [ATOMIC_OR] = "or", [ATOMIC_XOR] = "xor",
+	[ATOMIC_XCHG] = "xchg", [ATOMIC_CAS] = "cas",
+};
+
+/* A fresh Value numbered from the kernel's counter. */
+static Value *value_new(Arena *a, IrKernel *k, Type *t)
+{
+	Value *v = arena_alloc(a, sizeof *v);
+	v->id = k->nvalues++;
+	v->type = t;
+	return v;
+}
+
+Region *ir_region_new(Arena *a, IrKernel *k, int nargs, Type **arg_types)
+{
+	Region *r = arena_alloc(a, sizeof *r);
+	r->nargs = nargs;
+	if (nargs > 0) {
+		r->args = arena_alloc(a, (size_t)nargs * sizeof *r->args);
+		for (int i = 0; i < nargs; i++) {
+			Value *v = value_new(a, k, arg_types ? arg_types[i] : NULL);
+			v->region = r;
+			v->index = i;
+			r->args[i] = v;
+		}
+	}
+	return r;
+}
+
+/* Builders never check types: the verifier does, and its tests need to
+ * build ill-formed IR. */
+Inst *ir_inst_new(Arena *a, IrKernel *k, Op op, Loc loc, int nargs, Value **args, int nresults, Type **result_types)
+{
+	Inst *i = arena_alloc(a, sizeof *i);
+	i->op = op;
+	i->loc = loc;
+	i->nargs = nargs;
+	if (nargs > 0) {
+		i->args = arena_alloc(a, (size_t)nargs * sizeof *i->args);
+		if (args)
+			memcpy(i->args, args, (size_t)nargs * sizeof *i->args);
+	}
+	i->nresults = nresults;
+	if (nresults > 0) {
+		i->results = arena_alloc(a, (size_t)nresults * sizeof *i->results);
+		for (int r = 0; r < nresults; r++) {
+			Value *v = value_new(a, k, result_types ? result_types[r] : NULL);
+			v->def = i;
+			v->index = r;
+			i->results[r] = v;
+		}
+	}
+	return i;
+}
+
+void ir_append(Region *r, Inst *i)
+{
+	i->parent = r;
+	i->next = NULL;
+	i->prev = r->last;
+	if (r->last)
+		r->last->next = i;
+	else
+		r->first = i;
+	r->last = i;
+}
+
+void ir_insert_before(Inst *pos, Inst *i)
+{
+	Region *r = pos->parent;
+	i->parent = r;
+	i->next = pos;
+	i->prev = pos->prev;
+	if (pos->prev)
+		pos->prev->next = i;
+	else
+		r->first = i;
+	pos->prev = i;
+}
+
+void ir_remove(Inst *i)
+{
+	Region *r = i->parent;
+	if (i->prev)
+		i->prev->next = i->next;
+	else if (r)
+		r->first = i->next;
+	if (i->next)
+		i->next->prev = i->prev;
+	else if (r)
+		r->last = i->prev;
+	i->prev = i->next = NULL;
+	i->parent = NULL;
+}
+
+Region *ir_add_region(Arena *a, IrKernel *k, Inst *owner, int nargs, Type **arg_types)
+{
+	Region *r = ir_region_new(a, k, nargs, arg_types);
+	r->owner = owner;
+	/* Regions per op are few (at most 2): copy the array on every add. */
+	Region **regs = arena_alloc(a, (size_t)(owner->nregions + 1) * sizeof *regs);
+	if (owner->nregions)
+		memcpy(regs, owner->regions, (size_t)owner->nregions * sizeof *regs);
+	regs[owner->nregions++] = r;
+	owner->regions = regs;
+	return r;
+}
+
+/* ---- conveniences -------------------------------------------------------- */
+
+Inst *ir_emit(Arena *a, IrKernel *k, Region *r, Op op, Loc loc, int nargs, Value **args, Type *result_type)
+{
+	Inst *i = ir_inst_new(a, k, op, loc, nargs, args, result_type ? 1 : 0, result_type ? &result_type : NULL);
+	ir_append(r, i);
+	return i;
+}
+
+Value *ir_const_int(Arena *a, IrKernel *k, Region *r, Loc loc, Type *t, int64_t v)
+{
+	Inst *i = ir_emit(a, k, r, IR_CONST, loc, 0, NULL, t);
+	i->ival = v;
+	return i->results[0];
+}
+
+Value *ir_const_float(Arena *a, IrKernel *k, Region *r, Loc loc, Type *t, double v)
+{
+	Inst *i = ir_emit(a, k, r, IR_CONST, loc, 0, NULL, t);
+	i->fval = v;
+	return i->results[0];
+}
+
+Inst *ir_yield(Arena *a, IrKernel *k, Region *r, Loc loc, int n, Value **vals)
+{
+	return ir_emit(a, k, r, IR_YIELD, loc, n, vals, NULL);
+}
+
+void ir_set_indexers(Arena *a, Inst *i, int nidx, const Indexer *idx)
+{
+	i->nidx = nidx;
+	i->idx = NULL;
+	if (nidx > 0) {
+		i->idx = arena_alloc(a, (size_t)nidx * sizeof *i->idx);
+		memcpy(i->idx, idx, (size_t)nidx * sizeof *i->idx);
+	}
+}
+
+void ir_set_perm(Arena *a, Inst *i, int nperm, const int64_t *perm)
+{
+	i->nperm = nperm;
+	i->perm = NULL;
+	if (nperm > 0) {
+		i->perm = arena_alloc(a, (size_t)nperm * sizeof *i->perm);
+		memcpy(i->perm, perm, (size_t)nperm * sizeof *i->perm);
+	}
+}

@@ -1,0 +1,185 @@
+/* ir_clone.c - IR rewriting helpers shared by the passes: a value map,
+ * instruction and region cloning through it, and use replacement. */
+#include "passes.h"
+
+#include <string.h>
+
+/* ---- value map ------------------------------------------------------------ */
+
+/* One slot of the open-addressing table; from == NULL marks an empty slot. */
+typedef struct VmSlot {
+	const Value *from; /* key */
+	Value *to;         /* mapped value */
+} VmSlot;
+
+struct ValueMap {
+	Arena *arena;  /* where the table lives (old tables are abandoned to it) */
+	VmSlot *slots; /* the table, a power of two in size */
+	size_t cap;    /* slots allocated */
+	size_t len;    /* slots in use */
+};
+
+static size_t vm_hash(const Value *v, size_t cap)
+{
+	/* Pointers are aligned: mix the high bits in before masking. */
+	uintptr_t x = (uintptr_t)v;
+	x ^= x >> 17;
+	x *= (uintptr_t)0x9E3779B97F4A7C15ull;
+	x ^= x >> 29;
+	return (size_t)x & (cap - 1);
+}
+
+ValueMap *vmap_new(Arena *a)
+{
+	ValueMap *m = arena_alloc(a, sizeof *m);
+	m->arena = a;
+	m->cap = 64;
+	m->slots = arena_alloc(a, m->cap * sizeof *m->slots);
+	return m;
+}
+
+static VmSlot *vm_find(const ValueMap *m, const Value *from)
+{
+	size_t i = vm_hash(from, m->cap);
+	while (m->slots[i].from && m->slots[i].from != from)
+		i = (i + 1) & (m->cap - 1);
+	return &m->slots[i];
+}
+
+void vmap_set(ValueMap *m, const Value *from, Value *to)
+{
+	PKC_ASSERT(from);
+	if (2 * (m->len + 1) > m->cap) {
+		/* Keep the load factor under 1/2: rehash into twice the size. */
+		VmSlot *old = m->slots;
+		size_t oldcap = m->cap;
+		m->cap *= 2;
+		m->slots = arena_alloc(m->arena, m->cap * sizeof *m->slots);
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].from)
+				*vm_find(m, old[i].from) = old[i];
+	}
+	VmSlot *s = vm_find(m, from);
+	if (!s->from) {
+		s->from = from;
+		m->len++;
+	}
+	s->to = to;
+}
+
+Value *vmap_get(const ValueMap *m, const Value *from)
+{
+	if (!from)
+		return NULL;
+	return vm_find(m, from)->to;
+}
+
+Value *vmap_lookup(const ValueMap *m, Value *from)
+{
+	Value *to = vmap_get(m, from);
+	return to ? to : from;
+}
+
+/* ---- cloning ---------------------------------------------------------------- */
+
+void ir_insert_at(InsertPoint at, Inst *i)
+{
+	if (at.before)
+		ir_insert_before(at.before, i);
+	else
+		ir_append(at.region, i);
+}
+
+/* Copies n elements of `size` bytes into the arena (NULL for none). */
+static void *dup_array(Arena *a, const void *src, int n, size_t size)
+{
+	if (n <= 0 || !src)
+		return NULL;
+	void *p = arena_alloc(a, (size_t)n * size);
+	memcpy(p, src, (size_t)n * size);
+	return p;
+}
+
+static void clone_region_into(Arena *a, IrKernel *k, const Region *src, ValueMap *m, Region *dst)
+{
+	for (const Inst *i = src->first; i; i = i->next)
+		ir_clone_inst(a, k, i, m, (InsertPoint){dst, NULL});
+}
+
+Inst *ir_clone_inst(Arena *a, IrKernel *k, const Inst *src, ValueMap *m, InsertPoint at)
+{
+	Type **rtypes = arena_alloc(a, (size_t)(src->nresults + 1) * sizeof *rtypes);
+	for (int r = 0; r < src->nresults; r++)
+		rtypes[r] = src->results[r]->type;
+	Inst *c = ir_inst_new(a, k, src->op, src->loc, src->nargs, NULL, src->nresults, rtypes);
+	for (int j = 0; j < src->nargs; j++)
+		c->args[j] = vmap_lookup(m, src->args[j]);
+	for (int r = 0; r < src->nresults; r++) {
+		c->results[r]->name = src->results[r]->name;
+		vmap_set(m, src->results[r], c->results[r]);
+	}
+	c->ival = src->ival;
+	c->fval = src->fval;
+	c->nperm = src->nperm;
+	c->perm = dup_array(a, src->perm, src->nperm, sizeof *src->perm);
+	c->nidx = src->nidx;
+	c->idx = dup_array(a, src->idx, src->nidx, sizeof *src->idx);
+	c->has_mask = src->has_mask;
+	c->has_other = src->has_other;
+	for (int r = 0; r < src->nregions; r++) {
+		const Region *sr = src->regions[r];
+		Type **atypes = arena_alloc(a, (size_t)(sr->nargs + 1) * sizeof *atypes);
+		for (int j = 0; j < sr->nargs; j++)
+			atypes[j] = sr->args[j]->type;
+		Region *dr = ir_add_region(a, k, c, sr->nargs, atypes);
+		for (int j = 0; j < sr->nargs; j++) {
+			dr->args[j]->name = sr->args[j]->name;
+			vmap_set(m, sr->args[j], dr->args[j]);
+		}
+		clone_region_into(a, k, sr, m, dr);
+	}
+	ir_insert_at(at, c);
+	return c;
+}
+
+Value **ir_clone_region_body(Arena *a, IrKernel *k, const Region *src, ValueMap *m, InsertPoint at, int *nyield)
+{
+	const Inst *y = src->last;
+	PKC_ASSERT(y && y->op == IR_YIELD);
+	for (const Inst *i = src->first; i != y; i = i->next)
+		ir_clone_inst(a, k, i, m, at);
+	Value **out = arena_alloc(a, (size_t)(y->nargs + 1) * sizeof *out);
+	for (int j = 0; j < y->nargs; j++)
+		out[j] = vmap_lookup(m, y->args[j]);
+	*nyield = y->nargs;
+	return out;
+}
+
+/* ---- use replacement ---------------------------------------------------------- */
+
+void ir_remap_uses(Region *r, const ValueMap *m)
+{
+	for (Inst *i = r->first; i; i = i->next) {
+		for (int j = 0; j < i->nargs; j++)
+			i->args[j] = vmap_lookup(m, i->args[j]);
+		for (int j = 0; j < i->nregions; j++)
+			ir_remap_uses(i->regions[j], m);
+	}
+}
+
+static void replace_in_region(Region *r, Value *from, Value *to)
+{
+	for (Inst *i = r->first; i; i = i->next) {
+		for (int j = 0; j < i->nargs; j++)
+			if (i->args[j] == from)
+				i->args[j] = to;
+		for (int j = 0; j < i->nregions; j++)
+			replace_in_region(i->regions[j], from, to);
+	}
+}
+
+void ir_replace_all_uses(IrKernel *k, Value *from, Value *to)
+{
+	if (k->body)
+		replace_in_region(k->body, from, to);
+}

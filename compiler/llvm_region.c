@@ -1,0 +1,606 @@
+/* llvm_region.c - tiled IR regions to LLVM IR for the host back end:
+ * structured control flow (FOR/IF/WHILE become loops and branches with
+ * phis), Ref accesses (point loads, stores and atomics), per-program
+ * buffers (ALLOC, hoisted to the function entry) and the program
+ * environment (PROGRAM_ID, NUM_PROGRAMS). */
+#include "llvm_util.h"
+
+#include <string.h>
+
+/* Per-program buffers up to this many bytes in total live on the stack. */
+#define STACK_BUFFER_LIMIT (256 * 1024)
+/* Alignment of every per-program buffer (a cache line, and enough for any
+ * vector). */
+#define BUFFER_ALIGN 64
+
+__attribute__((format(printf, 3, 4)))
+static bool fail(CgFn *f, Loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vreport(&f->g->cc->diag, DIAG_ERROR, loc, fmt, ap);
+	va_end(ap);
+	f->g->failed = true;
+	return false;
+}
+
+static LLVMValueRef val(CgFn *f, const Value *v)
+{
+	LLVMValueRef x = f->vals[v->id];
+	if (!x)
+		internal_error("codegen: kernel %s: value %%%d used before its definition", f->k->name, v->id);
+	return x;
+}
+
+static CgRef *ref_of(CgFn *f, const Value *v)
+{
+	CgRef *r = f->refs[v->id];
+	if (!r)
+		internal_error("codegen: kernel %s: %%%d is not a known Ref", f->k->name, v->id);
+	return r;
+}
+
+/* ---- Refs and buffers -------------------------------------------------------- */
+
+CgRef *cg_make_ref(CgFn *f, const Type *t, LLVMValueRef base, LLVMValueRef *sizes, bool compute_form, Loc loc)
+{
+	Cg *g = f->g;
+	CgRef *r = arena_alloc(g->cc->arena, sizeof *r);
+	r->base = base;
+	r->rank = t->rank;
+	r->dtype = t->dtype;
+	r->compute_form = compute_form;
+	r->mem = compute_form && t->dtype != DT_BOOL ? cg_type(g, t->dtype) : cg_mem_type(g, t->dtype);
+	r->strides = arena_alloc(g->cc->arena, (size_t)(t->rank + 1) * sizeof *r->strides);
+	/* Row-major: the last dim is contiguous; a static extent folds. */
+	LLVMValueRef stride = cg_i64(g, 1);
+	for (int d = t->rank - 1; d >= 0; d--) {
+		r->strides[d] = stride;
+		if (d == 0)
+			break;
+		LLVMValueRef extent;
+		if (t->dims[d] >= 0) {
+			extent = cg_i64(g, t->dims[d]);
+		} else {
+			const char *sym = t->syms ? t->syms[d] : NULL;
+			int s = -1;
+			for (int i = 0; sym && i < f->k->nsizes; i++)
+				if (f->k->sizes[i] == sym || strcmp(f->k->sizes[i], sym) == 0)
+					s = i;
+			if (s < 0 || !sizes) {
+				fail(f, loc, "%s: dynamic dimension '%s' is not a size of the kernel", f->k->name, sym ? sym : "?");
+				return NULL;
+			}
+			extent = sizes[s];
+		}
+		stride = LLVMBuildMul(g->b, stride, extent, "stride");
+		LLVMSetNUW(stride, 1);
+		LLVMSetNSW(stride, 1);
+	}
+	return r;
+}
+
+/* Every ALLOC in region r and the regions nested in it. */
+static void collect_allocs(Arena *a, const Region *r, Vec *out)
+{
+	for (const Inst *i = r->first; i; i = i->next) {
+		if (i->op == IR_ALLOC)
+			vec_push(a, out, (void *)i);
+		for (int k = 0; k < i->nregions; k++)
+			collect_allocs(a, i->regions[k], out);
+	}
+}
+
+bool cg_alloc_buffers(CgFn *f, const Region *body, LLVMValueRef *heap)
+{
+	Cg *g = f->g;
+	Vec allocs = {0};
+	collect_allocs(g->cc->arena, body, &allocs);
+	*heap = NULL;
+	if (allocs.len == 0)
+		return true;
+
+	/* Offsets in one block, each buffer 64-byte aligned. */
+	uint64_t *offs = arena_alloc(g->cc->arena, (size_t)allocs.len * sizeof *offs);
+	uint64_t total = 0;
+	LLVMTargetDataRef td = LLVMGetModuleDataLayout(g->mod);
+	for (int n = 0; n < allocs.len; n++) {
+		const Inst *i = allocs.items[n];
+		const Type *t = i->results[0]->type;
+		int64_t numel = type_numel(t);
+		if (numel < 0)
+			return fail(f, i->loc, "%s: per-program buffer of dynamic shape", f->k->name);
+		LLVMTypeRef et = t->dtype == DT_BOOL ? g->t_i8 : cg_type(g, t->dtype);
+		uint64_t esize = LLVMABISizeOfType(td, et);
+		if ((uint64_t)numel > (UINT64_C(1) << 40) / (esize ? esize : 1))
+			return fail(f, i->loc, "%s: per-program buffer is too large", f->k->name);
+		offs[n] = total;
+		total += ((uint64_t)numel * esize + BUFFER_ALIGN - 1) / BUFFER_ALIGN * BUFFER_ALIGN;
+	}
+
+	LLVMValueRef block;
+	if (total <= STACK_BUFFER_LIMIT) {
+		LLVMTypeRef at = LLVMArrayType2(g->t_i8, total);
+		block = LLVMBuildAlloca(g->b, at, "buffers");
+		LLVMSetAlignment(block, BUFFER_ALIGN);
+	} else {
+		/* Too big for a worker thread's stack.  A program has no way to
+		 * report failure, so running out of memory aborts (as a stack
+		 * overflow would). */
+		LLVMValueRef args[2] = {cg_i64(g, BUFFER_ALIGN), cg_i64(g, (int64_t)total)};
+		LLVMTypeRef params[2] = {g->t_i64, g->t_i64};
+		block = cg_call_extern(g, "aligned_alloc", g->t_ptr, params, 2, false, args, 2);
+		LLVMBasicBlockRef oom = cg_block(g, "oom"), ok = cg_block(g, "buffers.ok");
+		LLVMBuildCondBr(g->b, LLVMBuildIsNull(g->b, block, ""), oom, ok);
+		LLVMPositionBuilderAtEnd(g->b, oom);
+		cg_call_extern(g, "abort", g->t_void, NULL, 0, false, NULL, 0);
+		LLVMBuildUnreachable(g->b);
+		LLVMPositionBuilderAtEnd(g->b, ok);
+		*heap = block;
+	}
+	for (int n = 0; n < allocs.len; n++) {
+		const Inst *i = allocs.items[n];
+		LLVMValueRef idx = cg_i64(g, (int64_t)offs[n]);
+		LLVMValueRef p = offs[n] ? LLVMBuildInBoundsGEP2(g->b, g->t_i8, block, &idx, 1, "buf") : block;
+		CgRef *r = cg_make_ref(f, i->results[0]->type, p, NULL, true, i->loc);
+		if (!r)
+			return false;
+		f->refs[i->results[0]->id] = r;
+	}
+	return true;
+}
+
+void cg_free_buffers(CgFn *f, LLVMValueRef heap)
+{
+	if (!heap)
+		return;
+	Cg *g = f->g;
+	LLVMTypeRef p = g->t_ptr;
+	cg_call_extern(g, "free", g->t_void, &p, 1, false, &heap, 1);
+}
+
+/* ---- memory access ----------------------------------------------------------- */
+
+/* The element address of a point access: base + sum(idx_d * stride_d). */
+static LLVMValueRef element_ptr(CgFn *f, const Inst *i, CgRef *r)
+{
+	Cg *g = f->g;
+	LLVMValueRef off = NULL;
+	for (int d = 0; d < r->rank; d++) {
+		const Value *iv = i->args[1 + d];
+		LLVMValueRef x = val(f, iv);
+		DType dt = iv->type->dtype;
+		if (dtype_bits(dt) < 64)
+			x = dtype_is_signed(dt) ? LLVMBuildSExt(g->b, x, g->t_i64, "") : LLVMBuildZExt(g->b, x, g->t_i64, "");
+		LLVMValueRef term = x;
+		if (d != r->rank - 1) {
+			term = LLVMBuildMul(g->b, x, r->strides[d], "");
+			LLVMSetNSW(term, 1);
+		}
+		if (off) {
+			off = LLVMBuildAdd(g->b, off, term, "");
+			LLVMSetNSW(off, 1);
+		} else {
+			off = term;
+		}
+	}
+	if (!off)
+		return r->base;
+	return LLVMBuildInBoundsGEP2(g->b, r->mem, r->base, &off, 1, "");
+}
+
+static unsigned elem_align(Cg *g, CgRef *r)
+{
+	return LLVMABIAlignmentOfType(LLVMGetModuleDataLayout(g->mod), r->mem);
+}
+
+/* Point accesses only: tile-host removed everything else. */
+static bool check_access(CgFn *f, const Inst *i, CgRef *r)
+{
+	if (i->has_mask || i->has_other || i->nidx != r->rank)
+		return fail(f, i->loc, "%s: masked Ref access reached the host back end (tile-host did not run?)",
+		            f->k->name);
+	for (int d = 0; d < i->nidx; d++)
+		if (i->idx[d].kind != IDX_POINT || i->idx[d].masked)
+			return fail(f, i->loc, "%s: a sliced, gathered or masked index reached the host back end "
+			            "(tile-host did not run?)", f->k->name);
+	return true;
+}
+
+static LLVMValueRef to_stored(Cg *g, CgRef *r, LLVMValueRef v)
+{
+	if (r->compute_form && r->dtype != DT_BOOL)
+		return v;
+	return cg_to_mem(g, r->dtype, v);
+}
+
+static LLVMValueRef from_stored(Cg *g, CgRef *r, LLVMValueRef v)
+{
+	if (r->compute_form && r->dtype != DT_BOOL)
+		return v;
+	return cg_from_mem(g, r->dtype, v);
+}
+
+static bool emit_load(CgFn *f, const Inst *i)
+{
+	CgRef *r = ref_of(f, i->args[0]);
+	if (!check_access(f, i, r))
+		return false;
+	LLVMValueRef p = element_ptr(f, i, r);
+	LLVMValueRef v = LLVMBuildLoad2(f->g->b, r->mem, p, "");
+	LLVMSetAlignment(v, elem_align(f->g, r));
+	f->vals[i->results[0]->id] = from_stored(f->g, r, v);
+	return true;
+}
+
+static bool emit_store(CgFn *f, const Inst *i)
+{
+	CgRef *r = ref_of(f, i->args[0]);
+	if (!check_access(f, i, r))
+		return false;
+	LLVMValueRef p = element_ptr(f, i, r);
+	LLVMValueRef st = LLVMBuildStore(f->g->b, to_stored(f->g, r, val(f, i->args[1 + r->rank])), p);
+	LLVMSetAlignment(st, elem_align(f->g, r));
+	return true;
+}
+
+/* An atomic read-modify-write done with a compare-exchange loop on the
+ * stored bits: f16/bf16 in user memory (no native 16-bit float atomics). */
+static LLVMValueRef atomic_cas_loop(CgFn *f, const Inst *i, CgRef *r, LLVMValueRef p, LLVMValueRef v)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	LLVMValueRef init = LLVMBuildLoad2(b, r->mem, p, "");
+	LLVMSetOrdering(init, LLVMAtomicOrderingMonotonic);
+	LLVMSetAlignment(init, elem_align(g, r));
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+	LLVMBasicBlockRef loop = cg_block(g, "atomic.loop"), done = cg_block(g, "atomic.done");
+	LLVMBuildBr(b, loop);
+	LLVMPositionBuilderAtEnd(b, loop);
+	LLVMValueRef old = LLVMBuildPhi(b, r->mem, "old");
+	LLVMValueRef oldv = from_stored(g, r, old);
+	LLVMValueRef args[2] = {oldv, v};
+	Op op = i->ival == ATOMIC_ADD ? IR_ADD : i->ival == ATOMIC_MAX ? IR_MAX : IR_MIN;
+	LLVMValueRef nv = cg_elementwise(g, op, r->dtype, args, i->loc);
+	if (!nv)
+		return NULL;
+	LLVMValueRef pair = LLVMBuildAtomicCmpXchg(b, p, old, to_stored(g, r, nv), LLVMAtomicOrderingSequentiallyConsistent,
+	                                           LLVMAtomicOrderingSequentiallyConsistent, 0);
+	LLVMValueRef seen = LLVMBuildExtractValue(b, pair, 0, "");
+	LLVMValueRef ok = LLVMBuildExtractValue(b, pair, 1, "");
+	LLVMAddIncoming(old, &init, &pre, 1);
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+	LLVMAddIncoming(old, &seen, &latch, 1);
+	LLVMBuildCondBr(b, ok, done, loop);
+	LLVMPositionBuilderAtEnd(b, done);
+	return oldv;
+}
+
+static bool emit_atomic(CgFn *f, const Inst *i)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	CgRef *r = ref_of(f, i->args[0]);
+	if (!check_access(f, i, r))
+		return false;
+	LLVMValueRef p = element_ptr(f, i, r);
+	LLVMValueRef v = val(f, i->args[1 + r->rank]);
+	DType dt = r->dtype;
+	bool stored_f16 = (dt == DT_F16 || dt == DT_BF16) && !r->compute_form;
+	LLVMValueRef old;
+	LLVMAtomicOrdering sc = LLVMAtomicOrderingSequentiallyConsistent;
+
+	if (i->ival == ATOMIC_CAS) {
+		LLVMValueRef cmp = val(f, i->args[2 + r->rank]);
+		/* cmpxchg compares bits: floats go through their integer bits
+		 * (so -0.0 and 0.0 differ, and a NaN can match itself). */
+		LLVMValueRef sv = to_stored(g, r, v), sc_ = to_stored(g, r, cmp);
+		LLVMTypeRef mt = LLVMTypeOf(sv);
+		if (LLVMGetTypeKind(mt) != LLVMIntegerTypeKind) {
+			LLVMTypeRef it = mt == g->t_f64 ? g->t_i64 : g->t_i32;
+			sv = LLVMBuildBitCast(b, sv, it, "");
+			sc_ = LLVMBuildBitCast(b, sc_, it, "");
+		}
+		LLVMValueRef pair = LLVMBuildAtomicCmpXchg(b, p, sc_, sv, sc, sc, 0);
+		LLVMSetAlignment(pair, elem_align(g, r));
+		old = LLVMBuildExtractValue(b, pair, 0, "");
+		if (LLVMTypeOf(old) != r->mem)
+			old = LLVMBuildBitCast(b, old, r->mem, "");
+		old = from_stored(g, r, old);
+	} else if (stored_f16 && i->ival != ATOMIC_XCHG) {
+		if (i->ival != ATOMIC_ADD && i->ival != ATOMIC_MAX && i->ival != ATOMIC_MIN)
+			return fail(f, i->loc, "%s: atomic %s on a float is not supported", f->k->name,
+			            atomic_kind_names[i->ival]);
+		old = atomic_cas_loop(f, i, r, p, v);
+		if (!old)
+			return false;
+	} else {
+		bool fl = dtype_is_float(dt), s = dtype_is_signed(dt);
+		LLVMAtomicRMWBinOp op;
+		switch (i->ival) {
+		case ATOMIC_ADD: op = fl ? LLVMAtomicRMWBinOpFAdd : dt == DT_BOOL ? LLVMAtomicRMWBinOpOr : LLVMAtomicRMWBinOpAdd; break;
+		case ATOMIC_MAX: op = fl ? LLVMAtomicRMWBinOpFMaximum : s ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax; break;
+		case ATOMIC_MIN: op = fl ? LLVMAtomicRMWBinOpFMinimum : s ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin; break;
+		case ATOMIC_AND: op = LLVMAtomicRMWBinOpAnd; break;
+		case ATOMIC_OR: op = LLVMAtomicRMWBinOpOr; break;
+		case ATOMIC_XOR: op = LLVMAtomicRMWBinOpXor; break;
+		case ATOMIC_XCHG: op = LLVMAtomicRMWBinOpXchg; break;
+		default: return fail(f, i->loc, "unknown atomic kind %lld", (long long)i->ival);
+		}
+		if (fl && (op == LLVMAtomicRMWBinOpAnd || op == LLVMAtomicRMWBinOpOr || op == LLVMAtomicRMWBinOpXor))
+			return fail(f, i->loc, "%s: atomic %s on a float is not supported", f->k->name,
+			            atomic_kind_names[i->ival]);
+		LLVMValueRef rmw = LLVMBuildAtomicRMW(b, op, p, to_stored(g, r, v), sc, 0);
+		LLVMSetAlignment(rmw, elem_align(g, r));
+		old = from_stored(g, r, rmw);
+	}
+	f->vals[i->results[0]->id] = old;
+	return true;
+}
+
+/* ---- control flow -------------------------------------------------------------- */
+
+/* Phis of the carried values' compute types at the top of `bb`. */
+static LLVMValueRef *carried_phis(CgFn *f, Value **types_from, int n)
+{
+	LLVMValueRef *phis = arena_alloc(f->g->cc->arena, (size_t)(n + 1) * sizeof *phis);
+	for (int j = 0; j < n; j++)
+		phis[j] = LLVMBuildPhi(f->g->b, cg_type(f->g, types_from[j]->type->dtype), "");
+	return phis;
+}
+
+static bool scalar_values(CgFn *f, const Inst *i, Value **vs, int n)
+{
+	for (int j = 0; j < n; j++)
+		if (vs[j]->type->kind != TY_VALUE || vs[j]->type->rank != 0)
+			return fail(f, i->loc, "%s: a loop or branch carries a non-scalar value (tile-host did not run?)",
+			            f->k->name);
+	return true;
+}
+
+/* Is this FOR an innermost loop (no loop nested in its body)? */
+static bool has_loop(const Region *r)
+{
+	for (const Inst *i = r->first; i; i = i->next) {
+		if (i->op == IR_FOR || i->op == IR_WHILE)
+			return true;
+		for (int k = 0; k < i->nregions; k++)
+			if (has_loop(i->regions[k]))
+				return true;
+	}
+	return false;
+}
+
+/* !llvm.loop !{self, !{"llvm.loop.vectorize.enable", i1 true}}: asks the
+ * vectoriser to vectorise an innermost loop, reductions included (they
+ * were tree reductions in the source program's model anyway). */
+static void vectorize_hint(Cg *g, LLVMValueRef br)
+{
+	LLVMMetadataRef tmp = LLVMTemporaryMDNode(g->ctx, NULL, 0);
+	const char *key = "llvm.loop.vectorize.enable";
+	LLVMMetadataRef kv[2] = {LLVMMDStringInContext2(g->ctx, key, strlen(key)),
+	                         LLVMValueAsMetadata(LLVMConstInt(g->t_i1, 1, 0))};
+	LLVMMetadataRef ops[2] = {tmp, LLVMMDNodeInContext2(g->ctx, kv, 2)};
+	LLVMMetadataRef node = LLVMMDNodeInContext2(g->ctx, ops, 2);
+	LLVMMetadataReplaceAllUsesWith(tmp, node); /* makes it self-referential (distinct) */
+	LLVMSetMetadata(br, g->md_loop_kind, LLVMMetadataAsValue(g->ctx, node));
+}
+
+/* for iv in range(lo, hi, step): the trip count is computed first (in 64
+ * bits, so no overflow of iv can loop forever), then a canonical counter c
+ * runs 0..trips and iv = lo + c * step.  step 0 runs no iterations. */
+static bool emit_for(CgFn *f, const Inst *i)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	DType dt = i->args[0]->type->dtype;
+	bool s = dtype_is_signed(dt);
+	LLVMTypeRef t = cg_type(g, dt);
+	int n = i->nargs - 3;
+	if (!scalar_values(f, i, i->args + 3, n))
+		return false;
+	LLVMValueRef lo = val(f, i->args[0]), hi = val(f, i->args[1]), step = val(f, i->args[2]);
+
+	/* Trip count. */
+	LLVMValueRef zero = cg_i64(g, 0);
+	LLVMValueRef a = lo, z = hi, st = step;
+	if (t != g->t_i64) {
+		a = s ? LLVMBuildSExt(b, lo, g->t_i64, "") : LLVMBuildZExt(b, lo, g->t_i64, "");
+		z = s ? LLVMBuildSExt(b, hi, g->t_i64, "") : LLVMBuildZExt(b, hi, g->t_i64, "");
+		st = s ? LLVMBuildSExt(b, step, g->t_i64, "") : LLVMBuildZExt(b, step, g->t_i64, "");
+	}
+	LLVMValueRef up = s ? LLVMBuildICmp(b, LLVMIntSGT, st, zero, "") : LLVMBuildICmp(b, LLVMIntNE, st, zero, "");
+	LLVMValueRef down = s ? LLVMBuildICmp(b, LLVMIntSLT, st, zero, "") : LLVMConstInt(g->t_i1, 0, 0);
+	/* Distance and step magnitude as unsigned 64-bit numbers (exact). */
+	LLVMValueRef dist = LLVMBuildSelect(b, up, LLVMBuildSub(b, z, a, ""), LLVMBuildSub(b, a, z, ""), "");
+	LLVMValueRef mag = LLVMBuildSelect(b, down, LLVMBuildSub(b, zero, st, ""), st, "");
+	LLVMValueRef nonempty = LLVMBuildSelect(b, up, LLVMBuildICmp(b, s ? LLVMIntSGT : LLVMIntUGT, z, a, ""),
+	                                        LLVMBuildAnd(b, down, LLVMBuildICmp(b, LLVMIntSGT, a, z, ""), ""), "");
+	LLVMValueRef magnz = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, mag, zero, ""), cg_i64(g, 1), mag, "");
+	LLVMValueRef q = LLVMBuildUDiv(b, dist, magnz, "");
+	LLVMValueRef rem = LLVMBuildURem(b, dist, magnz, "");
+	q = LLVMBuildAdd(b, q, LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntNE, rem, zero, ""), g->t_i64, ""), "");
+	LLVMValueRef trips = LLVMBuildSelect(b, nonempty, q, zero, "trips");
+
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+	LLVMBasicBlockRef head = cg_block(g, "for.head"), body = cg_block(g, "for.body"), exit = cg_block(g, "for.exit");
+	LLVMBuildBr(b, head);
+	LLVMPositionBuilderAtEnd(b, head);
+	LLVMValueRef c = LLVMBuildPhi(b, g->t_i64, "c");
+	LLVMValueRef *phis = carried_phis(f, i->args + 3, n);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, c, trips, ""), body, exit);
+
+	LLVMPositionBuilderAtEnd(b, body);
+	LLVMValueRef ct = t == g->t_i64 ? c : LLVMBuildTrunc(b, c, t, "");
+	LLVMValueRef iv = LLVMBuildAdd(b, LLVMBuildMul(b, ct, step, ""), lo, "iv");
+	const Region *r = i->regions[0];
+	LLVMValueRef *args = arena_alloc(g->cc->arena, (size_t)(n + 1) * sizeof *args);
+	args[0] = iv;
+	for (int j = 0; j < n; j++)
+		args[1 + j] = phis[j];
+	LLVMValueRef *ys = arena_alloc(g->cc->arena, (size_t)(n + 1) * sizeof *ys);
+	if (!cg_region(f, r, args, ys))
+		return false;
+	LLVMValueRef c1 = LLVMBuildAdd(b, c, cg_i64(g, 1), "");
+	LLVMSetNUW(c1, 1);
+	LLVMSetNSW(c1, 1);
+	LLVMValueRef back = LLVMBuildBr(b, head);
+	if (!has_loop(r))
+		vectorize_hint(g, back);
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+
+	LLVMAddIncoming(c, &zero, &pre, 1);
+	LLVMAddIncoming(c, &c1, &latch, 1);
+	for (int j = 0; j < n; j++) {
+		LLVMValueRef init = val(f, i->args[3 + j]);
+		LLVMAddIncoming(phis[j], &init, &pre, 1);
+		LLVMAddIncoming(phis[j], &ys[j], &latch, 1);
+	}
+	LLVMPositionBuilderAtEnd(b, exit);
+	for (int j = 0; j < n; j++)
+		f->vals[i->results[j]->id] = phis[j];
+	return true;
+}
+
+static bool emit_if(CgFn *f, const Inst *i)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	int n = i->nresults;
+	if (!scalar_values(f, i, i->results, n))
+		return false;
+	LLVMBasicBlockRef bt = cg_block(g, "if.then"), be = cg_block(g, "if.else"), bj = cg_block(g, "if.end");
+	LLVMBuildCondBr(b, val(f, i->args[0]), bt, be);
+	LLVMValueRef *ys[2];
+	LLVMBasicBlockRef ends[2];
+	LLVMBasicBlockRef starts[2] = {bt, be};
+	for (int k = 0; k < 2; k++) {
+		LLVMPositionBuilderAtEnd(b, starts[k]);
+		ys[k] = arena_alloc(g->cc->arena, (size_t)(n + 1) * sizeof *ys[k]);
+		if (!cg_region(f, i->regions[k], NULL, ys[k]))
+			return false;
+		ends[k] = LLVMGetInsertBlock(b);
+		LLVMBuildBr(b, bj);
+	}
+	LLVMPositionBuilderAtEnd(b, bj);
+	for (int j = 0; j < n; j++) {
+		LLVMValueRef phi = LLVMBuildPhi(b, cg_type(g, i->results[j]->type->dtype), "");
+		LLVMValueRef in[2] = {ys[0][j], ys[1][j]};
+		LLVMAddIncoming(phi, in, ends, 2);
+		f->vals[i->results[j]->id] = phi;
+	}
+	return true;
+}
+
+static bool emit_while(CgFn *f, const Inst *i)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	int n = i->nargs;
+	if (!scalar_values(f, i, i->args, n))
+		return false;
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+	LLVMBasicBlockRef head = cg_block(g, "while.cond"), body = cg_block(g, "while.body"),
+	                  exit = cg_block(g, "while.exit");
+	LLVMBuildBr(b, head);
+	LLVMPositionBuilderAtEnd(b, head);
+	LLVMValueRef *phis = carried_phis(f, i->args, n);
+	LLVMValueRef cond;
+	if (!cg_region(f, i->regions[0], phis, &cond))
+		return false;
+	LLVMBuildCondBr(b, cond, body, exit);
+	LLVMPositionBuilderAtEnd(b, body);
+	LLVMValueRef *ys = arena_alloc(g->cc->arena, (size_t)(n + 1) * sizeof *ys);
+	if (!cg_region(f, i->regions[1], phis, ys))
+		return false;
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+	LLVMBuildBr(b, head);
+	for (int j = 0; j < n; j++) {
+		LLVMValueRef init = val(f, i->args[j]);
+		LLVMAddIncoming(phis[j], &init, &pre, 1);
+		LLVMAddIncoming(phis[j], &ys[j], &latch, 1);
+	}
+	LLVMPositionBuilderAtEnd(b, exit);
+	for (int j = 0; j < n; j++)
+		f->vals[i->results[j]->id] = phis[j];
+	return true;
+}
+
+/* ---- instructions ------------------------------------------------------------------ */
+
+static bool emit_inst(CgFn *f, const Inst *i)
+{
+	Cg *g = f->g;
+	for (int r = 0; r < i->nresults; r++) {
+		const Type *t = i->results[r]->type;
+		if (i->op != IR_ALLOC && (t->kind != TY_VALUE || t->rank != 0))
+			return fail(f, i->loc, "%s: a non-scalar value reached the host back end (tile-host did not run?)",
+			            f->k->name);
+	}
+	switch (i->op) {
+	case IR_CONST: {
+		const Type *t = i->results[0]->type;
+		f->vals[i->results[0]->id] = cg_const(g, t->dtype, i->ival, i->fval);
+		return true;
+	}
+	case IR_PROGRAM_ID: case IR_NUM_PROGRAMS: {
+		LLVMValueRef arr = i->op == IR_PROGRAM_ID ? f->pid : f->nprog;
+		if (!arr)
+			return fail(f, i->loc, "%s: %s cannot be used in the %s (only in the kernel body)", f->k->name,
+			            op_info[i->op].name, f->where);
+		LLVMValueRef idx = cg_i64(g, i->ival);
+		LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, g->t_i32, arr, &idx, 1, "");
+		LLVMValueRef v = LLVMBuildLoad2(g->b, g->t_i32, p, i->op == IR_PROGRAM_ID ? "pid" : "nprog");
+		LLVMSetAlignment(v, 4);
+		f->vals[i->results[0]->id] = v;
+		return true;
+	}
+	case IR_CAST:
+		f->vals[i->results[0]->id] =
+			cg_cast(g, val(f, i->args[0]), i->args[0]->type->dtype, i->results[0]->type->dtype);
+		return true;
+	case IR_LOAD: return emit_load(f, i);
+	case IR_STORE: return emit_store(f, i);
+	case IR_ATOMIC: return emit_atomic(f, i);
+	case IR_ALLOC:
+		if (!f->refs[i->results[0]->id])
+			return fail(f, i->loc, "%s: a per-program buffer outside the kernel body", f->k->name);
+		return true;
+	case IR_FOR: return emit_for(f, i);
+	case IR_IF: return emit_if(f, i);
+	case IR_WHILE: return emit_while(f, i);
+	default:
+		break;
+	}
+	if (op_info[i->op].flags & F_ELEMWISE) {
+		LLVMValueRef a[3];
+		for (int k = 0; k < i->nargs && k < 3; k++)
+			a[k] = val(f, i->args[k]);
+		/* The dtype the op works on: SELECT's is its value operands'. */
+		DType dt = i->args[i->op == IR_SELECT ? 1 : 0]->type->dtype;
+		LLVMValueRef r = cg_elementwise(g, i->op, dt, a, i->loc);
+		if (!r)
+			return false;
+		f->vals[i->results[0]->id] = r;
+		return true;
+	}
+	return fail(f, i->loc, "%s: the host back end cannot compile '%s' (tile-host did not run?)", f->k->name,
+	            op_info[i->op].name);
+}
+
+bool cg_region(CgFn *f, const Region *r, LLVMValueRef *args, LLVMValueRef *yields)
+{
+	for (int j = 0; j < r->nargs; j++)
+		if (args && args[j])
+			f->vals[r->args[j]->id] = args[j];
+	for (const Inst *i = r->first; i; i = i->next) {
+		if (i->op == IR_YIELD) {
+			for (int j = 0; j < i->nargs; j++)
+				yields[j] = val(f, i->args[j]);
+			return true;
+		}
+		if (!emit_inst(f, i))
+			return false;
+	}
+	internal_error("codegen: kernel %s: region without a yield", f->k->name);
+}

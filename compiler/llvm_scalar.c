@@ -1,0 +1,639 @@
+/* llvm_scalar.c - scalar code for the host back end: LLVM types of dtypes,
+ * constants, the f16/bf16 conversions (inline bit manipulation, no
+ * compiler-rt helpers), casts and every elementwise op with the semantics
+ * lang-spec §7 gives them (Python // and % for ints and floats, integer
+ * division by zero = 0, shifts past the width, NaN-propagating min/max). */
+#include "llvm_util.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- types and small constants ------------------------------------------- */
+
+LLVMTypeRef cg_type(Cg *g, DType dt)
+{
+	switch (dt) {
+	case DT_BOOL: return g->t_i1;
+	case DT_I8: case DT_U8: return g->t_i8;
+	case DT_I16: case DT_U16: return g->t_i16;
+	case DT_I32: case DT_U32: return g->t_i32;
+	case DT_I64: case DT_U64: return g->t_i64;
+	case DT_F16: case DT_BF16: case DT_F32: return g->t_f32;
+	case DT_F64: return g->t_f64;
+	default: internal_error("codegen: no LLVM type for dtype %d", (int)dt);
+	}
+}
+
+LLVMTypeRef cg_mem_type(Cg *g, DType dt)
+{
+	switch (dt) {
+	case DT_BOOL: return g->t_i8;
+	case DT_F16: case DT_BF16: return g->t_i16;
+	default: return cg_type(g, dt);
+	}
+}
+
+LLVMValueRef cg_i64(Cg *g, int64_t v) { return LLVMConstInt(g->t_i64, (unsigned long long)v, 1); }
+LLVMValueRef cg_i32(Cg *g, int32_t v) { return LLVMConstInt(g->t_i32, (unsigned long long)(int64_t)v, 1); }
+static LLVMValueRef u32c(Cg *g, uint32_t v) { return LLVMConstInt(g->t_i32, v, 0); }
+
+LLVMBasicBlockRef cg_block(Cg *g, const char *name)
+{
+	LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(g->b));
+	return LLVMAppendBasicBlockInContext(g->ctx, fn, name);
+}
+
+static bool is_half(DType dt) { return dt == DT_F16 || dt == DT_BF16; }
+
+/* x rounded to the nearest f16 (mant_bits 10, min_exp -14, max 65504) or
+ * bf16 (7, -126, 0x1.fep127) value, ties to even: constants are rounded at
+ * compile time with the same result the generated code gives. */
+static double round_half_const(DType dt, double x)
+{
+	int mant = dt == DT_F16 ? 10 : 7;
+	int min_exp = dt == DT_F16 ? -14 : -126;
+	double max = dt == DT_F16 ? 65504.0 : ldexp(255.0, 120);
+	if (isnan(x) || isinf(x) || x == 0)
+		return x;
+	double a = fabs(x);
+	int e;
+	frexp(a, &e); /* a = m * 2^e, m in [0.5, 1) */
+	int ex = e - 1 < min_exp ? min_exp : e - 1;
+	double q = ldexp(1.0, ex - mant); /* the spacing of representable values near a */
+	double r = nearbyint(a / q) * q;   /* exact scaling; nearbyint rounds ties to even */
+	if (r > max)
+		r = INFINITY;
+	return copysign(r, x);
+}
+
+LLVMValueRef cg_const(Cg *g, DType dt, int64_t ival, double fval)
+{
+	if (dt == DT_BOOL)
+		return LLVMConstInt(g->t_i1, ival != 0, 0);
+	if (dtype_is_int(dt))
+		return LLVMConstInt(cg_type(g, dt), (unsigned long long)ival, 0);
+	if (is_half(dt))
+		fval = round_half_const(dt, fval);
+	return LLVMConstReal(cg_type(g, dt), fval);
+}
+
+/* ---- intrinsics and external calls --------------------------------------- */
+
+LLVMValueRef cg_intrinsic(Cg *g, const char *name, LLVMTypeRef overload, LLVMValueRef *args, int nargs)
+{
+	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+	if (!id)
+		internal_error("codegen: unknown LLVM intrinsic %s", name);
+	LLVMTypeRef ov[2] = {overload, NULL};
+	size_t nov = overload ? 1 : 0;
+	/* The saturating conversions are overloaded on result and operand. */
+	if (strncmp(name, "llvm.fpto", 9) == 0) {
+		ov[1] = LLVMTypeOf(args[0]);
+		nov = 2;
+	}
+	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->mod, id, ov, nov);
+	LLVMTypeRef fty = LLVMIntrinsicGetType(g->ctx, id, ov, nov);
+	return LLVMBuildCall2(g->b, fty, fn, args, (unsigned)nargs, "");
+}
+
+/* Adds a function attribute by name (an enum attribute with value val). */
+static void fn_attr(Cg *g, LLVMValueRef fn, const char *name, uint64_t val)
+{
+	unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+	PKC_ASSERT(kind != 0);
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(g->ctx, kind, val));
+}
+
+LLVMValueRef cg_call_extern(Cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, int nparams,
+                            bool vararg, LLVMValueRef *args, int nargs)
+{
+	LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)nparams, vararg);
+	LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
+	if (!fn) {
+		fn = LLVMAddFunction(g->mod, name, fty);
+		fn_attr(g, fn, "nounwind", 0);
+	}
+	return LLVMBuildCall2(g->b, fty, fn, args, (unsigned)nargs, "");
+}
+
+/* A libm function of one float argument (math functions without an LLVM
+ * intrinsic: log1pf, tanhf, erff; the double version for f64).  They are
+ * pure for us (no errno is ever read), so LLVM may hoist and vectorise them. */
+static LLVMValueRef libm1(Cg *g, const char *fname, LLVMValueRef x)
+{
+	LLVMTypeRef t = LLVMTypeOf(x);
+	bool f32 = t == g->t_f32;
+	const char *name = f32 ? arena_printf(g->cc->arena, "%sf", fname) : fname;
+	LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
+	LLVMTypeRef fty = LLVMFunctionType(t, &t, 1, 0);
+	if (!fn) {
+		fn = LLVMAddFunction(g->mod, name, fty);
+		fn_attr(g, fn, "nounwind", 0);
+		fn_attr(g, fn, "willreturn", 0);
+		fn_attr(g, fn, "memory", 0); /* memory(none) */
+	}
+	return LLVMBuildCall2(g->b, fty, fn, &x, 1, "");
+}
+
+/* ---- f16 / bf16 conversions ------------------------------------------------ */
+
+/* Builds helper h (an internal, always-inlined function) with a private
+ * builder, so the main builder's position is untouched. */
+static LLVMValueRef build_helper(Cg *g, CgHelper h)
+{
+	static const char *const names[H_COUNT] = {
+		[H_F32_TO_F16] = "pk.f32.to.f16", [H_F16_TO_F32] = "pk.f16.to.f32",
+		[H_F32_TO_BF16] = "pk.f32.to.bf16", [H_F64_TO_F32_ODD] = "pk.f64.to.f32.odd",
+	};
+	LLVMTypeRef ret, param;
+	switch (h) {
+	case H_F32_TO_F16: case H_F32_TO_BF16: ret = g->t_i16; param = g->t_f32; break;
+	case H_F16_TO_F32: ret = g->t_f32; param = g->t_i16; break;
+	default: ret = g->t_f32; param = g->t_f64; break;
+	}
+	LLVMTypeRef fty = LLVMFunctionType(ret, &param, 1, 0);
+	LLVMValueRef fn = LLVMAddFunction(g->mod, names[h], fty);
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	fn_attr(g, fn, "alwaysinline", 0);
+	fn_attr(g, fn, "nounwind", 0);
+	fn_attr(g, fn, "willreturn", 0);
+	fn_attr(g, fn, "memory", 0);
+
+	LLVMBuilderRef saved = g->b;
+	g->b = LLVMCreateBuilderInContext(g->ctx);
+	LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->ctx, fn, "entry"));
+	LLVMBuilderRef b = g->b;
+	LLVMValueRef x = LLVMGetParam(fn, 0);
+	LLVMValueRef r;
+	switch (h) {
+	case H_F32_TO_F16: {
+		/* After F. Giesen's float_to_half_fast3_rtne, with NaN payloads kept
+		 * (quietened) as F16C hardware does. */
+		LLVMValueRef u = LLVMBuildBitCast(b, x, g->t_i32, "u");
+		LLVMValueRef sign = LLVMBuildAnd(b, u, u32c(g, 0x80000000u), "sign");
+		LLVMValueRef a = LLVMBuildXor(b, u, sign, "abs");
+		LLVMValueRef is_nan = LLVMBuildICmp(b, LLVMIntUGT, a, u32c(g, 0x7f800000u), "isnan");
+		LLVMValueRef ovf = LLVMBuildICmp(b, LLVMIntUGE, a, u32c(g, 0x47800000u), "ovf"); /* >= 65536 */
+		LLVMValueRef mant = LLVMBuildLShr(b, a, u32c(g, 13), "");
+		LLVMValueRef nan_r = LLVMBuildOr(b, LLVMBuildAnd(b, mant, u32c(g, 0x3ff), ""), u32c(g, 0x7e00), "nan");
+		/* Below 2^-14 the result is subnormal: adding 0.5 lines the value up
+		 * with the f16 subnormal spacing (2^-24) and rounds it in hardware. */
+		LLVMValueRef den = LLVMBuildICmp(b, LLVMIntULT, a, u32c(g, 0x38800000u), "den");
+		LLVMValueRef fd = LLVMBuildFAdd(b, LLVMBuildBitCast(b, a, g->t_f32, ""), LLVMConstReal(g->t_f32, 0.5), "");
+		LLVMValueRef den_r = LLVMBuildSub(b, LLVMBuildBitCast(b, fd, g->t_i32, ""), u32c(g, 0x3f000000u), "");
+		/* Normal: rebias the exponent and round to nearest even on bit 13. */
+		LLVMValueRef odd = LLVMBuildAnd(b, mant, u32c(g, 1), "odd");
+		LLVMValueRef nrm = LLVMBuildAdd(b, LLVMBuildAdd(b, a, u32c(g, 0xc8000fffu), ""), odd, "");
+		nrm = LLVMBuildLShr(b, nrm, u32c(g, 13), "nrm");
+		r = LLVMBuildSelect(b, den, den_r, nrm, "");
+		r = LLVMBuildSelect(b, ovf, u32c(g, 0x7c00), r, "");
+		r = LLVMBuildSelect(b, is_nan, nan_r, r, "");
+		r = LLVMBuildOr(b, r, LLVMBuildLShr(b, sign, u32c(g, 16), ""), "");
+		r = LLVMBuildTrunc(b, r, g->t_i16, "");
+		break;
+	}
+	case H_F16_TO_F32: {
+		/* F. Giesen's half_to_float: exact. */
+		LLVMValueRef h32 = LLVMBuildZExt(b, x, g->t_i32, "");
+		LLVMValueRef o = LLVMBuildShl(b, LLVMBuildAnd(b, h32, u32c(g, 0x7fff), ""), u32c(g, 13), "");
+		LLVMValueRef e = LLVMBuildAnd(b, o, u32c(g, 0x0f800000u), "exp");
+		o = LLVMBuildAdd(b, o, u32c(g, 0x38000000u), ""); /* rebias 15 -> 127 */
+		LLVMValueRef infnan = LLVMBuildICmp(b, LLVMIntEQ, e, u32c(g, 0x0f800000u), "");
+		LLVMValueRef o_inf = LLVMBuildAdd(b, o, u32c(g, 0x38000000u), "");
+		LLVMValueRef zden = LLVMBuildICmp(b, LLVMIntEQ, e, u32c(g, 0), "");
+		/* Zero and subnormals: renormalise through a float subtraction (exact). */
+		LLVMValueRef fd = LLVMBuildFSub(b, LLVMBuildBitCast(b, LLVMBuildAdd(b, o, u32c(g, 0x00800000u), ""),
+		                                                  g->t_f32, ""),
+		                                LLVMConstReal(g->t_f32, ldexp(1.0, -14)), "");
+		LLVMValueRef o_den = LLVMBuildBitCast(b, fd, g->t_i32, "");
+		r = LLVMBuildSelect(b, infnan, o_inf, o, "");
+		r = LLVMBuildSelect(b, zden, o_den, r, "");
+		r = LLVMBuildOr(b, r, LLVMBuildShl(b, LLVMBuildAnd(b, h32, u32c(g, 0x8000), ""), u32c(g, 16), ""), "");
+		r = LLVMBuildBitCast(b, r, g->t_f32, "");
+		break;
+	}
+	case H_F32_TO_BF16: {
+		LLVMValueRef u = LLVMBuildBitCast(b, x, g->t_i32, "u");
+		LLVMValueRef a = LLVMBuildAnd(b, u, u32c(g, 0x7fffffffu), "");
+		LLVMValueRef is_nan = LLVMBuildICmp(b, LLVMIntUGT, a, u32c(g, 0x7f800000u), "isnan");
+		LLVMValueRef hi = LLVMBuildLShr(b, u, u32c(g, 16), "");
+		LLVMValueRef nan_r = LLVMBuildOr(b, hi, u32c(g, 0x40), ""); /* quiet */
+		LLVMValueRef odd = LLVMBuildAnd(b, hi, u32c(g, 1), "");
+		LLVMValueRef rne = LLVMBuildAdd(b, LLVMBuildAdd(b, u, u32c(g, 0x7fff), ""), odd, "");
+		rne = LLVMBuildLShr(b, rne, u32c(g, 16), "");
+		r = LLVMBuildSelect(b, is_nan, nan_r, rne, "");
+		r = LLVMBuildTrunc(b, r, g->t_i16, "");
+		break;
+	}
+	default: {
+		/* Round to odd: truncate toward zero, then set the last bit if the
+		 * conversion was inexact.  Rounding that to f16/bf16 (>= 2 bits
+		 * shorter) is the correctly rounded result of the double. */
+		LLVMValueRef t = LLVMBuildFPTrunc(b, x, g->t_f32, "t");
+		LLVMValueRef back = LLVMBuildFPExt(b, t, g->t_f64, "");
+		LLVMValueRef exact = LLVMBuildFCmp(b, LLVMRealUEQ, back, x, "exact"); /* NaN counts as exact */
+		LLVMValueRef tb = LLVMBuildBitCast(b, t, g->t_i32, "");
+		LLVMValueRef absb = cg_intrinsic(g, "llvm.fabs", g->t_f64, &back, 1);
+		LLVMValueRef absx = cg_intrinsic(g, "llvm.fabs", g->t_f64, &x, 1);
+		LLVMValueRef up = LLVMBuildFCmp(b, LLVMRealOGT, absb, absx, "roundedup");
+		LLVMValueRef tz = LLVMBuildSelect(b, up, LLVMBuildSub(b, tb, u32c(g, 1), ""), tb, "");
+		LLVMValueRef odd = LLVMBuildOr(b, tz, u32c(g, 1), "");
+		r = LLVMBuildBitCast(b, LLVMBuildSelect(b, exact, tb, odd, ""), g->t_f32, "");
+		break;
+	}
+	}
+	LLVMBuildRet(b, r);
+	LLVMDisposeBuilder(b);
+	g->b = saved;
+	return fn;
+}
+
+static LLVMValueRef call_helper(Cg *g, CgHelper h, LLVMValueRef x)
+{
+	if (!g->helpers[h])
+		g->helpers[h] = build_helper(g, h);
+	LLVMValueRef fn = g->helpers[h];
+	return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, &x, 1, "");
+}
+
+/* float -> f16/bf16 bits (round to nearest even). */
+static LLVMValueRef half_bits(Cg *g, DType dt, LLVMValueRef f32)
+{
+	return call_helper(g, dt == DT_F16 ? H_F32_TO_F16 : H_F32_TO_BF16, f32);
+}
+
+/* f16/bf16 bits -> float (exact). */
+static LLVMValueRef half_value(Cg *g, DType dt, LLVMValueRef bits)
+{
+	if (dt == DT_F16)
+		return call_helper(g, H_F16_TO_F32, bits);
+	LLVMValueRef w = LLVMBuildShl(g->b, LLVMBuildZExt(g->b, bits, g->t_i32, ""), u32c(g, 16), "");
+	return LLVMBuildBitCast(g->b, w, g->t_f32, "");
+}
+
+LLVMValueRef cg_round(Cg *g, DType dt, LLVMValueRef v)
+{
+	if (!is_half(dt))
+		return v;
+	return half_value(g, dt, half_bits(g, dt, v));
+}
+
+/* A double rounded (once) to f16/bf16, as a float. */
+static LLVMValueRef round_half_f64(Cg *g, DType dt, LLVMValueRef f64)
+{
+	return cg_round(g, dt, call_helper(g, H_F64_TO_F32_ODD, f64));
+}
+
+LLVMValueRef cg_from_mem(Cg *g, DType dt, LLVMValueRef v)
+{
+	if (dt == DT_BOOL)
+		return LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(g->t_i8, 0, 0), "");
+	if (is_half(dt))
+		return half_value(g, dt, v);
+	return v;
+}
+
+LLVMValueRef cg_to_mem(Cg *g, DType dt, LLVMValueRef v)
+{
+	if (dt == DT_BOOL)
+		return LLVMBuildZExt(g->b, v, g->t_i8, "");
+	if (is_half(dt))
+		return half_bits(g, dt, v);
+	return v;
+}
+
+/* ---- casts ----------------------------------------------------------------- */
+
+/* A 64-bit integer as a double rounded to odd (|x| >= 2^53 keeps a sticky
+ * bit), so that rounding it again to f16/bf16 is a single correct rounding. */
+static LLVMValueRef i64_to_f64_odd(Cg *g, LLVMValueRef x, bool is_signed)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMValueRef zero = cg_i64(g, 0);
+	LLVMValueRef neg = is_signed ? LLVMBuildICmp(b, LLVMIntSLT, x, zero, "") : NULL;
+	LLVMValueRef m = is_signed ? LLVMBuildSelect(b, neg, LLVMBuildSub(b, zero, x, ""), x, "") : x;
+	LLVMValueRef args[2] = {m, LLVMConstInt(g->t_i1, 0, 0)};
+	LLVMValueRef lz = cg_intrinsic(g, "llvm.ctlz", g->t_i64, args, 2);
+	LLVMValueRef big = LLVMBuildICmp(b, LLVMIntULT, lz, cg_i64(g, 11), "");
+	LLVMValueRef sh = LLVMBuildSelect(b, big, LLVMBuildSub(b, cg_i64(g, 11), lz, ""), zero, "");
+	LLVMValueRef mask = LLVMBuildSub(b, LLVMBuildShl(b, cg_i64(g, 1), sh, ""), cg_i64(g, 1), "");
+	LLVMValueRef sticky = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, m, mask, ""), zero, "");
+	LLVMValueRef m2 = LLVMBuildOr(b, LLVMBuildLShr(b, m, sh, ""), LLVMBuildZExt(b, sticky, g->t_i64, ""), "");
+	LLVMValueRef f = LLVMBuildUIToFP(b, m2, g->t_f64, ""); /* exact: m2 < 2^53 */
+	LLVMValueRef scale = LLVMBuildShl(b, LLVMBuildAdd(b, sh, cg_i64(g, 1023), ""), cg_i64(g, 52), "");
+	f = LLVMBuildFMul(b, f, LLVMBuildBitCast(b, scale, g->t_f64, ""), ""); /* * 2^sh, exact */
+	return is_signed ? LLVMBuildSelect(b, neg, LLVMBuildFNeg(b, f, ""), f, "") : f;
+}
+
+LLVMValueRef cg_cast(Cg *g, LLVMValueRef v, DType from, DType to)
+{
+	LLVMBuilderRef b = g->b;
+	if (from == to)
+		return v;
+	LLVMTypeRef tt = cg_type(g, to);
+	if (to == DT_BOOL) {
+		if (dtype_is_float(from))
+			return LLVMBuildFCmp(b, LLVMRealUNE, v, LLVMConstReal(LLVMTypeOf(v), 0.0), ""); /* NaN is true */
+		return LLVMBuildICmp(b, LLVMIntNE, v, LLVMConstInt(LLVMTypeOf(v), 0, 0), "");
+	}
+	if (from == DT_BOOL)
+		return dtype_is_float(to) ? LLVMBuildUIToFP(b, v, tt, "") : LLVMBuildZExt(b, v, tt, "");
+	if (dtype_is_int(from) && dtype_is_int(to)) {
+		int fb = dtype_bits(from), tb = dtype_bits(to);
+		if (fb == tb)
+			return v;
+		if (fb > tb)
+			return LLVMBuildTrunc(b, v, tt, "");
+		return dtype_is_signed(from) ? LLVMBuildSExt(b, v, tt, "") : LLVMBuildZExt(b, v, tt, "");
+	}
+	if (dtype_is_int(from)) { /* to a float */
+		bool s = dtype_is_signed(from);
+		if (!is_half(to))
+			return s ? LLVMBuildSIToFP(b, v, tt, "") : LLVMBuildUIToFP(b, v, tt, "");
+		int fb = dtype_bits(from);
+		if (fb <= 16) /* exact in float */
+			return cg_round(g, to, s ? LLVMBuildSIToFP(b, v, g->t_f32, "") : LLVMBuildUIToFP(b, v, g->t_f32, ""));
+		LLVMValueRef d = fb <= 32 ? (s ? LLVMBuildSIToFP(b, v, g->t_f64, "") : LLVMBuildUIToFP(b, v, g->t_f64, ""))
+		                          : i64_to_f64_odd(g, v, s);
+		return round_half_f64(g, to, d);
+	}
+	if (dtype_is_int(to)) { /* from a float: saturating, NaN -> 0 (no undefined behaviour) */
+		return cg_intrinsic(g, dtype_is_signed(to) ? "llvm.fptosi.sat" : "llvm.fptoui.sat", tt, &v, 1);
+	}
+	/* float -> float */
+	if (to == DT_F64)
+		return LLVMBuildFPExt(b, v, g->t_f64, "");
+	if (from == DT_F64)
+		return to == DT_F32 ? LLVMBuildFPTrunc(b, v, g->t_f32, "") : round_half_f64(g, to, v);
+	return cg_round(g, to, v); /* between f16, bf16 and f32 (all held as float) */
+}
+
+/* ---- elementwise ops -------------------------------------------------------- */
+
+/* Python floor division and modulo of integers.  Division by zero gives 0
+ * (no trap), and so does x % -1; INT_MIN // -1 wraps to INT_MIN. */
+static LLVMValueRef int_floordiv_mod(Cg *g, bool is_mod, bool is_signed, LLVMValueRef a, LLVMValueRef b2)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMTypeRef t = LLVMTypeOf(a);
+	LLVMValueRef zero = LLVMConstInt(t, 0, 0), one = LLVMConstInt(t, 1, 0);
+	LLVMValueRef bz = LLVMBuildICmp(b, LLVMIntEQ, b2, zero, "divzero");
+	if (!is_signed) {
+		LLVMValueRef d = LLVMBuildSelect(b, bz, one, b2, "");
+		LLVMValueRef r = is_mod ? LLVMBuildURem(b, a, d, "") : LLVMBuildUDiv(b, a, d, "");
+		return LLVMBuildSelect(b, bz, zero, r, "");
+	}
+	/* b = -1 would trap (INT_MIN / -1): divide by 1 and fix up below. */
+	LLVMValueRef bm1 = LLVMBuildICmp(b, LLVMIntEQ, b2, LLVMConstAllOnes(t), "");
+	LLVMValueRef d = LLVMBuildSelect(b, LLVMBuildOr(b, bz, bm1, ""), one, b2, "");
+	LLVMValueRef q = LLVMBuildSDiv(b, a, d, "");
+	LLVMValueRef r = LLVMBuildSRem(b, a, d, "");
+	/* C truncates; Python floors: adjust when the remainder's sign differs
+	 * from the divisor's. */
+	LLVMValueRef adj = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntNE, r, zero, ""),
+	                                LLVMBuildICmp(b, LLVMIntSLT, LLVMBuildXor(b, r, d, ""), zero, ""), "");
+	if (is_mod) {
+		r = LLVMBuildAdd(b, r, LLVMBuildSelect(b, adj, d, zero, ""), "");
+		return LLVMBuildSelect(b, LLVMBuildOr(b, bz, bm1, ""), zero, r, "");
+	}
+	q = LLVMBuildSub(b, q, LLVMBuildZExt(b, adj, t, ""), "");
+	q = LLVMBuildSelect(b, bm1, LLVMBuildSub(b, zero, a, ""), q, "");
+	return LLVMBuildSelect(b, bz, zero, q, "");
+}
+
+/* Python's float // and % (CPython's float_divmod, which NumPy's
+ * floor_divide and remainder follow too): the remainder takes the sign of
+ * the divisor, zero results get Python's signs, and x // 0 is x / 0
+ * (+-inf or nan) as in NumPy. */
+static LLVMValueRef float_floordiv_mod(Cg *g, bool is_mod, LLVMValueRef a, LLVMValueRef d)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMTypeRef t = LLVMTypeOf(a);
+	LLVMValueRef zero = LLVMConstReal(t, 0.0), one = LLVMConstReal(t, 1.0);
+	LLVMValueRef mod = LLVMBuildFRem(b, a, d, "");
+	LLVMValueRef div = LLVMBuildFDiv(b, LLVMBuildFSub(b, a, mod, ""), d, "");
+	LLVMValueRef modnz = LLVMBuildFCmp(b, LLVMRealUNE, mod, zero, "");
+	LLVMValueRef adj = LLVMBuildAnd(b, modnz,
+	                                LLVMBuildXor(b, LLVMBuildFCmp(b, LLVMRealOLT, d, zero, ""),
+	                                             LLVMBuildFCmp(b, LLVMRealOLT, mod, zero, ""), ""), "");
+	if (is_mod) {
+		LLVMValueRef m1 = LLVMBuildSelect(b, adj, LLVMBuildFAdd(b, mod, d, ""), mod, "");
+		LLVMValueRef cs[2] = {zero, d};
+		return LLVMBuildSelect(b, modnz, m1, cg_intrinsic(g, "llvm.copysign", t, cs, 2), "");
+	}
+	div = LLVMBuildSelect(b, adj, LLVMBuildFSub(b, div, one, ""), div, "");
+	/* Snap to the nearest integer: div is within an ulp or so of it. */
+	LLVMValueRef fl = cg_intrinsic(g, "llvm.floor", t, &div, 1);
+	LLVMValueRef up = LLVMBuildFCmp(b, LLVMRealOGT, LLVMBuildFSub(b, div, fl, ""), LLVMConstReal(t, 0.5), "");
+	fl = LLVMBuildSelect(b, up, LLVMBuildFAdd(b, fl, one, ""), fl, "");
+	LLVMValueRef q = LLVMBuildFDiv(b, a, d, "");
+	LLVMValueRef cs[2] = {zero, q};
+	LLVMValueRef r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNE, div, zero, ""), fl,
+	                                 cg_intrinsic(g, "llvm.copysign", t, cs, 2), "");
+	return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, d, zero, ""), q, r, "");
+}
+
+/* The internal function pk.ipow.{i,u}N(base, exp): exponentiation by
+ * squaring, wrapping like repeated multiplication.  A negative exponent
+ * gives the truncated result: 1 for base 1, +-1 for base -1, else 0. */
+static LLVMValueRef ipow_fn(Cg *g, LLVMTypeRef t, bool is_signed)
+{
+	const char *name = arena_printf(g->cc->arena, "pk.ipow.%c%u", is_signed ? 'i' : 'u', LLVMGetIntTypeWidth(t));
+	LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
+	if (fn)
+		return fn;
+	LLVMTypeRef params[2] = {t, t};
+	fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(t, params, 2, 0));
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	fn_attr(g, fn, "nounwind", 0);
+	fn_attr(g, fn, "willreturn", 0);
+	fn_attr(g, fn, "memory", 0);
+
+	LLVMBuilderRef saved = g->b;
+	LLVMBuilderRef b = g->b = LLVMCreateBuilderInContext(g->ctx);
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(g->ctx, fn, "entry");
+	LLVMBasicBlockRef negb = LLVMAppendBasicBlockInContext(g->ctx, fn, "negexp");
+	LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(g->ctx, fn, "loop");
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(g->ctx, fn, "body");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, fn, "done");
+	LLVMValueRef base = LLVMGetParam(fn, 0), e = LLVMGetParam(fn, 1);
+	LLVMValueRef zero = LLVMConstInt(t, 0, 0), one = LLVMConstInt(t, 1, 0);
+
+	LLVMPositionBuilderAtEnd(b, entry);
+	if (is_signed)
+		LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, e, zero, ""), negb, loop);
+	else
+		LLVMBuildBr(b, loop);
+
+	LLVMPositionBuilderAtEnd(b, negb);
+	LLVMValueRef odd = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, e, one, ""), zero, "");
+	LLVMValueRef m1 = LLVMBuildSelect(b, odd, LLVMConstAllOnes(t), one, "");
+	LLVMValueRef r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, base, LLVMConstAllOnes(t), ""), m1, zero, "");
+	r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, base, one, ""), one, r, "");
+	LLVMBuildRet(b, r);
+
+	LLVMPositionBuilderAtEnd(b, loop);
+	LLVMValueRef acc = LLVMBuildPhi(b, t, "acc");
+	LLVMValueRef bs = LLVMBuildPhi(b, t, "base");
+	LLVMValueRef ex = LLVMBuildPhi(b, t, "exp");
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, ex, zero, ""), done, body);
+
+	LLVMPositionBuilderAtEnd(b, body);
+	LLVMValueRef bit = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, ex, one, ""), zero, "");
+	LLVMValueRef acc2 = LLVMBuildSelect(b, bit, LLVMBuildMul(b, acc, bs, ""), acc, "");
+	LLVMValueRef bs2 = LLVMBuildMul(b, bs, bs, "");
+	LLVMValueRef ex2 = LLVMBuildLShr(b, ex, one, "");
+	LLVMBuildBr(b, loop);
+
+	LLVMValueRef in_acc[2] = {one, acc2}, in_bs[2] = {base, bs2}, in_ex[2] = {e, ex2};
+	LLVMBasicBlockRef from[2] = {entry, body};
+	LLVMAddIncoming(acc, in_acc, from, 2);
+	LLVMAddIncoming(bs, in_bs, from, 2);
+	LLVMAddIncoming(ex, in_ex, from, 2);
+
+	LLVMPositionBuilderAtEnd(b, done);
+	LLVMBuildRet(b, acc);
+	LLVMDisposeBuilder(b);
+	g->b = saved;
+	return fn;
+}
+
+/* Shifts: amounts outside [0, width) shift everything out (0, or the sign
+ * for an arithmetic right shift) instead of being undefined. */
+static LLVMValueRef shift(Cg *g, bool left, bool arith, LLVMValueRef a, LLVMValueRef n)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMTypeRef t = LLVMTypeOf(a);
+	unsigned w = LLVMGetIntTypeWidth(t);
+	LLVMValueRef in_range = LLVMBuildICmp(b, LLVMIntULT, n, LLVMConstInt(t, w, 0), "");
+	if (arith) {
+		LLVMValueRef amt = LLVMBuildSelect(b, in_range, n, LLVMConstInt(t, w - 1, 0), "");
+		return LLVMBuildAShr(b, a, amt, "");
+	}
+	LLVMValueRef amt = LLVMBuildSelect(b, in_range, n, LLVMConstInt(t, 0, 0), "");
+	LLVMValueRef r = left ? LLVMBuildShl(b, a, amt, "") : LLVMBuildLShr(b, a, amt, "");
+	return LLVMBuildSelect(b, in_range, r, LLVMConstInt(t, 0, 0), "");
+}
+
+static LLVMValueRef unsupported(Cg *g, Op op, DType dt, Loc loc)
+{
+	error_at(g->cc, loc, "the host back end does not support '%s' on %s", op_info[op].name, dtype_str(dt));
+	g->failed = true;
+	return NULL;
+}
+
+/* Float ops.  Results of f16/bf16 computations are rounded by the caller. */
+static LLVMValueRef float_op(Cg *g, Op op, DType dt, LLVMValueRef *a, Loc loc)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMTypeRef t = LLVMTypeOf(a[0]);
+	LLVMValueRef one = LLVMConstReal(t, 1.0);
+	switch (op) {
+	case IR_ADD: return LLVMBuildFAdd(b, a[0], a[1], "");
+	case IR_SUB: return LLVMBuildFSub(b, a[0], a[1], "");
+	case IR_MUL: return LLVMBuildFMul(b, a[0], a[1], "");
+	case IR_DIV: return LLVMBuildFDiv(b, a[0], a[1], "");
+	case IR_FLOORDIV: return float_floordiv_mod(g, false, a[0], a[1]);
+	case IR_MOD: return float_floordiv_mod(g, true, a[0], a[1]);
+	case IR_POW: return cg_intrinsic(g, "llvm.pow", t, a, 2);
+	case IR_MIN: return cg_intrinsic(g, "llvm.minimum", t, a, 2); /* NaN-propagating, as jnp.minimum */
+	case IR_MAX: return cg_intrinsic(g, "llvm.maximum", t, a, 2);
+	case IR_NEG: return LLVMBuildFNeg(b, a[0], "");
+	case IR_ABS: return cg_intrinsic(g, "llvm.fabs", t, a, 1);
+	case IR_EXP: return cg_intrinsic(g, "llvm.exp", t, a, 1);
+	case IR_EXP2: return cg_intrinsic(g, "llvm.exp2", t, a, 1);
+	case IR_LOG: return cg_intrinsic(g, "llvm.log", t, a, 1);
+	case IR_SQRT: return cg_intrinsic(g, "llvm.sqrt", t, a, 1);
+	case IR_SIN: return cg_intrinsic(g, "llvm.sin", t, a, 1);
+	case IR_COS: return cg_intrinsic(g, "llvm.cos", t, a, 1);
+	case IR_FLOOR: return cg_intrinsic(g, "llvm.floor", t, a, 1);
+	case IR_CEIL: return cg_intrinsic(g, "llvm.ceil", t, a, 1);
+	case IR_LOG1P: return libm1(g, "log1p", a[0]);
+	case IR_TANH: return libm1(g, "tanh", a[0]);
+	case IR_ERF: return libm1(g, "erf", a[0]);
+	case IR_RSQRT: return LLVMBuildFDiv(b, one, cg_intrinsic(g, "llvm.sqrt", t, a, 1), "");
+	case IR_SIGMOID: {
+		LLVMValueRef nx = LLVMBuildFNeg(b, a[0], "");
+		LLVMValueRef e = cg_intrinsic(g, "llvm.exp", t, &nx, 1);
+		return LLVMBuildFDiv(b, one, LLVMBuildFAdd(b, one, e, ""), "");
+	}
+	case IR_EQ: return LLVMBuildFCmp(b, LLVMRealOEQ, a[0], a[1], "");
+	case IR_NE: return LLVMBuildFCmp(b, LLVMRealUNE, a[0], a[1], ""); /* nan != nan */
+	case IR_LT: return LLVMBuildFCmp(b, LLVMRealOLT, a[0], a[1], "");
+	case IR_LE: return LLVMBuildFCmp(b, LLVMRealOLE, a[0], a[1], "");
+	case IR_GT: return LLVMBuildFCmp(b, LLVMRealOGT, a[0], a[1], "");
+	case IR_GE: return LLVMBuildFCmp(b, LLVMRealOGE, a[0], a[1], "");
+	default: return unsupported(g, op, dt, loc);
+	}
+}
+
+/* Integer and bool ops (bool: i1, unsigned order, add = or, mul = and). */
+static LLVMValueRef int_op(Cg *g, Op op, DType dt, LLVMValueRef *a, Loc loc)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMTypeRef t = LLVMTypeOf(a[0]);
+	bool s = dtype_is_signed(dt);
+	bool is_bool = dt == DT_BOOL;
+	switch (op) {
+	case IR_ADD: return is_bool ? LLVMBuildOr(b, a[0], a[1], "") : LLVMBuildAdd(b, a[0], a[1], "");
+	case IR_MUL: return is_bool ? LLVMBuildAnd(b, a[0], a[1], "") : LLVMBuildMul(b, a[0], a[1], "");
+	case IR_SUB: return is_bool ? unsupported(g, op, dt, loc) : LLVMBuildSub(b, a[0], a[1], "");
+	case IR_FLOORDIV: case IR_MOD:
+		if (is_bool)
+			return unsupported(g, op, dt, loc);
+		return int_floordiv_mod(g, op == IR_MOD, s, a[0], a[1]);
+	case IR_POW: {
+		if (is_bool)
+			return unsupported(g, op, dt, loc);
+		LLVMValueRef fn = ipow_fn(g, t, s);
+		return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, a, 2, "");
+	}
+	case IR_MIN: return cg_intrinsic(g, s ? "llvm.smin" : "llvm.umin", t, a, 2);
+	case IR_MAX: return cg_intrinsic(g, s ? "llvm.smax" : "llvm.umax", t, a, 2);
+	case IR_AND: return LLVMBuildAnd(b, a[0], a[1], "");
+	case IR_OR: return LLVMBuildOr(b, a[0], a[1], "");
+	case IR_XOR: return LLVMBuildXor(b, a[0], a[1], "");
+	case IR_SHL: return is_bool ? unsupported(g, op, dt, loc) : shift(g, true, false, a[0], a[1]);
+	case IR_SHR: return is_bool ? unsupported(g, op, dt, loc) : shift(g, false, s, a[0], a[1]);
+	case IR_EQ: return LLVMBuildICmp(b, LLVMIntEQ, a[0], a[1], "");
+	case IR_NE: return LLVMBuildICmp(b, LLVMIntNE, a[0], a[1], "");
+	case IR_LT: return LLVMBuildICmp(b, s ? LLVMIntSLT : LLVMIntULT, a[0], a[1], "");
+	case IR_LE: return LLVMBuildICmp(b, s ? LLVMIntSLE : LLVMIntULE, a[0], a[1], "");
+	case IR_GT: return LLVMBuildICmp(b, s ? LLVMIntSGT : LLVMIntUGT, a[0], a[1], "");
+	case IR_GE: return LLVMBuildICmp(b, s ? LLVMIntSGE : LLVMIntUGE, a[0], a[1], "");
+	case IR_NEG: return is_bool ? unsupported(g, op, dt, loc) : LLVMBuildSub(b, LLVMConstInt(t, 0, 0), a[0], "");
+	case IR_NOT: return LLVMBuildXor(b, a[0], LLVMConstAllOnes(t), "");
+	case IR_ABS: {
+		if (!s)
+			return a[0];
+		LLVMValueRef args[2] = {a[0], LLVMConstInt(g->t_i1, 0, 0)}; /* abs(INT_MIN) = INT_MIN */
+		return cg_intrinsic(g, "llvm.abs", t, args, 2);
+	}
+	default: return unsupported(g, op, dt, loc);
+	}
+}
+
+/* Ops whose float result needs no rounding to f16/bf16 (exact for values
+ * of the dtype). */
+static bool exact_op(Op op)
+{
+	switch (op) {
+	case IR_MIN: case IR_MAX: case IR_NEG: case IR_ABS: case IR_FLOOR: case IR_CEIL: case IR_SELECT:
+		return true;
+	default:
+		return (op_info[op].flags & F_CMP) != 0;
+	}
+}
+
+LLVMValueRef cg_elementwise(Cg *g, Op op, DType dt, LLVMValueRef *a, Loc loc)
+{
+	if (op == IR_SELECT)
+		return LLVMBuildSelect(g->b, a[0], a[1], a[2], "");
+	if (dtype_is_float(dt)) {
+		LLVMValueRef r = float_op(g, op, dt, a, loc);
+		return r && !exact_op(op) ? cg_round(g, dt, r) : r;
+	}
+	if (op_info[op].flags & F_MATH)
+		return unsupported(g, op, dt, loc);
+	return int_op(g, op, dt, a, loc);
+}

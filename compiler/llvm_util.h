@@ -1,0 +1,117 @@
+/* llvm_util.h - private to the host back end (codegen_llvm_host.c and
+ * llvm_*.c): the per-compilation LLVM state, the per-function emission
+ * state, and the helpers that turn tiled IR into LLVM IR.  Nothing outside
+ * the back end includes it; the public interface is codegen.h.
+ *
+ * Value representation (HOST-DESIGN.md):
+ *  - every IR scalar has a "compute" LLVM type: bool i1, integers iN,
+ *    f16/bf16/f32 float, f64 double.  An f16/bf16 value is a float that is
+ *    exactly representable in its dtype (every op rounds its result);
+ *  - in user memory (operands, the args struct) bool is i8 and f16/bf16 are
+ *    i16 bit patterns; per-program buffers (ALLOC) hold the compute form
+ *    except that bool is still i8;
+ *  - a Ref is a base pointer plus one i64 element stride per dimension
+ *    (row-major). */
+#ifndef PKC_LLVM_UTIL_H
+#define PKC_LLVM_UTIL_H
+
+#include "codegen.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h> /* LLVMTemporaryMDNode */
+#include <llvm-c/Target.h>    /* data layout queries */
+
+/* Internal functions created on first use (see cg_helper). */
+typedef enum CgHelper {
+	H_F32_TO_F16,     /* i16 (float): IEEE binary16 bits, round to nearest even */
+	H_F16_TO_F32,     /* float (i16): exact */
+	H_F32_TO_BF16,    /* i16 (float): bfloat16 bits, round to nearest even */
+	H_F64_TO_F32_ODD, /* float (double): round to odd, so a second rounding is exact */
+	H_COUNT
+} CgHelper;
+
+/* Per compilation: one context, one module, one builder. */
+typedef struct Cg {
+	Compiler *cc;           /* for diagnostics and the arena */
+	const IrModule *m;      /* the module being compiled */
+	LLVMContextRef ctx;     /* owns every type and constant below */
+	LLVMModuleRef mod;      /* the module every kernel goes into */
+	LLVMBuilderRef b;       /* the instruction builder, positioned by the emitters */
+	LLVMTypeRef t_void;     /* common types, created once */
+	LLVMTypeRef t_i1, t_i8, t_i16, t_i32, t_i64;
+	LLVMTypeRef t_f32, t_f64;
+	LLVMTypeRef t_ptr;      /* the opaque pointer type (address space 0) */
+	LLVMValueRef helpers[H_COUNT]; /* internal conversion functions, NULL until used */
+	unsigned md_loop_kind;  /* metadata kind id of !llvm.loop */
+	bool failed;            /* an error was reported: stop emitting */
+} Cg;
+
+/* A Ref in a function: where element [0, ..., 0] is and how to step. */
+typedef struct CgRef {
+	LLVMValueRef base;     /* pointer to the first element */
+	LLVMValueRef *strides; /* one i64 element stride per dimension (row-major) */
+	int rank;              /* number of dimensions */
+	DType dtype;           /* element dtype */
+	LLVMTypeRef mem;       /* element type in memory */
+	bool compute_form;     /* elements are stored in compute form (per-program buffers) */
+} CgRef;
+
+/* Per generated function: the mapping of IR values to LLVM values. */
+typedef struct CgFn {
+	Cg *g;                 /* the compilation */
+	const IrKernel *k;     /* the kernel whose IR is emitted */
+	LLVMValueRef fn;       /* the LLVM function being built */
+	LLVMValueRef *vals;    /* per Value.id: its LLVM value (NULL until defined) */
+	CgRef **refs;          /* per Value.id: the Ref it denotes (NULL unless a Ref) */
+	LLVMValueRef pid;      /* program function: the pid array (i32 per axis); NULL in the launch stub */
+	LLVMValueRef nprog;    /* program function: the nprog array; NULL in the launch stub */
+	const char *where;     /* "body", "grid", "requires": for diagnostics */
+} CgFn;
+
+/* ---- llvm_scalar.c: types, constants, conversions, elementwise ops ------- */
+
+LLVMTypeRef cg_type(Cg *g, DType dt);     /* compute type */
+LLVMTypeRef cg_mem_type(Cg *g, DType dt); /* type in user memory */
+LLVMValueRef cg_const(Cg *g, DType dt, int64_t ival, double fval);
+/* Memory form <-> compute form (user memory: bool i8, f16/bf16 i16). */
+LLVMValueRef cg_from_mem(Cg *g, DType dt, LLVMValueRef v);
+LLVMValueRef cg_to_mem(Cg *g, DType dt, LLVMValueRef v);
+/* Rounds a float holding an f16/bf16 computation to that dtype (identity for
+ * other dtypes). */
+LLVMValueRef cg_round(Cg *g, DType dt, LLVMValueRef v);
+LLVMValueRef cg_cast(Cg *g, LLVMValueRef v, DType from, DType to);
+/* An elementwise op (F_ELEMWISE other than CAST) on compute-form operands.
+ * dt is the operands' dtype (the condition's is bool for SELECT: pass the
+ * dtype of the other two).  Returns NULL after error_at for a combination the
+ * back end does not implement. */
+LLVMValueRef cg_elementwise(Cg *g, Op op, DType dt, LLVMValueRef *a, Loc loc);
+/* Calls an overloaded LLVM intrinsic ("llvm.smax") on the type of args[0]. */
+LLVMValueRef cg_intrinsic(Cg *g, const char *name, LLVMTypeRef overload, LLVMValueRef *args, int nargs);
+/* Calls (declaring on first use) an external C function such as tanhf. */
+LLVMValueRef cg_call_extern(Cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, int nparams,
+                            bool vararg, LLVMValueRef *args, int nargs);
+LLVMValueRef cg_i64(Cg *g, int64_t v);
+LLVMValueRef cg_i32(Cg *g, int32_t v);
+/* A new basic block at the end of the current function. */
+LLVMBasicBlockRef cg_block(Cg *g, const char *name);
+
+/* ---- llvm_region.c: regions, control flow, memory ------------------------ */
+
+/* Emits region r at the builder's position with its arguments bound to args
+ * (nargs values, or Refs set beforehand in f->refs) and stores the YIELD
+ * operands in yields (the caller knows how many).  Returns false after
+ * error_at. */
+bool cg_region(CgFn *f, const Region *r, LLVMValueRef *args, LLVMValueRef *yields);
+
+/* Per-program buffers: allocates every ALLOC of the body at the current
+ * position (the entry block) and records its CgRef.  Buffers of at most
+ * 256 KiB in total are allocas; otherwise one aligned_alloc, whose pointer is
+ * returned in *heap (NULL when none) for cg_free_buffers. */
+bool cg_alloc_buffers(CgFn *f, const Region *body, LLVMValueRef *heap);
+void cg_free_buffers(CgFn *f, LLVMValueRef heap);
+
+/* A CgRef for a Ref of type t at base, with dynamic dims given by size
+ * values (sizes[i] is size symbol i of the kernel, i64). */
+CgRef *cg_make_ref(CgFn *f, const Type *t, LLVMValueRef base, LLVMValueRef *sizes, bool compute_form, Loc loc);
+
+#endif

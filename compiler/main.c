@@ -1,0 +1,701 @@
+/* main.c - the pkc driver: command line, the pipeline of passes, output
+ * files and depfiles.  Conventions follow gcc/clang:
+ *
+ *   pkc file.pk [-o out] [--emit=obj|ast|ir] [-fsyntax-only] ...
+ *
+ * Exit status: 0 compiled, 1 error in the input, 2 bad command line,
+ * 70 internal error.  Outputs are written to a temporary file next to the
+ * final one and renamed into place on success; on failure neither the
+ * temporary file nor any earlier output of the same name is left behind,
+ * so a build system never sees a half-written or stale output. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include "pkc.h"
+#include "ast.h"
+#include "ir.h"
+#include "passes.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- the compilation job ----------------------------------------------- */
+
+typedef struct EmitKind EmitKind;
+
+/* The options of this run and what the pipeline has built so far. */
+typedef struct Job {
+	Compiler *cc;           /* the compilation context */
+	const char *input;      /* input path ("-" = stdin) */
+	const char *output;     /* output path ("-" = stdout); NULL with -fsyntax-only */
+	const EmitKind *emit;   /* what to write */
+	bool syntax_only;       /* -fsyntax-only: check, write nothing but a depfile */
+	bool depfile;           /* -MD (or -MF): write a depfile */
+	const char *depfile_path; /* -MF, or derived from the output */
+	Vec dep_targets;        /* const char*, from -MT (empty: the output) */
+	bool *dump_after;       /* per pass: --dump-after=PASS given */
+	int color;              /* -1 auto, 0 -fno-color-diagnostics, 1 -fcolor-diagnostics */
+	Source *src;            /* the main source file */
+	AstFile *ast;           /* after parse */
+	IrModule *ir;           /* after sema; rewritten by later passes */
+	bool sema_done;         /* sema ran (so -D names have been matched) */
+} Job;
+
+/* ---- passes ------------------------------------------------------------ */
+
+/* One step of the pipeline: a front-end step that builds the job's AST or
+ * IR (run), or an IR-to-IR pass over the module (ir, the passes.h
+ * signature).  A pass returns false when it reported errors; whenever an
+ * IR module exists afterwards, the driver verifies it (ir_verify names the
+ * pass in the failure) and dumps it if --dump-after asked. */
+typedef struct Pass {
+	const char *name;                        /* for --dump-after=NAME */
+	const char *help;                        /* one line for --dump-after=help */
+	bool (*run)(Job *j);                     /* front-end step, or NULL */
+	bool (*ir)(Compiler *cc, IrModule *m);   /* IR pass, or NULL */
+} Pass;
+
+static bool pass_parse(Job *j)
+{
+	j->ast = parse_file(j->cc, j->src);
+	return j->ast != NULL;
+}
+
+static bool pass_sema(Job *j)
+{
+	j->ir = sema_file(j->cc, j->ast);
+	j->sema_done = true;
+	return j->ir != NULL;
+}
+
+/* The pipeline, in order.  Adding a pass is adding a row, e.g.
+ *	{"lower-refs", "...", NULL, pass_lower_refs}, */
+static const Pass passes[] = {
+	{"parse", "parse the source and its includes into an AST", pass_parse, NULL},
+	{"sema", "check types and shapes, build the typed IR", pass_sema, NULL},
+	{"lower-refs", "address whole arrays: inline index maps, masked edge blocks, scratch allocs", NULL, pass_lower_refs},
+	{"tile-host", "tensors to loop nests of scalar code over local buffers (with fusion)", NULL, pass_tile_host},
+};
+enum { NPASSES = sizeof passes / sizeof passes[0] };
+
+/* -fsyntax-only runs the front end: up to and including this pass. */
+#define LAST_FRONTEND_PASS "sema"
+
+static int pass_index(const char *name)
+{
+	for (int i = 0; i < NPASSES; i++)
+		if (strcmp(passes[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* ---- emit kinds -------------------------------------------------------- */
+
+static bool write_ast(Job *j, FILE *out)
+{
+	ast_print(out, j->ast);
+	return true;
+}
+
+static bool write_ir(Job *j, FILE *out)
+{
+	ir_print_module(out, j->ir);
+	return true;
+}
+
+/* One --emit=NAME.  Adding an output format is adding a row. */
+struct EmitKind {
+	const char *name;      /* --emit=NAME */
+	const char *ext;       /* extension of the default output name */
+	const char *last_pass; /* the pipeline runs through this pass (NULL: all) */
+	bool (*write)(Job *j, FILE *out); /* writes the output; NULL: not implemented yet */
+	const char *what;      /* for the "not implemented" error */
+};
+
+static const EmitKind emit_kinds[] = {
+	{"obj", "o", NULL, NULL, "object code generation"}, /* the default */
+	{"ast", "ast", "parse", write_ast, "AST dump"},
+	{"ir", "ir", "sema", write_ir, "IR dump"}, /* the stable IR form: after sema */
+};
+enum { NEMIT = sizeof emit_kinds / sizeof emit_kinds[0] };
+
+/* ---- cleanup of outputs on failure ------------------------------------- */
+
+/* Paths to remove if pkc exits without success (also on internal_error,
+ * which calls exit, and on SIGINT/SIGTERM).  Temporary files are always
+ * removed; stale outputs only when they are regular files. */
+enum { MAX_CLEANUP = 8 };
+static char *cleanup_paths[MAX_CLEANUP];  /* malloc'd paths */
+static int ncleanup;                      /* entries in use */
+static volatile sig_atomic_t succeeded;   /* set once every output is in place */
+
+static void cleanup_add(const char *path)
+{
+	if (ncleanup == MAX_CLEANUP)
+		internal_error("too many files to clean up");
+	size_t n = strlen(path) + 1;
+	char *p = xmalloc(n);
+	memcpy(p, path, n);
+	cleanup_paths[ncleanup++] = p;
+}
+
+/* Stops tracking a path (it was renamed into place). */
+static void cleanup_forget(const char *path)
+{
+	for (int i = 0; i < ncleanup; i++)
+		if (cleanup_paths[i] && strcmp(cleanup_paths[i], path) == 0) {
+			free(cleanup_paths[i]);
+			cleanup_paths[i] = NULL;
+		}
+}
+
+static void cleanup_run(void)
+{
+	for (int i = 0; i < ncleanup; i++) {
+		if (cleanup_paths[i] && !succeeded)
+			unlink(cleanup_paths[i]);
+		free(cleanup_paths[i]);
+		cleanup_paths[i] = NULL;
+	}
+	ncleanup = 0;
+}
+
+static void on_signal(int sig)
+{
+	/* unlink is async-signal-safe; the paths are not freed here. */
+	for (int i = 0; i < ncleanup; i++)
+		if (cleanup_paths[i])
+			unlink(cleanup_paths[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Registers an earlier output at `path` for removal on failure, as gcc
+ * does, unless it is not a regular file (-o /dev/null must survive). */
+static void remove_on_failure(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return;
+	cleanup_add(path);
+}
+
+/* ---- writing outputs --------------------------------------------------- */
+
+/* Content producer for write_output. */
+typedef bool (*Writer)(Job *j, FILE *out);
+
+static bool close_checked(Job *j, FILE *f, const char *path)
+{
+	bool ok = !ferror(f);
+	int err = ok ? 0 : EIO;
+	if (fflush(f) != 0 && ok) {
+		ok = false;
+		err = errno;
+	}
+	if (f != stdout && fclose(f) != 0 && ok) {
+		ok = false;
+		err = errno;
+	}
+	if (!ok) {
+		Loc none = {0};
+		error_at(j->cc, none, "cannot write '%s': %s", path, strerror(err));
+	}
+	return ok;
+}
+
+/* Writes one output file: "-" is stdout; a regular path is written to a
+ * temporary file in the same directory, then renamed over `path`; a path
+ * that exists and is not a regular file (/dev/null, a fifo) is written
+ * directly. */
+static bool write_output(Job *j, const char *path, Writer w)
+{
+	Loc none = {0};
+	if (strcmp(path, "-") == 0) {
+		bool ok = w(j, stdout);
+		return close_checked(j, stdout, "<stdout>") && ok;
+	}
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		FILE *f = fopen(path, "wb");
+		if (!f) {
+			error_at(j->cc, none, "cannot open '%s' for writing: %s", path, strerror(errno));
+			return false;
+		}
+		bool ok = w(j, f);
+		return close_checked(j, f, path) && ok;
+	}
+
+	/* .<name>.tmpXXXXXX next to the output, so rename stays within one
+	 * file system and is atomic. */
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+	const char *base = path + dirlen;
+	char *tmp = arena_printf(j->cc->arena, "%.*s.%s.tmpXXXXXX", (int)dirlen, path, base);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		error_at(j->cc, none, "cannot open '%s' for writing: %s", path, strerror(errno));
+		return false;
+	}
+	cleanup_add(tmp);
+	/* mkstemp creates 0600; give the output the usual 0666 & ~umask. */
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) != 0) {
+		/* Not fatal: the output is still correct, just less readable. */
+	}
+	FILE *f = fdopen(fd, "wb");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		error_at(j->cc, none, "cannot open '%s' for writing: %s", path, strerror(e));
+		return false;
+	}
+	bool ok = w(j, f);
+	ok = close_checked(j, f, path) && ok;
+	if (!ok)
+		return false; /* the temporary file goes at exit */
+	if (rename(tmp, path) != 0) {
+		error_at(j->cc, none, "cannot write '%s': %s", path, strerror(errno));
+		return false;
+	}
+	cleanup_forget(tmp);
+	return true;
+}
+
+/* ---- depfiles ---------------------------------------------------------- */
+
+/* Writes a path escaped for make: spaces and '#' get a backslash, '$'
+ * doubles. */
+static void put_make_path(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == ' ' || *s == '\t' || *s == '#')
+			fputc('\\', out);
+		else if (*s == '$')
+			fputc('$', out);
+		fputc(*s, out);
+	}
+}
+
+/* The file name with its extension (if any) replaced by `ext`, in the
+ * directory part of `path` if keep_dir, else in the current directory. */
+static char *replace_ext(Arena *a, const char *path, const char *ext, bool keep_dir)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	const char *start = keep_dir ? path : base;
+	const char *dot = strrchr(base, '.');
+	/* ".hidden" has no extension; neither has a name ending in '.'... it has
+	 * an empty one, which gets replaced like any other. */
+	size_t n = dot && dot != base ? (size_t)(dot - start) : strlen(start);
+	return arena_printf(a, "%.*s.%s", (int)n, start, ext);
+}
+
+/* The output name gcc -c would pick: the input's basename with the
+ * extension replaced, in the current directory. */
+static char *default_output(Job *j, const char *ext)
+{
+	const char *in = strcmp(j->input, "-") == 0 ? "stdin" : j->input;
+	return replace_ext(j->cc->arena, in, ext, false);
+}
+
+static bool write_depfile_body(Job *j, FILE *out)
+{
+	Compiler *cc = j->cc;
+	if (j->dep_targets.len > 0) {
+		/* -MT targets are used verbatim, as gcc does. */
+		for (int i = 0; i < j->dep_targets.len; i++)
+			fprintf(out, "%s%s", i ? " " : "", (const char *)j->dep_targets.items[i]);
+	} else {
+		const char *target = j->output && strcmp(j->output, "-") != 0
+		                     ? j->output : default_output(j, j->emit->ext);
+		put_make_path(out, target);
+	}
+	fputc(':', out);
+	/* Every file read, once each, in order; stdin is not a file. */
+	int n = 0;
+	for (int i = 0; i < cc->sources.len; i++) {
+		const Source *s = cc->sources.items[i];
+		bool seen = strcmp(s->path, "<stdin>") == 0;
+		for (int k = 0; k < i && !seen; k++)
+			seen = ((const Source *)cc->sources.items[k])->path == s->path;
+		if (seen)
+			continue;
+		fputs(n++ ? " \\\n  " : " ", out);
+		put_make_path(out, s->path);
+	}
+	fputc('\n', out);
+	return true;
+}
+
+/* ---- command line ------------------------------------------------------ */
+
+static void print_help(void)
+{
+	fputs(
+	"usage: pkc [options] file.pk\n"
+	"\n"
+	"Compiles a .pk kernel file (\"-\" reads standard input).\n"
+	"\n"
+	"options:\n"
+	"  -o FILE                      write the output to FILE (\"-\": standard output)\n"
+	"  --emit=KIND                  what to write: obj (default), ast, ir\n"
+	"  -fsyntax-only                check the input (parse and sema), write nothing\n"
+	"  -D NAME=VALUE, -DNAME=VALUE  override const NAME with VALUE (-D NAME means 1)\n"
+	"  -I DIR, -IDIR                search DIR for include files\n"
+	"  -MD                          also write a make depfile (default: output with .d)\n"
+	"  -MF FILE                     write the depfile to FILE (implies -MD)\n"
+	"  -MT TARGET                   the depfile's target (default: the output file)\n"
+	"  -Werror                      make warnings errors\n"
+	"  -ferror-limit=N              stop after N errors (default 20, 0: no limit)\n"
+	"  --diagnostics-format=FMT     text (default) or json (one object per line)\n"
+	"  -fcolor-diagnostics          colour diagnostics\n"
+	"  -fno-color-diagnostics       do not colour diagnostics (default when stderr is not a terminal)\n"
+	"  --dump-after=PASS            print the IR (or AST) after PASS to stdout (stderr with -o -);\n"
+	"                               --dump-after=help lists passes, --dump-after=all dumps after each\n"
+	"  --version                    print the version and exit\n"
+	"  --help                       print this help and exit\n",
+	stdout);
+}
+
+static void print_version(void)
+{
+	printf("pkc version %s\n", PKC_VERSION);
+}
+
+static void print_passes(void)
+{
+	for (int i = 0; i < NPASSES; i++)
+		printf("%-12s %s\n", passes[i].name, passes[i].help);
+}
+
+static bool is_identifier(const char *s, size_t n)
+{
+	if (n == 0 || !(s[0] == '_' || (s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	return true;
+}
+
+/* -D NAME[=VALUE]; a later -D of the same name wins. */
+static bool add_define(Compiler *cc, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+	Loc none = {0};
+	if (!is_identifier(arg, n)) {
+		error_at(cc, none, "invalid name '%.*s' in -D (expected an identifier)", (int)n, arg);
+		return false;
+	}
+	const char *name = intern(cc->strings, arg, n);
+	const char *value = eq ? arena_strndup(cc->arena, eq + 1, strlen(eq + 1)) : "1";
+	for (int i = 0; i < cc->defines.len; i++) {
+		Define *d = cc->defines.items[i];
+		if (d->name == name) {
+			d->value = value;
+			return true;
+		}
+	}
+	Define *d = arena_alloc(cc->arena, sizeof *d);
+	d->name = name;
+	d->value = value;
+	vec_push(cc->arena, &cc->defines, d);
+	return true;
+}
+
+/* Returns the value of an option that takes one: "-oFILE" (joined) or
+ * "-o FILE" (next argument).  NULL (with an error) if it is missing. */
+static const char *option_value(Compiler *cc, int argc, char **argv, int *i, const char *opt)
+{
+	size_t n = strlen(opt);
+	if (argv[*i][n] != '\0')
+		return argv[*i] + n;
+	if (*i + 1 >= argc) {
+		Loc none = {0};
+		error_at(cc, none, "argument to '%s' is missing (expected 1 value)", opt);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Outcome of parse_args besides "go on and compile". */
+enum { ARGS_OK = -1 };
+
+/* Parses argv into j and j->cc.  Returns ARGS_OK, or an exit status
+ * (0 after --help/--version, EXIT_USAGE after an error). */
+static int parse_args(Job *j, int argc, char **argv)
+{
+	Compiler *cc = j->cc;
+	Loc none = {0};
+	bool only_inputs = false; /* after "--" */
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v;
+		if (only_inputs || a[0] != '-' || strcmp(a, "-") == 0) {
+			if (j->input) {
+				error_at(cc, none, "more than one input file ('%s', '%s'); pkc compiles one file at a time",
+				         j->input, a);
+				return EXIT_USAGE;
+			}
+			j->input = a;
+		} else if (strcmp(a, "--") == 0) {
+			only_inputs = true;
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-help") == 0) {
+			print_help();
+			return EXIT_OK;
+		} else if (strcmp(a, "--version") == 0) {
+			print_version();
+			return EXIT_OK;
+		} else if (starts_with(a, "-o")) {
+			if (!(v = option_value(cc, argc, argv, &i, "-o")))
+				return EXIT_USAGE;
+			j->output = v;
+		} else if (strcmp(a, "-fsyntax-only") == 0) {
+			j->syntax_only = true;
+		} else if (starts_with(a, "--emit=")) {
+			const char *k = a + strlen("--emit=");
+			j->emit = NULL;
+			for (int e = 0; e < NEMIT; e++)
+				if (strcmp(emit_kinds[e].name, k) == 0)
+					j->emit = &emit_kinds[e];
+			if (!j->emit) {
+				const char *list = "";
+				for (int e = 0; e < NEMIT; e++)
+					list = arena_printf(cc->arena, "%s%s%s", list, e ? ", " : "", emit_kinds[e].name);
+				error_at(cc, none, "invalid value '%s' in '%s' (expected one of: %s)", k, a, list);
+				return EXIT_USAGE;
+			}
+		} else if (starts_with(a, "-D")) {
+			if (!(v = option_value(cc, argc, argv, &i, "-D")) || !add_define(cc, v))
+				return EXIT_USAGE;
+		} else if (starts_with(a, "-I")) {
+			if (!(v = option_value(cc, argc, argv, &i, "-I")))
+				return EXIT_USAGE;
+			vec_push(cc->arena, &cc->include_dirs, arena_strndup(cc->arena, v, strlen(v)));
+		} else if (strcmp(a, "-MD") == 0) {
+			j->depfile = true;
+		} else if (starts_with(a, "-MF")) {
+			if (!(v = option_value(cc, argc, argv, &i, "-MF")))
+				return EXIT_USAGE;
+			j->depfile = true;
+			j->depfile_path = v;
+		} else if (starts_with(a, "-MT")) {
+			if (!(v = option_value(cc, argc, argv, &i, "-MT")))
+				return EXIT_USAGE;
+			vec_push(cc->arena, &j->dep_targets, (void *)v);
+		} else if (strcmp(a, "-Werror") == 0) {
+			cc->diag.werror = true;
+		} else if (starts_with(a, "-ferror-limit=")) {
+			const char *s = a + strlen("-ferror-limit=");
+			char *end;
+			errno = 0;
+			long n = strtol(s, &end, 10);
+			if (!*s || *end || errno || n < 0 || n > 1000000) {
+				error_at(cc, none, "invalid value '%s' in '%s' (expected a non-negative integer)", s, a);
+				return EXIT_USAGE;
+			}
+			cc->diag.error_limit = (int)n;
+		} else if (starts_with(a, "--diagnostics-format=")) {
+			const char *f = a + strlen("--diagnostics-format=");
+			if (strcmp(f, "text") == 0)
+				cc->diag.format = DIAG_TEXT;
+			else if (strcmp(f, "json") == 0)
+				cc->diag.format = DIAG_JSON;
+			else {
+				error_at(cc, none, "invalid value '%s' in '%s' (expected text or json)", f, a);
+				return EXIT_USAGE;
+			}
+		} else if (strcmp(a, "-fcolor-diagnostics") == 0) {
+			j->color = 1;
+		} else if (strcmp(a, "-fno-color-diagnostics") == 0) {
+			j->color = 0;
+		} else if (starts_with(a, "--dump-after=")) {
+			const char *p = a + strlen("--dump-after=");
+			if (strcmp(p, "help") == 0) {
+				print_passes();
+				return EXIT_OK;
+			}
+			if (strcmp(p, "all") == 0) {
+				for (int k = 0; k < NPASSES; k++)
+					j->dump_after[k] = true;
+				continue;
+			}
+			int k = pass_index(p);
+			if (k < 0) {
+				error_at(cc, none, "unknown pass '%s' in '%s' (--dump-after=help lists them)", p, a);
+				return EXIT_USAGE;
+			}
+			j->dump_after[k] = true;
+		} else {
+			error_at(cc, none, "unknown argument: '%s'", a);
+			return EXIT_USAGE;
+		}
+	}
+	if (!j->input) {
+		error_at(cc, none, "no input files");
+		return EXIT_USAGE;
+	}
+	return ARGS_OK;
+}
+
+/* ---- the pipeline ------------------------------------------------------ */
+
+static void dump(Job *j, const Pass *p)
+{
+	/* stdout, unless the output itself goes there. */
+	FILE *out = j->output && strcmp(j->output, "-") == 0 ? stderr : stdout;
+	fprintf(out, "// dump after %s\n", p->name);
+	if (j->ir)
+		ir_print_module(out, j->ir);
+	else if (j->ast)
+		ast_print(out, j->ast);
+	fflush(out);
+}
+
+/* Same file (not just same name)?  Used to refuse to overwrite the input. */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Runs the job; returns the exit status. */
+static int run(Job *j)
+{
+	Compiler *cc = j->cc;
+	Loc none = {0};
+
+	/* Which passes run: through the emit kind's last pass (the front end
+	 * with -fsyntax-only), and at least through any pass to be dumped. */
+	int last = NPASSES - 1;
+	if (j->syntax_only)
+		last = pass_index(LAST_FRONTEND_PASS);
+	else if (j->emit->last_pass)
+		last = pass_index(j->emit->last_pass);
+	PKC_ASSERT(last >= 0);
+	for (int k = last + 1; k < NPASSES; k++)
+		if (j->dump_after[k])
+			last = k;
+
+	/* Output names, and the old outputs to remove should we fail. */
+	if (!j->syntax_only && !j->output)
+		j->output = default_output(j, j->emit->ext);
+	if (j->depfile && !j->depfile_path) {
+		if (j->output && strcmp(j->output, "-") != 0)
+			j->depfile_path = replace_ext(cc->arena, j->output, "d", true);
+		else
+			j->depfile_path = default_output(j, "d");
+	}
+	const char *outs[2] = {j->syntax_only ? NULL : j->output, j->depfile ? j->depfile_path : NULL};
+	for (int k = 0; k < 2; k++) {
+		if (!outs[k] || strcmp(outs[k], "-") == 0)
+			continue;
+		if (strcmp(j->input, "-") != 0 && same_file(j->input, outs[k])) {
+			error_at(cc, none, "input file '%s' is the same as output file '%s'", j->input, outs[k]);
+			return EXIT_INPUT;
+		}
+		remove_on_failure(outs[k]);
+	}
+
+	j->src = source_load(cc, j->input, none);
+	if (!j->src)
+		return EXIT_INPUT;
+
+	for (int k = 0; k <= last; k++) {
+		const Pass *p = &passes[k];
+		PKC_ASSERT(p->run || (p->ir && j->ir));
+		bool ok = p->run ? p->run(j) : p->ir(cc, j->ir);
+		if (cc->diag.nerrors > 0)
+			return EXIT_INPUT;
+		if (!ok)
+			internal_error("pass '%s' failed without reporting an error", p->name);
+		if (j->ir && !ir_verify(j->ir, p->name))
+			return EXIT_INTERNAL;
+		if (j->dump_after[k])
+			dump(j, p);
+	}
+
+	/* -D names that matched no const are likely typos. */
+	if (j->sema_done)
+		for (int i = 0; i < cc->defines.len; i++) {
+			const Define *d = cc->defines.items[i];
+			if (!d->used)
+				warning_at(cc, none, "-D%s does not match any const declaration", d->name);
+		}
+	if (cc->diag.nerrors > 0)
+		return EXIT_INPUT;
+
+	if (!j->syntax_only) {
+		if (!j->emit->write) {
+			error_at(cc, none, "--emit=%s: %s is not implemented yet", j->emit->name, j->emit->what);
+			return EXIT_INPUT;
+		}
+		if (!write_output(j, j->output, j->emit->write))
+			return EXIT_INPUT;
+	}
+	if (j->depfile && !write_output(j, j->depfile_path, write_depfile_body))
+		return EXIT_INPUT;
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	Compiler cc;
+	compiler_init(&cc);
+	Job job = {0};
+	job.cc = &cc;
+	job.emit = &emit_kinds[0];
+	job.color = -1;
+	job.dump_after = arena_alloc(cc.arena, NPASSES * sizeof *job.dump_after);
+
+	/* Know the diagnostics format before the first usage error, wherever
+	 * the option is on the command line. */
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--diagnostics-format=json") == 0)
+			cc.diag.format = DIAG_JSON;
+		else if (strcmp(argv[i], "--diagnostics-format=text") == 0)
+			cc.diag.format = DIAG_TEXT;
+	}
+
+	atexit(cleanup_run);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+
+	int status = parse_args(&job, argc, argv);
+	if (status == ARGS_OK) {
+		if (job.color >= 0)
+			cc.diag.color = job.color;
+		else {
+			/* Auto: only on a terminal, and never for a dumb one or when
+			 * NO_COLOR (no-color.org) is set. */
+			const char *term = getenv("TERM");
+			cc.diag.color = isatty(STDERR_FILENO) && !(term && strcmp(term, "dumb") == 0) &&
+			                !getenv("NO_COLOR");
+		}
+		if (cc.diag.format == DIAG_JSON)
+			cc.diag.color = false;
+		status = run(&job);
+	}
+	if (status == EXIT_OK)
+		succeeded = 1;
+	cleanup_run();
+	compiler_free(&cc);
+	return status;
+}

@@ -1,0 +1,138 @@
+/* pkc.h - definitions shared by every phase of the compiler: source
+ * locations, arenas, interned strings, growable arrays, diagnostics and the
+ * per-compilation context.  Each phase has its own header (ast.h, types.h,
+ * ir.h); this one holds only what all of them need. */
+#ifndef PKC_H
+#define PKC_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PKC_VERSION "0.1.0"
+
+/* Exit statuses, gcc conventions. */
+enum {
+	EXIT_OK = 0,       /* compiled */
+	EXIT_INPUT = 1,    /* an error in the input */
+	EXIT_USAGE = 2,    /* bad command line */
+	EXIT_INTERNAL = 70 /* a bug in pkc (EX_SOFTWARE) */
+};
+
+/* ---- source locations ------------------------------------------------ */
+
+/* A position in a source file.  Every token, AST node and IR instruction
+ * carries one, so every diagnostic can point at the source. */
+typedef struct Loc {
+	const char *file; /* interned path as given on the command line or include */
+	int line;         /* 1-based line; 0 means "no location" */
+	int col;          /* 1-based column, in bytes */
+	int len;          /* bytes the construct spans on that line (>= 1), for the caret range */
+} Loc;
+
+/* One loaded source file.  Files live for the whole compilation. */
+typedef struct Source {
+	const char *path;   /* interned path */
+	const char *text;   /* contents, NUL-terminated (the file may itself contain NULs) */
+	size_t size;        /* bytes of text, excluding the terminator */
+	const char **lines; /* start of each line, lines[0] = line 1 */
+	int nlines;         /* number of lines */
+} Source;
+
+/* ---- memory ---------------------------------------------------------- */
+
+/* A bump allocator.  Everything a phase allocates lives in the arena of the
+ * lifetime it belongs to (the compilation, or one kernel) and is freed at
+ * once with it: no individual frees, no ownership puzzles. */
+typedef struct Arena Arena;
+
+Arena *arena_new(void);
+void arena_free(Arena *a);
+void *arena_alloc(Arena *a, size_t size);   /* zeroed, aligned for any type */
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...);
+void *xmalloc(size_t n);                     /* malloc or internal error */
+void *xrealloc(void *p, size_t n);
+
+/* Growable array of pointers in an arena (old storage is abandoned to the
+ * arena on growth; fine for compiler-sized data). */
+typedef struct Vec {
+	void **items; /* elements */
+	int len;      /* elements in use */
+	int cap;      /* elements allocated */
+} Vec;
+
+void vec_push(Arena *a, Vec *v, void *item);
+
+/* Interned strings: equal names are equal pointers, so the compiler
+ * compares identifiers with ==. */
+typedef struct Interner Interner;
+
+Interner *interner_new(Arena *a);
+const char *intern(Interner *in, const char *s, size_t n);
+const char *intern_cstr(Interner *in, const char *s);
+
+/* ---- diagnostics ----------------------------------------------------- */
+
+typedef enum DiagLevel { DIAG_NOTE, DIAG_WARNING, DIAG_ERROR } DiagLevel;
+
+typedef enum DiagFormat { DIAG_TEXT, DIAG_JSON } DiagFormat;
+
+/* Diagnostic engine: formats "file:line:col: error: message", the source
+ * line and a caret under the range (text), or one JSON object per line. */
+typedef struct Diag {
+	DiagFormat format;    /* text or json */
+	bool color;           /* ANSI colour (only when stderr is a terminal) */
+	bool werror;          /* -Werror: warnings count as errors */
+	int error_limit;      /* stop after this many errors (0 = no limit) */
+	int nerrors;          /* errors reported so far */
+	int nwarnings;        /* warnings reported so far */
+	bool stop;            /* error limit reached: phases should stop */
+	struct Compiler *cc;  /* to find source lines for the caret */
+	void *stream;         /* FILE* diagnostics go to (stderr; NULL = discard, for the fuzzer) */
+} Diag;
+
+void diag_report(Diag *d, DiagLevel level, Loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void diag_vreport(Diag *d, DiagLevel level, Loc loc, const char *fmt, va_list ap);
+#define error_at(cc, loc, ...) diag_report(&(cc)->diag, DIAG_ERROR, (loc), __VA_ARGS__)
+#define warning_at(cc, loc, ...) diag_report(&(cc)->diag, DIAG_WARNING, (loc), __VA_ARGS__)
+#define note_at(cc, loc, ...) diag_report(&(cc)->diag, DIAG_NOTE, (loc), __VA_ARGS__)
+
+/* A bug in pkc: prints "pkc: internal error: ..." and exits 70. */
+_Noreturn void internal_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define PKC_ASSERT(c) ((c) ? (void)0 : internal_error("%s:%d: assertion '%s' failed", __FILE__, __LINE__, #c))
+
+/* ---- the compilation ------------------------------------------------- */
+
+/* A -D NAME=VALUE from the command line. */
+typedef struct Define {
+	const char *name;  /* interned NAME */
+	const char *value; /* VALUE text, parsed as a .pk literal expression */
+	bool used;         /* matched a const declaration */
+} Define;
+
+/* Everything one run of pkc over one input file owns. */
+typedef struct Compiler {
+	Arena *arena;       /* lives as long as the compilation */
+	Interner *strings;  /* interned identifiers and paths */
+	Diag diag;          /* the diagnostic engine */
+	Vec sources;        /* Source*, every file read (main file first): the depfile lists them */
+	Vec defines;        /* Define*, from -D */
+	Vec include_dirs;   /* const char*, -I directories searched (in order) after the including file's own */
+	int max_nesting;    /* bracket nesting limit of the lexer */
+} Compiler;
+
+void compiler_init(Compiler *cc);
+void compiler_free(Compiler *cc);
+
+/* Reads a file (or "-" for stdin) into a Source and records it in cc->sources.
+ * Returns NULL and reports an error at `from` (or without location) on failure. */
+Source *source_load(Compiler *cc, const char *path, Loc from);
+/* Wraps text already in memory (the fuzzer, tests) as a Source. */
+Source *source_from_memory(Compiler *cc, const char *path, const char *data, size_t size);
+/* Finds the Source a path was loaded as, for caret printing. */
+const Source *source_find(const Compiler *cc, const char *path);
+
+#endif

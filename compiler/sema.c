@@ -1,0 +1,1193 @@
+/* sema.c - semantic analysis: the file's consts (with -D overrides), each
+ * kernel's parameters and clauses (grid, semantics, specs, scratch, params,
+ * requires) and its body, building the typed IR of ir.h.  Statements turn
+ * mutable vars into SSA: a var assigned inside an if/for/while becomes a
+ * result of that op (and a carried region argument of a loop).
+ *
+ * Expressions are in sema_expr.c, builtins in sema_builtins.c. */
+#include "sema.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- -D NAME=VALUE ------------------------------------------------------- */
+
+static Define *find_define(Sema *s, const char *name)
+{
+	for (int i = 0; i < s->cc->defines.len; i++) {
+		Define *d = s->cc->defines.items[i];
+		if (d->name == name)
+			return d;
+	}
+	return NULL;
+}
+
+/* Parses VALUE as an int, float or bool literal (§4.3): decimal, hex or
+ * binary integers with '_' separators, floats, true/false, inf/nan, with
+ * an optional sign.  Returns false when malformed. */
+static bool parse_define_value(const char *text, ConstVal *out)
+{
+	const char *p = text;
+	bool neg = false;
+	if (*p == '-' || *p == '+')
+		neg = *p++ == '-';
+	if (!neg && p == text && (strcmp(p, "true") == 0 || strcmp(p, "false") == 0)) {
+		*out = const_bool(p[0] == 't');
+		return true;
+	}
+	if (strcmp(p, "inf") == 0 || strcmp(p, "nan") == 0) {
+		double v = strtod(p, NULL);
+		*out = const_float(neg ? -v : v, DT_F32, true);
+		return true;
+	}
+	/* Copy without separators. */
+	char buf[128];
+	size_t n = 0;
+	for (const char *q = p; *q; q++) {
+		if (*q == '_')
+			continue;
+		if (n + 1 >= sizeof buf)
+			return false;
+		buf[n++] = *q;
+	}
+	buf[n] = 0;
+	if (n == 0)
+		return false;
+	int base = 10;
+	const char *digits = buf;
+	if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
+		base = 16, digits = buf + 2;
+	else if (buf[0] == '0' && (buf[1] == 'b' || buf[1] == 'B'))
+		base = 2, digits = buf + 2;
+	bool isfloat = base == 10 && strpbrk(buf, ".eE") != NULL;
+	if (isfloat) {
+		char *end;
+		errno = 0;
+		double v = strtod(buf, &end);
+		if (*end || !(buf[0] == '.' || (buf[0] >= '0' && buf[0] <= '9')))
+			return false;
+		*out = const_float(neg ? -v : v, DT_F32, true);
+		return true;
+	}
+	if (!*digits)
+		return false;
+	uint64_t v = 0;
+	for (const char *q = digits; *q; q++) {
+		int d = *q >= '0' && *q <= '9' ? *q - '0' : *q >= 'a' && *q <= 'f' ? *q - 'a' + 10
+		                                        : *q >= 'A' && *q <= 'F' ? *q - 'A' + 10 : 99;
+		if (d >= base || v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+			return false;
+		v = v * (uint64_t)base + (uint64_t)d;
+	}
+	if (v > (uint64_t)INT64_MAX + (neg ? 1u : 0u))
+		return false;
+	*out = const_int(neg ? (int64_t)(0 - v) : (int64_t)v, DT_I32, true);
+	return true;
+}
+
+/* ---- consts (§4.3) ----------------------------------------------------------- */
+
+/* Whether a value of dtype `from` may initialize or be assigned to `to`. */
+static bool implicitly_converts(DType from, bool weak, DType to)
+{
+	bool w;
+	return from == to || promote_dtypes(from, weak, to, false, &w) == to;
+}
+
+/* Evaluates a const declaration (once; cycles are errors).  Consts are
+ * visible everywhere in the file, before or after their declaration. */
+Ex const_binding_value(Sema *s, Binding *b, Loc use)
+{
+	if (b->state == 1) {
+		error_at(s->cc, use, "constant '%s' is defined in terms of itself [§4.3]", b->name);
+		note_at(s->cc, b->loc, "'%s' is declared here", b->name);
+		return ex_error(use);
+	}
+	if (b->state == 0) {
+		b->state = 1;
+		Sema saved = *s;
+		s->ctx = CTX_CONST;
+		s->clause = "§4.3";
+		s->scope = s->file;
+		s->k = s->dummy_k;
+		s->ak = NULL;
+		s->region = s->dummy_r;
+		AstConst *kc = b->konst;
+		Define *d = find_define(s, b->name);
+		Ex e;
+		if (d) {
+			d->used = true;
+			ConstVal c;
+			if (!parse_define_value(d->value, &c)) {
+				error_at(s->cc, (Loc){0}, "-D %s=%s: '%s' is not an integer, float or bool literal", d->name,
+				         d->value, d->value);
+				e = ex_error(kc->loc);
+			} else {
+				e = ex_const(c, kc->loc);
+			}
+		} else {
+			e = rvalue(s, sema_expr(s, kc->value));
+			if (e.kind == EX_VALUE) {
+				error_at(s->cc, kc->value->loc, "the value of constant '%s' is not a compile-time constant [§4.3]",
+				         b->name);
+				e = ex_error(kc->loc);
+			}
+		}
+		if (e.kind == EX_CONST && kc->dtype != DT_NONE) {
+			const char *kind = e.c.dtype == DT_BOOL ? "a bool" : dtype_is_float(e.c.dtype) ? "a float" : "an integer";
+			if (!implicitly_converts(e.c.dtype, e.c.weak, kc->dtype)) {
+				if (d)
+					error_at(s->cc, (Loc){0}, "-D %s=%s: constant '%s' of type %s cannot be initialized with %s",
+					         d->name, d->value, b->name, dtype_str(kc->dtype), kind);
+				else
+					error_at(s->cc, kc->value->loc, "constant '%s' of type %s cannot be initialized with %s [§4.3]",
+					         b->name, dtype_str(kc->dtype), dtype_str(e.c.dtype));
+				e = ex_error(kc->loc);
+			} else if (d && !const_fits(&e.c, kc->dtype)) {
+				error_at(s->cc, (Loc){0}, "-D %s=%s: the value is out of range for constant '%s' of type %s", d->name,
+				         d->value, b->name, dtype_str(kc->dtype));
+				e = ex_error(kc->loc);
+			} else if (!const_convert(s, &e.c, kc->dtype, false, d ? (Loc){0} : kc->value->loc)) {
+				e = ex_error(kc->loc);
+			}
+		}
+		*s = saved;
+		b->ex = e;
+		b->state = 2;
+	}
+	Ex e = b->ex;
+	e.loc = use;
+	return e;
+}
+
+/* ---- helpers ------------------------------------------------------------------- */
+
+static Scope *new_scope(Sema *s, Scope *parent)
+{
+	Scope *sc = arena_alloc(s->a, sizeof *sc);
+	sc->parent = parent;
+	return sc;
+}
+
+/* Enters a constant context (dims, block shapes, params) for one
+ * expression and evaluates it. */
+static Ex eval_const(Sema *s, AstExpr *e, const char *clause)
+{
+	Sema saved = *s;
+	s->ctx = CTX_CONST;
+	s->clause = clause;
+	s->region = s->dummy_r;
+	s->k = s->dummy_k;
+	Ex r = rvalue(s, sema_expr(s, e));
+	if (r.kind == EX_VALUE) {
+		error_at(s->cc, e->loc, "expected a compile-time constant [%s]", clause);
+		r = ex_error(e->loc);
+	}
+	*s = saved;
+	return r;
+}
+
+/* A positive constant integer (dims, block dims). */
+static bool positive_int(Sema *s, Ex e, const char *what, const char *clause, int64_t *out)
+{
+	if (e.kind == EX_ERROR)
+		return false;
+	if (e.kind != EX_CONST || !dtype_is_int(e.c.dtype) || e.c.i <= 0) {
+		if (e.kind == EX_CONST && dtype_is_int(e.c.dtype))
+			error_at(s->cc, e.loc, "%s must be positive, found %lld [%s]", what, (long long)e.c.i, clause);
+		else
+			error_at(s->cc, e.loc, "%s must be a positive integer constant, found %s [%s]", what, ex_type_str(s, &e),
+			         clause);
+		return false;
+	}
+	*out = e.c.i;
+	return true;
+}
+
+/* The static shape of a type annotation (scratch, let, var). */
+static Type *static_type(Sema *s, AstType *t, const char *clause)
+{
+	int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->ndims + 1));
+	bool ok = true;
+	for (int d = 0; d < t->ndims; d++)
+		ok &= positive_int(s, eval_const(s, t->dims[d], clause), "a dimension", clause, &dims[d]);
+	return ok ? type_tensor(s->a, t->dtype, t->ndims, dims) : NULL;
+}
+
+/* Reports a second declaration of a name in one scope. */
+static bool check_redeclared(Sema *s, Scope *sc, const char *name, Loc loc, const char *clause)
+{
+	Binding *prev = lookup_in(sc, name);
+	if (!prev)
+		return true;
+	error_at(s->cc, loc, "redeclaration of '%s' in the same scope [%s]", name, clause);
+	if (prev->loc.line)
+		note_at(s->cc, prev->loc, "'%s' was declared here", name);
+	return false;
+}
+
+static void name_arg(Region *r, int i, const char *name)
+{
+	r->args[i]->name = name;
+}
+
+/* A bool scalar condition (if, when, while, requires). */
+static Value *condition(Sema *s, Ex e, const char *what, const char *clause)
+{
+	e = rvalue(s, e);
+	if (e.kind == EX_ERROR)
+		return NULL;
+	if (ex_dtype(&e) != DT_BOOL || ex_rank(&e) != 0) {
+		error_at(s->cc, e.loc, "%s must be a bool scalar, found %s [%s]", what, ex_type_str(s, &e), clause);
+		return NULL;
+	}
+	return as_value(s, e);
+}
+
+/* ---- statements --------------------------------------------------------------- */
+
+static void sema_stmts(Sema *s, AstStmt **v, int n);
+
+static void sema_block(Sema *s, AstStmt **v, int n)
+{
+	Scope sc = {.parent = s->scope};
+	s->scope = &sc;
+	sema_stmts(s, v, n);
+	s->scope = sc.parent;
+}
+
+static bool name_in(const Vec *v, const char *name)
+{
+	for (int i = 0; i < v->len; i++)
+		if (v->items[i] == name)
+			return true;
+	return false;
+}
+
+/* Collects the names assigned (`x = ...`, `x += ...`) in statements that
+ * refer to a declaration outside them: `locals` holds the names declared
+ * inside, in scope at each point.  Names resolve lexically, so this is
+ * exactly the set of outer vars the statements may change. */
+static void scan_assigned(Sema *s, AstStmt **v, int n, Vec *locals, Vec *out)
+{
+	int mark = locals->len;
+	for (int i = 0; i < n; i++) {
+		AstStmt *st = v[i];
+		switch (st->kind) {
+		case AS_LET:
+		case AS_VAR:
+			vec_push(s->a, locals, (void *)st->name);
+			break;
+		case AS_ASSIGN:
+			if (st->target->kind == AE_NAME && !name_in(locals, st->target->name) && !name_in(out, st->target->name))
+				vec_push(s->a, out, (void *)st->target->name);
+			break;
+		case AS_IF:
+			scan_assigned(s, st->body, st->nbody, locals, out);
+			scan_assigned(s, st->els, st->nels, locals, out);
+			break;
+		case AS_FOR: {
+			int m = locals->len;
+			vec_push(s->a, locals, (void *)st->name);
+			scan_assigned(s, st->body, st->nbody, locals, out);
+			locals->len = m;
+			break;
+		}
+		case AS_WHILE:
+		case AS_BLOCK:
+			scan_assigned(s, st->body, st->nbody, locals, out);
+			break;
+		case AS_EXPR:
+		case AS_COUNT:
+			break;
+		}
+	}
+	locals->len = mark;
+}
+
+/* The vars in scope that statements (one or two lists) assign: the values
+ * an if/for/while produces. */
+typedef struct Carried {
+	Binding **vars; /* the var bindings */
+	Value **saved;  /* their values before the construct */
+	Type **types;   /* their types */
+	int n;          /* count */
+} Carried;
+
+static Carried carried_vars(Sema *s, AstStmt **a, int na, AstStmt **b, int nb)
+{
+	Vec locals = {0}, names = {0};
+	scan_assigned(s, a, na, &locals, &names);
+	scan_assigned(s, b, nb, &locals, &names);
+	Carried c = {0};
+	c.vars = arena_alloc(s->a, sizeof(Binding *) * (size_t)(names.len + 1));
+	c.saved = vals(s, names.len);
+	c.types = arena_alloc(s->a, sizeof(Type *) * (size_t)(names.len + 1));
+	for (int i = 0; i < names.len; i++) {
+		Binding *bd = lookup(s, names.items[i]);
+		if (bd && bd->kind == B_VAR && bd->type) {
+			c.vars[c.n] = bd;
+			c.saved[c.n] = bd->cur;
+			c.types[c.n] = bd->type;
+			c.n++;
+		}
+	}
+	return c;
+}
+
+static void carried_set(Carried *c, Value **v)
+{
+	for (int i = 0; i < c->n; i++)
+		c->vars[i]->cur = v ? v[i] : c->saved[i];
+}
+
+/* Ends the current region with a yield of the carried vars' values. */
+static void yield_carried(Sema *s, Carried *c, Loc loc)
+{
+	Value **v = vals(s, c->n);
+	for (int i = 0; i < c->n; i++)
+		v[i] = c->vars[i]->cur;
+	ir_yield(s->a, s->k, s->region, loc, c->n, v);
+}
+
+/* A region that is not part of the IR, for statements whose construct
+ * had an error: they are still checked. */
+static Region *detached_region(Sema *s)
+{
+	return ir_region_new(s->a, s->k, 0, NULL);
+}
+
+static void sema_let(Sema *s, AstStmt *st)
+{
+	Ex e = sema_expr(s, st->value);
+	if (e.kind == EX_ACCESS || e.kind == EX_VOID)
+		e = rvalue(s, e);
+	if (st->type && e.kind != EX_ERROR) {
+		Type *t = static_type(s, st->type, "§6.1");
+		const char *what = arena_printf(s->a, "let '%s'", st->name);
+		if (!t) {
+			e = ex_error(st->value->loc);
+		} else if (e.kind == EX_CONST && t->rank == 0) {
+			/* An annotated scalar constant stays a constant. */
+			if (!implicitly_converts(e.c.dtype, e.c.weak, t->dtype)) {
+				error_at(s->cc, e.loc, "%s: %s does not promote to %s; convert with astype [§6.1]", what,
+				         dtype_str(e.c.dtype), dtype_str(t->dtype));
+				e = ex_error(e.loc);
+			} else if (const_convert(s, &e.c, t->dtype, false, e.loc)) {
+				e.c.weak = false;
+			} else {
+				e = ex_error(e.loc);
+			}
+		} else {
+			Value *v = coerce_assign(s, e, t, what, "§6.1");
+			e = v ? ex_value(v, false, e.loc) : ex_error(e.loc);
+		}
+	}
+	if (!check_redeclared(s, s->scope, st->name, st->name_loc, "§5.10"))
+		return;
+	Binding *b = bind(s, s->scope, B_LET, st->name, st->name_loc);
+	b->ex = e;
+	if (e.kind == EX_VALUE && !e.v->name)
+		e.v->name = st->name;
+}
+
+static void sema_var(Sema *s, AstStmt *st)
+{
+	Ex e = rvalue(s, sema_expr(s, st->value));
+	Type *t = NULL;
+	Value *v = NULL;
+	if (st->type) {
+		t = static_type(s, st->type, "§6.2");
+		if (t && e.kind != EX_ERROR)
+			v = coerce_assign(s, e, t, arena_printf(s->a, "var '%s'", st->name), "§6.2");
+	} else if (e.kind != EX_ERROR) {
+		v = as_value(s, e);
+		t = v->type;
+	}
+	if (!check_redeclared(s, s->scope, st->name, st->name_loc, "§5.10"))
+		return;
+	Binding *b = bind(s, s->scope, B_VAR, st->name, st->name_loc);
+	b->cur = v;
+	b->type = v ? t : NULL;
+}
+
+/* x = v, x op= v for a var x. */
+static void assign_var(Sema *s, AstStmt *st)
+{
+	AstExpr *tg = st->target;
+	Binding *b = lookup(s, tg->name);
+	Ex rhs = sema_expr(s, st->value);
+	if (!b) {
+		report_unknown_name(s, tg->name, tg->loc, "identifier", NULL, 0);
+		return;
+	}
+	if (b->kind != B_VAR) {
+		const char *why = b->kind == B_LET      ? "it is declared with let; declare it with var to assign it"
+		                  : b->kind == B_LOOP    ? "it is a loop variable"
+		                  : b->kind == B_CONST   ? "it is a constant"
+		                  : b->kind == B_OPERAND || b->kind == B_SCRATCH
+		                      ? "it is a Ref; store into it with x[...] = v"
+		                      : "it is a kernel parameter";
+		error_at(s->cc, tg->loc, "cannot assign to '%s': %s [§6.2]", b->name, why);
+		if (b->loc.line)
+			note_at(s->cc, b->loc, "'%s' is declared here", b->name);
+		return;
+	}
+	if (!b->type)
+		return;
+	if (st->assign_op != OP_COUNT)
+		rhs = sema_binary_ast(s, st->assign_op, tg->loc, ex_value(b->cur, false, tg->loc), rhs);
+	Value *v = coerce_assign(s, rhs, b->type, arena_printf(s->a, "assignment to '%s'", b->name), "§6.2");
+	if (v)
+		b->cur = v;
+}
+
+/* ref[...] = v, ref[...] op= v (§6.3). */
+static void assign_ref(Sema *s, AstStmt *st)
+{
+	AstExpr *tg = st->target;
+	Ex base = sema_expr(s, tg->lhs);
+	if (base.kind == EX_ERROR) {
+		sema_expr(s, st->value);
+		return;
+	}
+	if (base.kind != EX_REF) {
+		error_at(s->cc, tg->loc, "cannot assign to an element of %s; only Refs can be stored into [§6.3]",
+		         ex_type_str(s, &base));
+		sema_expr(s, st->value);
+		return;
+	}
+	Access *acc = build_access(s, base, tg);
+	const char *verb = st->assign_op == OP_COUNT ? "store to" : "update";
+	if (!acc || !access_ready(s, acc, verb) || !access_writable(s, acc, tg->lhs->loc, verb)) {
+		sema_expr(s, st->value);
+		return;
+	}
+	Ex v = sema_expr(s, st->value);
+	if (st->assign_op != OP_COUNT) {
+		Value *old = emit_load(s, acc, NULL, NULL, tg->loc);
+		v = sema_binary_ast(s, st->assign_op, tg->loc, ex_value(old, false, tg->loc), v);
+	}
+	const char *what = arena_printf(s->a, "%s '%s'", verb, base.b ? base.b->name : "ref");
+	Value *val = coerce_store(s, v, acc->type, what, "§6.3");
+	if (val)
+		emit_store(s, acc, val, NULL, tg->loc);
+}
+
+static void sema_assign(Sema *s, AstStmt *st)
+{
+	if (st->target->kind == AE_NAME)
+		assign_var(s, st);
+	else if (st->target->kind == AE_INDEX)
+		assign_ref(s, st);
+	else {
+		error_at(s->cc, st->target->loc, "cannot assign to this expression; the target must be a var or a Ref index [§6.2]");
+		sema_expr(s, st->value);
+	}
+}
+
+static void sema_expr_stmt(Sema *s, AstStmt *st)
+{
+	Ex e = sema_expr(s, st->value);
+	if (e.kind == EX_ACCESS)
+		e = rvalue(s, e); /* a read is still performed */
+	if ((e.kind == EX_CONST || e.kind == EX_VALUE) && !call_is_effect(st->value))
+		warning_at(s->cc, st->value->loc, "expression result unused [§6.7]");
+}
+
+/* if/when: vars assigned in a branch become results of the IF. */
+static void sema_if(Sema *s, AstStmt *st)
+{
+	const char *what = st->is_when ? "the condition of 'when'" : "the condition of 'if'";
+	Value *cond = condition(s, sema_expr(s, st->value), what, "§6.4");
+	Carried c = carried_vars(s, st->body, st->nbody, st->els, st->nels);
+	Region *parent = s->region;
+	Inst *iff = NULL;
+	Region *then_r, *else_r;
+	if (cond) {
+		Value *arg[1] = {cond};
+		iff = emit_inst(s, IR_IF, st->loc, 1, arg, c.n, c.types);
+		then_r = ir_add_region(s->a, s->k, iff, 0, NULL);
+		else_r = ir_add_region(s->a, s->k, iff, 0, NULL);
+	} else {
+		then_r = detached_region(s);
+		else_r = detached_region(s);
+	}
+	s->region = then_r;
+	sema_block(s, st->body, st->nbody);
+	yield_carried(s, &c, st->loc);
+	carried_set(&c, NULL);
+	s->region = else_r;
+	sema_block(s, st->els, st->nels);
+	yield_carried(s, &c, st->loc);
+	s->region = parent;
+	carried_set(&c, iff ? iff->results : NULL);
+	for (int i = 0; iff && i < c.n; i++)
+		iff->results[i]->name = c.vars[i]->name;
+}
+
+/* An integer scalar loop bound. */
+static bool loop_bound(Sema *s, AstExpr *e, Ex *out, ConstVal dflt, Loc loc)
+{
+	Ex x = e ? sema_value_expr(s, e) : ex_const(dflt, loc);
+	*out = x;
+	if (x.kind == EX_ERROR)
+		return false;
+	if (!dtype_is_int(ex_dtype(&x)) || ex_rank(&x) != 0) {
+		error_at(s->cc, x.loc, "range() bounds must be integer scalars, found %s [§6.5]", ex_type_str(s, &x));
+		return false;
+	}
+	return true;
+}
+
+static void sema_for(Sema *s, AstStmt *st)
+{
+	Ex b[3];
+	bool ok = loop_bound(s, st->lo, &b[0], const_int(0, DT_I32, true), st->loc);
+	ok &= loop_bound(s, st->hi, &b[1], const_int(0, DT_I32, true), st->loc);
+	ok &= loop_bound(s, st->step, &b[2], const_int(1, DT_I32, true), st->loc);
+	if (ok && b[2].kind == EX_CONST && b[2].c.i == 0) {
+		error_at(s->cc, b[2].loc, "the step of range() must not be zero [§6.5]");
+		ok = false;
+	}
+	DType dt = DT_I32;
+	if (ok) {
+		bool w1, w2;
+		DType t = promote_dtypes(ex_dtype(&b[0]), ex_weak(&b[0]), ex_dtype(&b[1]), ex_weak(&b[1]), &w1);
+		dt = promote_dtypes(t, w1, ex_dtype(&b[2]), ex_weak(&b[2]), &w2);
+		if (!dtype_is_int(dt)) { /* i64 with u64: no integer holds both */
+			error_at(s->cc, st->loc, "range() bounds %s, %s and %s have no common integer type [§6.5]",
+			         ex_type_str(s, &b[0]), ex_type_str(s, &b[1]), ex_type_str(s, &b[2]));
+			ok = false;
+		}
+	}
+	Carried c = carried_vars(s, st->body, st->nbody, NULL, 0);
+	Region *parent = s->region, *r;
+	Inst *f = NULL;
+	Type *ivt = type_scalar(s->a, dt);
+	Type **rtypes = arena_alloc(s->a, sizeof(Type *) * (size_t)(c.n + 1));
+	rtypes[0] = ivt;
+	memcpy(rtypes + 1, c.types, sizeof(Type *) * (size_t)c.n);
+	if (ok) {
+		Value **args = vals(s, 3 + c.n);
+		for (int i = 0; i < 3; i++)
+			args[i] = to_value(s, b[i], ivt);
+		memcpy(args + 3, c.saved, sizeof(Value *) * (size_t)c.n);
+		f = emit_inst(s, IR_FOR, st->loc, 3 + c.n, args, c.n, c.types);
+		r = ir_add_region(s->a, s->k, f, 1 + c.n, rtypes);
+	} else {
+		r = ir_region_new(s->a, s->k, 1 + c.n, rtypes);
+	}
+	name_arg(r, 0, st->name);
+	for (int i = 0; i < c.n; i++)
+		name_arg(r, 1 + i, c.vars[i]->name);
+	carried_set(&c, r->args + 1);
+	s->region = r;
+	Scope sc = {.parent = s->scope};
+	s->scope = &sc;
+	Binding *iv = bind(s, &sc, B_LOOP, st->name, st->name_loc);
+	iv->ex = ok ? ex_value(r->args[0], false, st->name_loc) : ex_error(st->name_loc);
+	sema_stmts(s, st->body, st->nbody);
+	yield_carried(s, &c, st->loc);
+	s->scope = sc.parent;
+	s->region = parent;
+	carried_set(&c, f ? f->results : NULL);
+	for (int i = 0; f && i < c.n; i++)
+		f->results[i]->name = c.vars[i]->name;
+}
+
+static void sema_while(Sema *s, AstStmt *st)
+{
+	Carried c = carried_vars(s, st->body, st->nbody, NULL, 0);
+	Region *parent = s->region;
+	Inst *w = emit_inst(s, IR_WHILE, st->loc, c.n, c.saved, c.n, c.types);
+	Region *cr = ir_add_region(s->a, s->k, w, c.n, c.types);
+	Region *br = ir_add_region(s->a, s->k, w, c.n, c.types);
+	for (int i = 0; i < c.n; i++) {
+		name_arg(cr, i, c.vars[i]->name);
+		name_arg(br, i, c.vars[i]->name);
+	}
+	carried_set(&c, cr->args);
+	s->region = cr;
+	Value *cond = condition(s, sema_expr(s, st->value), "the condition of 'while'", "§6.6");
+	if (cond)
+		ir_yield(s->a, s->k, cr, st->value->loc, 1, &cond);
+	carried_set(&c, br->args);
+	s->region = br;
+	sema_block(s, st->body, st->nbody);
+	yield_carried(s, &c, st->loc);
+	s->region = parent;
+	carried_set(&c, w->results);
+	for (int i = 0; i < c.n; i++)
+		w->results[i]->name = c.vars[i]->name;
+}
+
+static void sema_stmt(Sema *s, AstStmt *st)
+{
+	switch (st->kind) {
+	case AS_LET: sema_let(s, st); break;
+	case AS_VAR: sema_var(s, st); break;
+	case AS_ASSIGN: sema_assign(s, st); break;
+	case AS_EXPR: sema_expr_stmt(s, st); break;
+	case AS_IF: sema_if(s, st); break;
+	case AS_FOR: sema_for(s, st); break;
+	case AS_WHILE: sema_while(s, st); break;
+	case AS_BLOCK: sema_block(s, st->body, st->nbody); break;
+	case AS_COUNT: internal_error("sema: statement kind %d", (int)st->kind);
+	}
+}
+
+static void sema_stmts(Sema *s, AstStmt **v, int n)
+{
+	for (int i = 0; i < n && !s->cc->diag.stop; i++)
+		sema_stmt(s, v[i]);
+}
+
+/* ---- kernels ----------------------------------------------------------------- */
+
+/* Growable lists of a kernel under construction. */
+typedef struct KernelBuild {
+	Vec operands;    /* IrOperand* */
+	Vec scalars;     /* IrScalar* */
+	Vec sizes;       /* const char*: size symbol names */
+	Vec size_locs;   /* Loc*: where each first appears */
+	Vec scratch;     /* IrScratch* */
+	Vec order;       /* KParamKind, as intptr_t */
+	Vec order_index; /* int, as intptr_t */
+	AstSpec **spec_of; /* per operand: its spec, for duplicate notes */
+} KernelBuild;
+
+static void push_order(Sema *s, KernelBuild *kb, KParamKind kind, int index)
+{
+	vec_push(s->a, &kb->order, (void *)(intptr_t)kind);
+	vec_push(s->a, &kb->order_index, (void *)(intptr_t)index);
+}
+
+/* Declares a kernel-level name (parameter, size, scratch) once. */
+static Binding *declare(Sema *s, Scope *ks, BindKind kind, const char *name, Loc loc)
+{
+	Binding *prev = lookup_in(ks, name);
+	if (prev) {
+		error_at(s->cc, loc, "'%s' is already declared in this kernel (as %s) [§5.10]", name,
+		         prev->kind == B_SIZE ? "a size symbol" : prev->kind == B_SCRATCH ? "a scratch buffer" : "a parameter");
+		note_at(s->cc, prev->loc, "'%s' is declared here", name);
+		return NULL;
+	}
+	return bind(s, ks, kind, name, loc);
+}
+
+/* The first name in a dimension expression that is not a known constant
+ * (size symbols cannot be combined arithmetically: n * 2 is not a size). */
+static const AstExpr *non_const_name(Sema *s, const AstExpr *e)
+{
+	if (!e)
+		return NULL;
+	if (e->kind == AE_NAME) {
+		Binding *b = lookup(s, e->name);
+		return b && b->kind == B_CONST ? NULL : e;
+	}
+	const AstExpr *r = e->kind == AE_CALL ? NULL : non_const_name(s, e->lhs);
+	if (!r)
+		r = non_const_name(s, e->rhs);
+	for (int i = 0; !r && i < e->nitems; i++)
+		r = non_const_name(s, e->items[i]);
+	for (int i = 0; !r && i < e->nargs; i++)
+		r = non_const_name(s, e->args[i].value);
+	return r;
+}
+
+/* One dimension of an array parameter: a constant, or a NAME that is not
+ * a constant, which introduces (or reuses) a size symbol (§4.2). */
+static int64_t param_dim(Sema *s, Scope *ks, KernelBuild *kb, AstExpr *e, const char **sym)
+{
+	*sym = NULL;
+	if (e->kind == AE_NAME) {
+		Binding *b = lookup(s, e->name);
+		if (!b) {
+			b = bind(s, ks, B_SIZE, e->name, e->loc);
+			b->index = kb->sizes.len;
+			vec_push(s->a, &kb->sizes, (void *)e->name);
+			Loc *l = arena_alloc(s->a, sizeof *l);
+			*l = e->loc;
+			vec_push(s->a, &kb->size_locs, l);
+		}
+		if (b->kind == B_SIZE) {
+			*sym = b->name;
+			return DIM_DYNAMIC;
+		}
+		if (b->kind != B_CONST) {
+			error_at(s->cc, e->loc, "'%s' is %s; a dimension must be a constant or a size name [§4.2]", e->name,
+			         b->kind == B_SCALAR ? "a scalar parameter" : b->kind == B_OPERAND ? "an array parameter"
+			                                                                          : "not a size");
+			note_at(s->cc, b->loc, "'%s' is declared here", e->name);
+			return 0;
+		}
+	}
+	const AstExpr *bad = non_const_name(s, e);
+	if (bad) {
+		error_at(s->cc, bad->loc, "'%s' is not a constant: an array dimension is a constant expression or a single size name [§4.2]",
+		         bad->name);
+		return 0;
+	}
+	int64_t v;
+	if (!positive_int(s, eval_const(s, e, "§4.2"), "an array dimension", "§4.2", &v))
+		return 0;
+	return v;
+}
+
+static void sema_params(Sema *s, AstKernel *ak, Scope *ks, KernelBuild *kb)
+{
+	for (int i = 0; i < ak->nparams; i++) {
+		AstParam *p = ak->params[i];
+		AstType *t = p->type;
+		if (p->mode == PM_SCALAR) {
+			if (t->has_shape)
+				error_at(s->cc, t->loc, "scalar parameter '%s' cannot have a shape; an array parameter needs a mode: in, out or inout [§5.1]",
+				         p->name);
+			Binding *b = declare(s, ks, B_SCALAR, p->name, p->loc);
+			if (!b)
+				continue;
+			IrScalar *sc = arena_alloc(s->a, sizeof *sc);
+			sc->name = p->name;
+			sc->loc = p->loc;
+			sc->dtype = t->dtype;
+			b->index = kb->scalars.len;
+			vec_push(s->a, &kb->scalars, sc);
+			push_order(s, kb, KP_SCALAR, b->index);
+			continue;
+		}
+		int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->ndims + 1));
+		const char **syms = arena_alloc(s->a, sizeof(char *) * (size_t)(t->ndims + 1));
+		bool dynamic = false, ok = true;
+		for (int d = 0; d < t->ndims; d++) {
+			dims[d] = param_dim(s, ks, kb, t->dims[d], &syms[d]);
+			dynamic |= syms[d] != NULL;
+			ok &= dims[d] != 0;
+		}
+		Binding *b = declare(s, ks, B_OPERAND, p->name, p->loc);
+		if (!b)
+			continue;
+		IrOperand *op = arena_alloc(s->a, sizeof *op);
+		op->name = p->name;
+		op->loc = p->loc;
+		op->mode = p->mode;
+		for (int d = 0; !ok && d < t->ndims; d++)
+			if (dims[d] == 0)
+				dims[d] = 1; /* keep going with a well-formed type */
+		op->array = type_ref(s->a, t->dtype, t->ndims, dims, dynamic ? syms : NULL, SPACE_GLOBAL);
+		b->index = kb->operands.len;
+		b->mode = p->mode;
+		vec_push(s->a, &kb->operands, op);
+		push_order(s, kb, KP_OPERAND, b->index);
+	}
+	for (int i = 0; i < kb->sizes.len; i++)
+		push_order(s, kb, KP_SIZE, i);
+}
+
+static void sema_scratch(Sema *s, AstKernel *ak, Scope *ks, KernelBuild *kb)
+{
+	for (int i = 0; i < ak->nscratch; i++) {
+		AstScratch *sc = ak->scratch[i];
+		Type *t = static_type(s, sc->type, "§5.7");
+		Binding *b = declare(s, ks, B_SCRATCH, sc->name, sc->loc);
+		if (!b || !t)
+			continue;
+		IrScratch *x = arena_alloc(s->a, sizeof *x);
+		x->name = sc->name;
+		x->loc = sc->loc;
+		x->type = type_ref(s->a, t->dtype, t->rank, t->dims, NULL, SPACE_SCRATCH);
+		b->index = kb->scratch.len;
+		vec_push(s->a, &kb->scratch, x);
+	}
+}
+
+/* A region whose arguments are the sizes (i64) then the scalars: grid and
+ * requires are evaluated in it. */
+static Region *launch_region(Sema *s, IrKernel *k)
+{
+	int n = k->nsizes + k->nscalars;
+	Type **types = arena_alloc(s->a, sizeof(Type *) * (size_t)(n + 1));
+	for (int i = 0; i < k->nsizes; i++)
+		types[i] = type_scalar(s->a, DT_I64);
+	for (int i = 0; i < k->nscalars; i++)
+		types[k->nsizes + i] = type_scalar(s->a, k->scalars[i]->dtype);
+	Region *r = ir_region_new(s->a, k, n, types);
+	for (int i = 0; i < k->nsizes; i++)
+		name_arg(r, i, k->sizes[i]);
+	for (int i = 0; i < k->nscalars; i++)
+		name_arg(r, k->nsizes + i, k->scalars[i]->name);
+	s->region = r;
+	s->sizes = r->args;
+	s->scalars = r->args + k->nsizes;
+	return r;
+}
+
+static void sema_grid(Sema *s, AstKernel *ak, IrKernel *k)
+{
+	Region *r = launch_region(s, k);
+	s->ctx = CTX_GRID;
+	s->clause = "§5.3";
+	Value **ext = vals(s, ak->ngrid);
+	int n = 0;
+	for (int i = 0; i < ak->ngrid; i++) {
+		Ex e = sema_value_expr(s, ak->grid[i]);
+		if (e.kind == EX_ERROR)
+			continue;
+		if (!dtype_is_int(ex_dtype(&e)) || ex_rank(&e) != 0) {
+			error_at(s->cc, e.loc, "a grid extent must be an integer scalar, found %s [§5.3]", ex_type_str(s, &e));
+			continue;
+		}
+		if (e.kind == EX_CONST && e.c.i <= 0) {
+			error_at(s->cc, e.loc, "a grid extent must be positive, found %lld [§5.3]", (long long)e.c.i);
+			continue;
+		}
+		ext[n++] = to_value(s, e, type_scalar(s->a, DT_I64));
+	}
+	ir_yield(s->a, k, r, ak->has_grid ? ak->grid_loc : ak->loc, n, ext);
+	k->grid = r;
+	k->ngrid = ak->ngrid;
+	k->semantics = arena_alloc(s->a, sizeof(AxisSemantics) * (size_t)(k->ngrid + 1));
+	if (ak->has_semantics) {
+		if (ak->nsemantics != k->ngrid)
+			error_at(s->cc, ak->semantics_loc, "semantics lists %d ax%s, but the grid has rank %d [§5.4]",
+			         ak->nsemantics, ak->nsemantics == 1 ? "is" : "es", k->ngrid);
+		for (int i = 0; i < ak->nsemantics && i < k->ngrid; i++)
+			k->semantics[i] = ak->semantics[i];
+	}
+}
+
+/* The index map of a spec (§5.6): one i32 program id per grid axis in,
+ * one i32 block index per array dim out; only the pids and consts. */
+static Region *sema_index_map(Sema *s, AstSpec *sp, IrKernel *k, Scope *ks, IrOperand *op)
+{
+	if (sp->npids != k->ngrid)
+		error_at(s->cc, sp->npids ? sp->pid_locs[0] : sp->operand_loc,
+		         "the index map of '%s' takes %d program id%s, but the grid has rank %d [§5.6]", sp->operand, sp->npids,
+		         sp->npids == 1 ? "" : "s", k->ngrid);
+	Type **types = arena_alloc(s->a, sizeof(Type *) * (size_t)(sp->npids + 1));
+	for (int i = 0; i < sp->npids; i++)
+		types[i] = type_scalar(s->a, DT_I32);
+	Region *r = ir_region_new(s->a, k, sp->npids, types);
+	Scope *ps = new_scope(s, ks);
+	for (int i = 0; i < sp->npids; i++) {
+		name_arg(r, i, sp->pids[i]);
+		if (check_redeclared(s, ps, sp->pids[i], sp->pid_locs[i], "§5.6"))
+			bind(s, ps, B_PID, sp->pids[i], sp->pid_locs[i])->index = i;
+	}
+	s->scope = ps;
+	s->ctx = CTX_INDEX_MAP;
+	s->clause = "§5.6";
+	s->region = r;
+	s->pids = r->args;
+	int rank = op->array->rank;
+	if (sp->nindex != rank)
+		error_at(s->cc, sp->operand_loc, "the index map of '%s' returns %d block ind%s, but '%s' has rank %d [§5.6]",
+		         sp->operand, sp->nindex, sp->nindex == 1 ? "ex" : "ices", sp->operand, rank);
+	Value **out = vals(s, sp->nindex);
+	int n = 0;
+	for (int i = 0; i < sp->nindex; i++) {
+		Ex e = sema_value_expr(s, sp->index[i]);
+		if (e.kind == EX_ERROR)
+			continue;
+		if (!dtype_is_int(ex_dtype(&e)) || ex_rank(&e) != 0) {
+			error_at(s->cc, e.loc, "a block index must be an integer scalar, found %s [§5.6]", ex_type_str(s, &e));
+			continue;
+		}
+		if (e.kind == EX_CONST && e.c.i < 0) {
+			error_at(s->cc, e.loc, "a block index must not be negative, found %lld [§5.6]", (long long)e.c.i);
+			continue;
+		}
+		out[n++] = to_value(s, e, type_scalar(s->a, DT_I32));
+	}
+	ir_yield(s->a, k, r, sp->loc, n, out);
+	s->scope = ks;
+	return r;
+}
+
+static void sema_spec(Sema *s, AstSpec *sp, IrKernel *k, Scope *ks, KernelBuild *kb)
+{
+	Binding *b = lookup_in(ks, sp->operand);
+	if (!b || b->kind != B_OPERAND) {
+		if (!b) {
+			Sema saved = *s;
+			s->scope = ks;
+			report_unknown_name(s, sp->operand, sp->operand_loc, "parameter", NULL, 0);
+			*s = saved;
+		} else {
+			error_at(s->cc, sp->operand_loc, "spec for '%s': it is %s, not an array parameter [§5.5]", sp->operand,
+			         b->kind == B_SCALAR ? "a scalar parameter" : b->kind == B_SIZE ? "a size symbol" : "a scratch buffer");
+			note_at(s->cc, b->loc, "'%s' is declared here", sp->operand);
+		}
+		return;
+	}
+	IrOperand *op = k->operands[b->index];
+	if (kb->spec_of[b->index]) {
+		error_at(s->cc, sp->operand_loc, "a second spec for '%s' [§5.5]", sp->operand);
+		note_at(s->cc, kb->spec_of[b->index]->operand_loc, "the first spec for '%s' is here", sp->operand);
+		return;
+	}
+	kb->spec_of[b->index] = sp;
+	int rank = op->array->rank;
+	if (sp->nblock != rank) {
+		error_at(s->cc, sp->operand_loc, "the spec for '%s' has %d block dim%s, but '%s' has rank %d (%s) [§5.5]",
+		         sp->operand, sp->nblock, sp->nblock == 1 ? "" : "s", sp->operand, rank, type_str(s->a, op->array));
+		b->poisoned = true; /* its block view is unknown */
+		return;
+	}
+	op->block = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
+	op->squeezed = arena_alloc(s->a, sizeof(bool) * (size_t)(rank + 1));
+	for (int d = 0; d < rank; d++) {
+		AstExpr *e = sp->block[d];
+		if (e->kind == AE_NONE) {
+			op->block[d] = 1;
+			op->squeezed[d] = true;
+			continue;
+		}
+		int64_t bd = 1;
+		if (!positive_int(s, eval_const(s, e, "§5.5"), "a block dim", "§5.5", &bd))
+			b->poisoned = true; /* the body's accesses would be checked against a guess */
+		op->block[d] = bd;
+		int64_t ad = op->array->dims[d];
+		if (ad != DIM_DYNAMIC && bd > ad)
+			error_at(s->cc, e->loc, "block dim %lld exceeds dimension %d of '%s' (size %lld) [§5.5]", (long long)bd, d,
+			         sp->operand, (long long)ad);
+		else if (ad != DIM_DYNAMIC && ad % bd != 0)
+			error_at(s->cc, e->loc, "block dim %lld does not divide dimension %d of '%s' (size %lld) [§5.5]",
+			         (long long)bd, d, sp->operand, (long long)ad);
+	}
+	op->index_map = sema_index_map(s, sp, k, ks, op);
+	op->has_spec = true; /* even after an error: the body sees the block it asked for */
+}
+
+static bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+static void sema_cparams(Sema *s, AstKernel *ak, IrKernel *k)
+{
+	static const char *const keys[] = {"num_warps", "num_stages"};
+	const AstKeyVal *seen[2] = {NULL, NULL};
+	for (int i = 0; i < ak->ncparams; i++) {
+		AstKeyVal *kv = ak->cparams[i];
+		int which = strcmp(kv->key, keys[0]) == 0 ? 0 : strcmp(kv->key, keys[1]) == 0 ? 1 : -1;
+		if (which < 0) {
+			const char *sug = closest_name(kv->key, keys, 2);
+			if (sug)
+				error_at(s->cc, kv->loc, "unknown compile parameter '%s'; did you mean '%s'? [§5.8]", kv->key, sug);
+			else
+				error_at(s->cc, kv->loc, "unknown compile parameter '%s'; expected num_warps or num_stages [§5.8]",
+				         kv->key);
+			continue;
+		}
+		if (seen[which]) {
+			error_at(s->cc, kv->loc, "compile parameter '%s' is given twice [§5.8]", kv->key);
+			note_at(s->cc, seen[which]->loc, "first given here");
+			continue;
+		}
+		seen[which] = kv;
+		int64_t v;
+		if (!const_int_arg(s, eval_const(s, kv->value, "§5.8"), kv->key, "§5.8", &v))
+			continue;
+		if (which == 0 && !(is_pow2(v) && v <= 32))
+			error_at(s->cc, kv->value->loc, "num_warps must be a power of 2 from 1 to 32, found %lld [§5.8]",
+			         (long long)v);
+		else if (which == 1 && !(v >= 1 && v <= 8))
+			error_at(s->cc, kv->value->loc, "num_stages must be from 1 to 8, found %lld [§5.8]", (long long)v);
+		else if (which == 0)
+			k->num_warps = (int)v;
+		else
+			k->num_stages = (int)v;
+	}
+}
+
+static void sema_requires(Sema *s, AstKernel *ak, IrKernel *k)
+{
+	if (ak->nrequires == 0)
+		return;
+	Region *r = launch_region(s, k);
+	s->ctx = CTX_GRID;
+	s->clause = "§5.9";
+	Value **v = vals(s, ak->nrequires);
+	k->require_locs = arena_alloc(s->a, sizeof(Loc) * (size_t)ak->nrequires);
+	int n = 0;
+	for (int i = 0; i < ak->nrequires; i++) {
+		Ex e = sema_value_expr(s, ak->requires[i]);
+		Value *c = condition(s, e, "a requires clause", "§5.9");
+		if (!c)
+			continue;
+		if (e.kind == EX_CONST && !e.c.i)
+			error_at(s->cc, ak->requires[i]->loc, "this requirement is always false [§5.9]");
+		k->require_locs[n] = ak->requires[i]->loc;
+		v[n++] = c;
+	}
+	ir_yield(s->a, k, r, ak->loc, n, v);
+	k->requires = r;
+	k->nrequires = n;
+}
+
+/* The body region: one Ref per operand (its block view, or the whole
+ * array without a spec), the scalars, the sizes, the scratch Refs. */
+static void sema_body(Sema *s, AstKernel *ak, IrKernel *k, Scope *ks)
+{
+	int nop = k->noperands, nsc = k->nscalars, nsz = k->nsizes, nscr = k->nscratch;
+	int n = nop + nsc + nsz + nscr;
+	Type **types = arena_alloc(s->a, sizeof(Type *) * (size_t)(n + 1));
+	for (int o = 0; o < nop; o++) {
+		IrOperand *op = k->operands[o];
+		const Type *a = op->array;
+		if (!op->has_spec) {
+			types[o] = op->array;
+			continue;
+		}
+		int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(a->rank + 1));
+		int r = 0;
+		for (int d = 0; d < a->rank; d++)
+			if (!op->squeezed[d])
+				dims[r++] = op->block[d];
+		types[o] = type_ref(s->a, a->dtype, r, dims, NULL, SPACE_GLOBAL);
+	}
+	for (int i = 0; i < nsc; i++)
+		types[nop + i] = type_scalar(s->a, k->scalars[i]->dtype);
+	for (int i = 0; i < nsz; i++)
+		types[nop + nsc + i] = type_scalar(s->a, DT_I64);
+	for (int i = 0; i < nscr; i++)
+		types[nop + nsc + nsz + i] = k->scratch[i]->type;
+	Region *body = ir_region_new(s->a, k, n, types);
+	for (int o = 0; o < nop; o++)
+		name_arg(body, o, k->operands[o]->name);
+	for (int i = 0; i < nsc; i++)
+		name_arg(body, nop + i, k->scalars[i]->name);
+	for (int i = 0; i < nsz; i++)
+		name_arg(body, nop + nsc + i, k->sizes[i]);
+	for (int i = 0; i < nscr; i++)
+		name_arg(body, nop + nsc + nsz + i, k->scratch[i]->name);
+	s->refs = body->args;
+	s->scalars = body->args + nop;
+	s->sizes = body->args + nop + nsc;
+	s->scratch = body->args + nop + nsc + nsz;
+	s->region = body;
+	s->ctx = CTX_BODY;
+	s->clause = "§5.10";
+	s->scope = new_scope(s, ks);
+	sema_stmts(s, ak->body, ak->nbody);
+	ir_yield(s->a, k, body, ak->loc, 0, NULL);
+	k->body = body;
+	s->scope = ks;
+}
+
+static void *vec_copy(Sema *s, const Vec *v, size_t elem)
+{
+	void *out = arena_alloc(s->a, elem * (size_t)(v->len + 1));
+	if (v->len)
+		memcpy(out, v->items, sizeof(void *) * (size_t)v->len);
+	return out;
+}
+
+static IrKernel *sema_kernel(Sema *s, AstKernel *ak)
+{
+	IrKernel *k = arena_alloc(s->a, sizeof *k);
+	k->name = ak->name;
+	k->loc = ak->loc;
+	k->num_warps = 4;
+	k->num_stages = 1;
+	Scope *ks = new_scope(s, s->file);
+	KernelBuild kb = {0};
+	s->k = k;
+	s->ak = ak;
+	s->scope = ks;
+
+	sema_params(s, ak, ks, &kb);
+	k->operands = (IrOperand **)vec_copy(s, &kb.operands, sizeof(void *));
+	k->noperands = kb.operands.len;
+	k->scalars = (IrScalar **)vec_copy(s, &kb.scalars, sizeof(void *));
+	k->nscalars = kb.scalars.len;
+	k->sizes = (const char **)vec_copy(s, &kb.sizes, sizeof(void *));
+	k->nsizes = kb.sizes.len;
+	k->size_locs = arena_alloc(s->a, sizeof(Loc) * (size_t)(k->nsizes + 1));
+	for (int i = 0; i < k->nsizes; i++)
+		k->size_locs[i] = *(Loc *)kb.size_locs.items[i];
+	k->norder = kb.order.len;
+	k->order = arena_alloc(s->a, sizeof(KParamKind) * (size_t)(k->norder + 1));
+	k->order_index = arena_alloc(s->a, sizeof(int) * (size_t)(k->norder + 1));
+	for (int i = 0; i < k->norder; i++) {
+		k->order[i] = (KParamKind)(intptr_t)kb.order.items[i];
+		k->order_index[i] = (int)(intptr_t)kb.order_index.items[i];
+	}
+
+	sema_scratch(s, ak, ks, &kb);
+	k->scratch = (IrScratch **)vec_copy(s, &kb.scratch, sizeof(void *));
+	k->nscratch = kb.scratch.len;
+
+	sema_grid(s, ak, k);
+	kb.spec_of = arena_alloc(s->a, sizeof(AstSpec *) * (size_t)(k->noperands + 1));
+	for (int i = 0; i < ak->nspecs && !s->cc->diag.stop; i++)
+		sema_spec(s, ak->specs[i], k, ks, &kb);
+	sema_cparams(s, ak, k);
+	sema_requires(s, ak, k);
+	if (!s->cc->diag.stop)
+		sema_body(s, ak, k, ks);
+	s->scope = s->file;
+	s->k = s->dummy_k;
+	s->ak = NULL;
+	return k;
+}
+
+/* ---- the file ------------------------------------------------------------------ */
+
+IrModule *sema_file(Compiler *cc, AstFile *f)
+{
+	int errors_before = cc->diag.nerrors;
+	Sema sema = {0}, *s = &sema;
+	s->cc = cc;
+	s->a = cc->arena;
+	s->file = new_scope(s, NULL);
+	s->scope = s->file;
+	s->ctx = CTX_CONST;
+	s->clause = "§4.3";
+	s->dummy_k = arena_alloc(s->a, sizeof *s->dummy_k);
+	s->dummy_k->name = "<const>";
+	s->dummy_r = ir_region_new(s->a, s->dummy_k, 0, NULL);
+	s->k = s->dummy_k;
+	s->region = s->dummy_r;
+
+	/* Declare every const first: kernels and consts may use consts
+	 * declared later in the file. */
+	for (int i = 0; i < f->nitems; i++) {
+		if (f->items[i]->is_kernel)
+			continue;
+		AstConst *kc = f->items[i]->konst;
+		Binding *prev = lookup_in(s->file, kc->name);
+		if (prev) {
+			error_at(cc, kc->loc, "redefinition of constant '%s' [§3.3]", kc->name);
+			note_at(cc, prev->loc, "the previous definition of '%s' is here", kc->name);
+			continue;
+		}
+		bind(s, s->file, B_CONST, kc->name, kc->loc)->konst = kc;
+	}
+	for (int i = 0; i < f->nitems && !cc->diag.stop; i++) {
+		if (f->items[i]->is_kernel)
+			continue;
+		Binding *b = lookup_in(s->file, f->items[i]->konst->name);
+		if (b->konst == f->items[i]->konst && b->state == 0)
+			const_binding_value(s, b, b->loc);
+	}
+
+	IrModule *m = arena_alloc(s->a, sizeof *m);
+	m->source = cc->sources.len ? ((Source *)cc->sources.items[0])->path : NULL;
+	Vec kernels = {0};
+	for (int i = 0; i < f->nitems && !cc->diag.stop; i++) {
+		if (!f->items[i]->is_kernel)
+			continue;
+		AstKernel *ak = f->items[i]->kernel;
+		for (int j = 0; j < kernels.len; j++) {
+			IrKernel *prev = kernels.items[j];
+			if (prev->name == ak->name) {
+				error_at(cc, ak->loc, "redefinition of kernel '%s' [§3.4]", ak->name);
+				note_at(cc, prev->loc, "the previous definition of '%s' is here", ak->name);
+			}
+		}
+		vec_push(s->a, &kernels, sema_kernel(s, ak));
+	}
+	m->kernels = (IrKernel **)vec_copy(s, &kernels, sizeof(void *));
+	m->nkernels = kernels.len;
+	return cc->diag.nerrors > errors_before ? NULL : m;
+}

@@ -1,0 +1,250 @@
+/* sema.h - private declarations shared by the three files of semantic
+ * analysis: sema.c (items, kernels, clauses, statements and SSA for vars),
+ * sema_expr.c (constants, expressions, Ref access, conversions) and
+ * sema_builtins.c (the builtin-function table).  Nothing outside sema
+ * includes this header; the public entry point is sema_file in ir.h.
+ *
+ * The central type is Ex, the result of evaluating an expression.  It is
+ * either a compile-time constant (folded, never emitted unless a runtime
+ * value needs it), a runtime IR value, or one of the non-value things an
+ * expression can denote (a Ref, an indexed Ref not yet read, a dtype, a
+ * tuple, None).  EX_ERROR is the poison that suppresses cascading errors:
+ * an operation with a poisoned operand reports nothing and yields poison. */
+#ifndef PKC_SEMA_H
+#define PKC_SEMA_H
+
+#include "ir.h"
+
+/* A compile-time constant: bool, integer (any integer dtype, held in an
+ * int64) or float (held in a double). */
+typedef struct ConstVal {
+	DType dtype; /* its dtype (i32 or f32 for a weak literal) */
+	bool weak;   /* weakly typed: a literal or an unannotated const (§4.7) */
+	int64_t i;   /* bool or integer value */
+	double f;    /* float value */
+} ConstVal;
+
+struct Binding;
+
+/* An indexed Ref (x[i, ds(s, 16)]) that has not been read or written yet:
+ * a place.  Loads, stores and atomics share it, so `o[...] += v` indexes
+ * once. */
+typedef struct Access {
+	Value *ref;                    /* the Ref being indexed */
+	const struct Binding *binding; /* its declaration (name, mode), NULL if none */
+	Indexer *idx;                  /* one indexer per Ref dimension */
+	int nidx;                      /* = the Ref's rank */
+	Value **ops;                   /* operand of each non-FULL indexer, in dimension order */
+	int nops;                      /* count of ops */
+	Type *type;                    /* value type a read yields (and a write takes) */
+	int dyn_dim;                   /* a FULL dimension of dynamic size (-1: none); type is NULL then */
+	Loc loc;                       /* of the whole index expression */
+} Access;
+
+typedef enum ExKind {
+	EX_ERROR, /* poison: an error was already reported */
+	EX_VOID,  /* no value: store(...) */
+	EX_CONST, /* compile-time constant c */
+	EX_VALUE, /* runtime value v */
+	EX_REF,   /* a Ref v (operand block, whole array or scratch) */
+	EX_ACCESS,/* an indexed Ref acc, not yet read */
+	EX_DTYPE, /* a dtype dt used as an argument: astype(x, f32) */
+	EX_TUPLE, /* items: shapes, permutations */
+	EX_NONE   /* the None literal */
+} ExKind;
+
+/* The meaning of an evaluated expression. */
+typedef struct Ex {
+	ExKind kind;             /* which variant */
+	Loc loc;                 /* the expression, for diagnostics */
+	ConstVal c;              /* EX_CONST */
+	Value *v;                /* EX_VALUE, EX_REF */
+	bool weak;               /* EX_VALUE: weakly typed (derived only from weak literals) */
+	DType dt;                /* EX_DTYPE */
+	struct Ex *items;        /* EX_TUPLE elements */
+	int nitems;              /* count of items */
+	Access *acc;             /* EX_ACCESS */
+	const struct Binding *b; /* EX_REF: its declaration, for mode checks and notes */
+} Ex;
+
+/* What a name is bound to. */
+typedef enum BindKind {
+	B_CONST,   /* file-level const (evaluated lazily, cycles detected) */
+	B_SIZE,    /* size symbol of the kernel (i64 at launch) */
+	B_SCALAR,  /* scalar kernel parameter */
+	B_OPERAND, /* array kernel parameter (a Ref in the body) */
+	B_SCRATCH, /* scratch buffer (a Ref in the body) */
+	B_PID,     /* program-id parameter of an index map */
+	B_LET,     /* let binding, or any immutable local */
+	B_VAR,     /* var binding: mutable, SSA-renamed */
+	B_LOOP     /* for-loop induction variable */
+} BindKind;
+
+typedef struct Binding {
+	BindKind kind;        /* what the name denotes */
+	const char *name;     /* interned */
+	Loc loc;              /* of the declaration, for notes */
+	int index;            /* SIZE, SCALAR, OPERAND, SCRATCH, PID: position in its kernel list */
+	ParamMode mode;       /* OPERAND: in/out/inout */
+	AstConst *konst;      /* CONST: the declaration */
+	int state;            /* CONST: 0 not evaluated, 1 being evaluated, 2 done */
+	Ex ex;                /* CONST (when done), LET, LOOP: the bound meaning */
+	Value *cur;           /* VAR: the current SSA value */
+	Type *type;           /* VAR: its fixed type; NULL when the declaration was in error */
+	bool poisoned;        /* its declaration had an error: uses are silently poison */
+	struct Binding *next; /* next binding of the same scope */
+} Binding;
+
+/* A lexical scope: a list of bindings and the enclosing scope. */
+typedef struct Scope {
+	Binding *first;       /* bindings, most recent first */
+	struct Scope *parent; /* enclosing scope, NULL for the file scope */
+} Scope;
+
+/* Which names and operations an expression may use. */
+typedef enum Ctx {
+	CTX_CONST,     /* const initializers, dims, block shapes, params: must fold */
+	CTX_GRID,      /* grid and requires: sizes, scalars and consts */
+	CTX_INDEX_MAP, /* spec index maps: program ids and consts */
+	CTX_BODY       /* the kernel body: everything */
+} Ctx;
+
+/* The state of semantic analysis. */
+typedef struct Sema {
+	Compiler *cc;         /* diagnostics, arena, -D defines */
+	Arena *a;             /* where types and IR are allocated (the compilation's arena) */
+	Scope *file;          /* consts */
+	Scope *scope;         /* innermost scope of the current context */
+	Ctx ctx;              /* what the current expression may use */
+	const char *clause;   /* clause cited for context violations (e.g. "§5.3") */
+	IrKernel *k;          /* kernel being built (a dummy one in constant contexts) */
+	AstKernel *ak;        /* its AST, NULL in constant contexts */
+	Region *region;       /* where new instructions are appended */
+	Value **sizes;        /* current region's value of each size symbol (grid, requires, body) */
+	Value **scalars;      /* current region's value of each scalar parameter */
+	Value **refs;         /* body: the Ref of each operand */
+	Value **scratch;      /* body: the Ref of each scratch buffer */
+	Value **pids;         /* index map: the program ids */
+	IrKernel *dummy_k;    /* owns dummy_r */
+	Region *dummy_r;      /* sink for instructions in constant contexts (never emitted) */
+} Sema;
+
+/* ---- sema_expr.c: values, constants, conversions ----------------------- */
+
+Ex ex_error(Loc loc);
+Ex ex_void(Loc loc);
+Ex ex_const(ConstVal c, Loc loc);
+Ex ex_value(Value *v, bool weak, Loc loc);
+ConstVal const_int(int64_t i, DType dt, bool weak);
+ConstVal const_float(double f, DType dt, bool weak);
+ConstVal const_bool(bool b);
+
+/* dtype / rank / dims of a CONST or VALUE (a constant is a scalar). */
+DType ex_dtype(const Ex *e);
+bool ex_weak(const Ex *e);
+int ex_rank(const Ex *e);
+const int64_t *ex_dims(const Ex *e);
+/* "f32[16,8]", "i32" - for messages. */
+const char *ex_type_str(Sema *s, const Ex *e);
+/* The dtype a weak constant takes when nothing else decides (i32, f32). */
+DType default_dtype(DType dt, bool weak);
+
+/* Turns an access into a load, and rejects non-values (Refs, dtypes,
+ * tuples, None, void) with an error naming `what`.  CONST and VALUE pass. */
+Ex rvalue(Sema *s, Ex e);
+/* Requires a compile-time constant integer; reports at e.loc citing clause. */
+bool const_int_arg(Sema *s, Ex e, const char *what, const char *clause, int64_t *out);
+bool const_bool_arg(Sema *s, Ex e, const char *what, const char *clause, bool *out);
+/* Converts a constant to dt (range-checked; reports at loc when it does
+ * not fit, explicit: astype semantics, float->int truncates). */
+bool const_convert(Sema *s, ConstVal *c, DType dt, bool explicit_cast, Loc loc);
+/* Whether converting c to dt keeps its value in range (integers). */
+bool const_fits(const ConstVal *c, DType dt);
+
+/* Instruction building in s->region. */
+Inst *emit_inst(Sema *s, Op op, Loc loc, int nargs, Value **args, int nres, Type **rtypes);
+Value *emit(Sema *s, Op op, Loc loc, Type *rt, int nargs, ...);
+Value *emit_const(Sema *s, ConstVal c, Type *t, Loc loc);
+Value **vals(Sema *s, int n);
+
+/* A CONST or VALUE as a Value of exactly type t (cast and/or broadcast);
+ * the caller has checked that the conversion is allowed. */
+Value *to_value(Sema *s, Ex e, Type *t);
+/* A CONST or VALUE as a Value of its own (default) type. */
+Value *as_value(Sema *s, Ex e);
+Value *cast_value(Sema *s, Value *v, DType dt, Loc loc);
+Value *broadcast_value(Sema *s, Value *v, int rank, const int64_t *dims, Loc loc);
+Value *reshape_value(Sema *s, Value *v, int rank, const int64_t *dims, Loc loc);
+Value *transpose_value(Sema *s, Value *v, const int64_t *perm, Loc loc);
+
+/* Converts e for assignment to a var/let of type t: the dtype must
+ * promote to exactly t's (weak literals adapt) and the shape broadcast to
+ * exactly t's.  Returns NULL after reporting (citing clause). */
+Value *coerce_assign(Sema *s, Ex e, Type *t, const char *what, const char *clause);
+/* Converts e for a store into a Ref of type t: weak values adapt, other
+ * dtypes must equal t's; the shape broadcasts to t's. */
+Value *coerce_store(Sema *s, Ex e, Type *t, const char *what, const char *clause);
+
+/* Elementwise binary operations. */
+typedef enum BinClass {
+	BC_ARITH,   /* numbers, not bool */
+	BC_DIV,     /* true division: ints become float */
+	BC_CMP,     /* any; result bool */
+	BC_LOGIC,   /* bool only */
+	BC_BITWISE, /* ints or bool */
+	BC_SHIFT,   /* ints only */
+	BC_MINMAX,  /* numbers or bool */
+	BC_INTONLY  /* ints only (cdiv) */
+} BinClass;
+
+typedef struct BinInfo {
+	Op op;              /* IR opcode */
+	const char *verb;   /* "add": for "cannot add X and Y" */
+	BinClass cls;       /* operand class rule */
+	const char *clause; /* clause cited for operand errors */
+} BinInfo;
+
+extern const BinInfo bin_min, bin_max, bin_pow, bin_add, bin_sub, bin_floordiv;
+Ex sema_binop(Sema *s, const BinInfo *bi, Loc loc, Ex a, Ex b);
+Ex sema_binary_ast(Sema *s, AstOp op, Loc loc, Ex a, Ex b);
+
+/* Expressions. */
+Ex sema_expr(Sema *s, AstExpr *e);
+Ex sema_value_expr(Sema *s, AstExpr *e); /* sema_expr + rvalue */
+
+/* Ref access (§7.5-§7.8). */
+Access *build_access(Sema *s, Ex base, AstExpr *index);
+Access *whole_access(Sema *s, Ex ref, Loc loc);
+bool access_ready(Sema *s, Access *acc, const char *verb);
+bool access_writable(Sema *s, Access *acc, Loc loc, const char *verb);
+Value *emit_load(Sema *s, Access *acc, Value *mask, Value *other, Loc loc);
+void emit_store(Sema *s, Access *acc, Value *v, Value *mask, Loc loc);
+
+/* Names. */
+Binding *lookup(Sema *s, const char *name);
+Binding *lookup_in(Scope *sc, const char *name);
+Binding *bind(Sema *s, Scope *sc, BindKind kind, const char *name, Loc loc);
+Ex name_value(Sema *s, Binding *b, Loc loc);
+void report_unknown_name(Sema *s, const char *name, Loc loc, const char *what,
+                         const char *const *extra, int nextra);
+const char *closest_name(const char *name, const char *const *cands, int n);
+
+/* Const evaluation (sema.c). */
+Ex const_binding_value(Sema *s, Binding *b, Loc use);
+
+/* Shared shape helpers. */
+bool shape_arg(Sema *s, Ex e, const char *fname, const char *clause, bool allow_minus1,
+               int *rank, int64_t **dims);
+int normalize_axis(Sema *s, int64_t axis, int rank, Loc loc, const char *fname, const char *clause);
+
+/* ---- sema_builtins.c --------------------------------------------------- */
+
+Ex sema_call(Sema *s, AstExpr *call);
+Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb);
+Ex sema_transpose(Sema *s, Loc loc, Ex x, const int64_t *perm, int nperm);
+bool is_builtin_name(const char *name);
+const char *builtin_suggestion(const char *name);
+/* Whether a call names store/atomic (an effect whose result may be dropped). */
+bool call_is_effect(const AstExpr *call);
+
+#endif

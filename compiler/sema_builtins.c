@@ -1,0 +1,1005 @@
+/* sema_builtins.c - builtin functions (CONTRACT.md "Builtins"): one table
+ * row per name with its positional arity, accepted keywords and handler.
+ * sema_call checks a call against its row (argument counts, keyword names,
+ * duplicates) and evaluates the arguments; handlers check types and build
+ * the IR.  Method sugar x.f(args) calls f with x as the first positional
+ * argument; a dtype used as a function, f32(x), is a cast. */
+#include "sema.h"
+
+#include <string.h>
+
+/* Keyword arguments any builtin may accept. */
+typedef enum Kw {
+	KW_AXIS, KW_KEEPDIMS, KW_MASK, KW_OTHER, KW_ACC, KW_TRANS_A, KW_TRANS_B, KW_DIM, KW_DTYPE, KW_COUNT
+} Kw;
+
+static const char *const kw_names[KW_COUNT] = {
+	"axis", "keepdims", "mask", "other", "acc", "trans_a", "trans_b", "dim", "dtype",
+};
+
+#define K(x) (1u << KW_##x)
+#define NOKW (-1)
+#define MAXPOS 4
+
+struct Builtin;
+
+/* One call being checked: the arguments, evaluated. */
+typedef struct Call {
+	const struct Builtin *bi; /* the builtin called */
+	Loc loc;                  /* of the call */
+	Ex pos[MAXPOS];           /* positional arguments (a method's receiver first) */
+	int npos;                 /* count of pos */
+	Ex kw[KW_COUNT];          /* keyword arguments */
+	bool has[KW_COUNT];       /* which keywords were given */
+} Call;
+
+typedef Ex (*BuiltinFn)(Sema *s, Call *c);
+
+typedef struct Builtin {
+	const char *name;   /* spelling */
+	int min_pos;        /* fewest positional arguments */
+	int max_pos;        /* most positional arguments (not counting pos_kw) */
+	int pos_kw;         /* keyword that one more positional argument stands for, or NOKW */
+	unsigned kws;       /* accepted keywords (K_ bits) */
+	const char *clause; /* lang-spec clause its diagnostics cite */
+	BuiltinFn fn;       /* handler */
+	int arg;            /* handler parameter: IR opcode or AtomicKind */
+	bool const_ok;      /* may appear in constant expressions (it folds) */
+} Builtin;
+
+/* ---- helpers ----------------------------------------------------------------- */
+
+/* The argument as a value, or poison. */
+static Ex val(Sema *s, Ex e)
+{
+	return rvalue(s, e);
+}
+
+static bool is_intlike(DType dt) { return dt == DT_BOOL || dtype_is_int(dt); }
+
+static DType kw_dtype(Sema *s, Call *c, Kw k, DType dflt)
+{
+	if (!c->has[k])
+		return dflt;
+	Ex e = c->kw[k];
+	if (e.kind == EX_ERROR)
+		return DT_NONE;
+	if (e.kind != EX_DTYPE) {
+		error_at(s->cc, e.loc, "%s= of %s() must be a dtype such as f32, found %s [%s]", kw_names[k], c->bi->name,
+		         ex_type_str(s, &e), c->bi->clause);
+		return DT_NONE;
+	}
+	return e.dt;
+}
+
+static Ex ex_of(Value *v, Loc loc)
+{
+	return ex_value(v, false, loc);
+}
+
+/* Explicit conversion (astype semantics): constants fold with range checks. */
+static Ex cast_ex(Sema *s, Ex x, DType dt, Loc loc)
+{
+	x = val(s, x);
+	if (x.kind == EX_ERROR)
+		return x;
+	if (x.kind == EX_CONST) {
+		ConstVal c = x.c;
+		if (!const_convert(s, &c, dt, true, x.loc))
+			return ex_error(loc);
+		return ex_const(c, loc);
+	}
+	return ex_of(cast_value(s, x.v, dt, loc), loc);
+}
+
+/* The Ref access a load/store/atomic addresses: x[...] or a bare Ref. */
+static Access *target_access(Sema *s, Call *c, Ex t)
+{
+	if (t.kind == EX_ERROR)
+		return NULL;
+	if (t.kind == EX_ACCESS)
+		return t.acc;
+	if (t.kind == EX_REF)
+		return whole_access(s, t, t.loc);
+	error_at(s->cc, t.loc, "the first argument of %s() must be a Ref access such as x[...], found %s [%s]",
+	         c->bi->name, ex_type_str(s, &t), c->bi->clause);
+	return NULL;
+}
+
+/* mask= as a bool value of the access shape. */
+static Value *mask_value(Sema *s, Call *c, const Type *shape)
+{
+	Ex m = val(s, c->kw[KW_MASK]);
+	if (m.kind == EX_ERROR)
+		return NULL;
+	if (ex_dtype(&m) != DT_BOOL) {
+		error_at(s->cc, m.loc, "mask= of %s() must be bool, found %s [%s]", c->bi->name, ex_type_str(s, &m),
+		         c->bi->clause);
+		return NULL;
+	}
+	Type *t = type_tensor(s->a, DT_BOOL, shape->rank, shape->dims);
+	int r = ex_rank(&m);
+	const int64_t *d = ex_dims(&m);
+	bool ok = r <= t->rank;
+	for (int i = 1; ok && i <= r; i++)
+		ok = d[r - i] == 1 || d[r - i] == t->dims[t->rank - i];
+	if (!ok) {
+		error_at(s->cc, m.loc, "mask= of %s(): cannot broadcast %s to the access shape %s [%s]", c->bi->name,
+		         ex_type_str(s, &m), type_str(s->a, t), c->bi->clause);
+		return NULL;
+	}
+	return to_value(s, m, t);
+}
+
+/* ---- program environment (§7.15) and integer helpers (§7.17) --------------- */
+
+static Ex bi_program_id(Sema *s, Call *c)
+{
+	const char *fname = c->bi->name;
+	if (s->ctx != CTX_BODY) {
+		error_at(s->cc, c->loc, "%s() can only be used in a kernel body%s [§7.15]", fname,
+		         s->ctx == CTX_INDEX_MAP ? "; an index map receives the program ids as its parameters" : "");
+		return ex_error(c->loc);
+	}
+	if (!c->has[KW_AXIS]) {
+		error_at(s->cc, c->loc, "%s() needs the grid axis: %s(0) [§7.15]", fname, fname);
+		return ex_error(c->loc);
+	}
+	int64_t axis;
+	if (!const_int_arg(s, c->kw[KW_AXIS], "the axis of program_id()", "§7.15", &axis))
+		return ex_error(c->loc);
+	int ngrid = s->k->ngrid;
+	if (axis < 0 || axis >= ngrid) {
+		error_at(s->cc, c->kw[KW_AXIS].loc, "%s() axis %lld is out of range: the grid has rank %d [§7.15]", fname,
+		         (long long)axis, ngrid);
+		return ex_error(c->loc);
+	}
+	Value *v = emit(s, (Op)c->bi->arg, c->loc, type_scalar(s->a, DT_I32), 0);
+	v->def->ival = axis;
+	return ex_of(v, c->loc);
+}
+
+/* cdiv(a, b) = (a + b - 1) // b, as pl.cdiv; folds on constants. */
+static Ex bi_cdiv(Sema *s, Call *c)
+{
+	Ex a = val(s, c->pos[0]), b = val(s, c->pos[1]);
+	if (a.kind == EX_ERROR || b.kind == EX_ERROR)
+		return ex_error(c->loc);
+	if (!dtype_is_int(ex_dtype(&a)) || !dtype_is_int(ex_dtype(&b))) {
+		error_at(s->cc, c->loc, "cdiv() needs integer operands, found %s and %s [§7.17]", ex_type_str(s, &a),
+		         ex_type_str(s, &b));
+		return ex_error(c->loc);
+	}
+	if (b.kind == EX_CONST && b.c.i <= 0) {
+		error_at(s->cc, b.loc, "the divisor of cdiv() must be positive, found %lld [§7.17]", (long long)b.c.i);
+		return ex_error(c->loc);
+	}
+	Ex one = ex_const(const_int(1, DT_I32, true), c->loc);
+	Ex bm1 = sema_binop(s, &bin_sub, c->loc, b, one);
+	Ex t = sema_binop(s, &bin_add, c->loc, a, bm1);
+	return sema_binop(s, &bin_floordiv, c->loc, t, b);
+}
+
+static Ex bi_ds(Sema *s, Call *c)
+{
+	error_at(s->cc, c->loc, "ds() can only be used as an index of a Ref: x[ds(start, size)] [§7.6]");
+	return ex_error(c->loc);
+}
+
+/* ---- elementwise ------------------------------------------------------------- */
+
+static Ex bi_astype(Sema *s, Call *c)
+{
+	Ex dt = c->pos[1];
+	if (dt.kind == EX_ERROR)
+		return dt;
+	if (dt.kind != EX_DTYPE) {
+		error_at(s->cc, dt.loc, "the second argument of astype() must be a dtype such as f32, found %s [§7.14]",
+		         ex_type_str(s, &dt));
+		return ex_error(c->loc);
+	}
+	return cast_ex(s, c->pos[0], dt.dt, c->loc);
+}
+
+static Ex bi_where(Sema *s, Call *c)
+{
+	Ex cond = val(s, c->pos[0]), a = val(s, c->pos[1]), b = val(s, c->pos[2]);
+	if (cond.kind == EX_ERROR || a.kind == EX_ERROR || b.kind == EX_ERROR)
+		return ex_error(c->loc);
+	if (ex_dtype(&cond) != DT_BOOL) {
+		error_at(s->cc, cond.loc, "the condition of where() must be bool, found %s [§7.16]", ex_type_str(s, &cond));
+		return ex_error(c->loc);
+	}
+	bool weak;
+	DType dt = promote_dtypes(ex_dtype(&a), ex_weak(&a), ex_dtype(&b), ex_weak(&b), &weak);
+	if (dt == DT_NONE) {
+		error_at(s->cc, c->loc, "where(): %s and %s have no common dtype [§4.6]", ex_type_str(s, &a),
+		         ex_type_str(s, &b));
+		return ex_error(c->loc);
+	}
+	int r1, r2;
+	int64_t *d1 = arena_alloc(s->a, sizeof(int64_t) * (size_t)(ex_rank(&cond) + ex_rank(&a) + 1));
+	int64_t *d2 = arena_alloc(s->a, sizeof(int64_t) * (size_t)(ex_rank(&cond) + ex_rank(&a) + ex_rank(&b) + 1));
+	if (!broadcast_shapes(ex_rank(&cond), ex_dims(&cond), ex_rank(&a), ex_dims(&a), &r1, d1) ||
+	    !broadcast_shapes(r1, d1, ex_rank(&b), ex_dims(&b), &r2, d2)) {
+		error_at(s->cc, c->loc, "where(): the shapes %s, %s and %s are not broadcast-compatible [§4.8]",
+		         ex_type_str(s, &cond), ex_type_str(s, &a), ex_type_str(s, &b));
+		return ex_error(c->loc);
+	}
+	if (cond.kind == EX_CONST && a.kind == EX_CONST && b.kind == EX_CONST) {
+		ConstVal r = cond.c.i ? a.c : b.c;
+		if (!const_convert(s, &r, dt, false, c->loc))
+			return ex_error(c->loc);
+		r.weak = weak;
+		return ex_const(r, c->loc);
+	}
+	Value *vc = to_value(s, cond, type_tensor(s->a, DT_BOOL, r2, d2));
+	Type *t = type_tensor(s->a, dt, r2, d2);
+	Value *va = to_value(s, a, t), *vb = to_value(s, b, t);
+	return ex_value(emit(s, IR_SELECT, c->loc, t, 3, vc, va, vb), weak, c->loc);
+}
+
+/* exp, log, ... : integers and bool are converted to f32 first (jnp.exp). */
+static Ex bi_math(Sema *s, Call *c)
+{
+	Ex x = val(s, c->pos[0]);
+	if (x.kind == EX_ERROR)
+		return x;
+	DType dt = ex_dtype(&x);
+	if (!dtype_is_float(dt))
+		dt = DT_F32;
+	Type *t = type_tensor(s->a, dt, ex_rank(&x), ex_dims(&x));
+	Value *v = to_value(s, x, t);
+	return ex_value(emit(s, (Op)c->bi->arg, c->loc, t, 1, v), ex_weak(&x), c->loc);
+}
+
+static Ex bi_abs(Sema *s, Call *c)
+{
+	Ex x = val(s, c->pos[0]);
+	if (x.kind == EX_ERROR)
+		return x;
+	DType dt = ex_dtype(&x);
+	if (dt == DT_BOOL) {
+		error_at(s->cc, x.loc, "abs() needs a number, found %s [§7.10]", ex_type_str(s, &x));
+		return ex_error(c->loc);
+	}
+	if (x.kind == EX_CONST) {
+		ConstVal r = x.c;
+		if (dtype_is_float(dt)) {
+			r.f = r.f < 0 ? -r.f : r.f;
+		} else if (r.i == INT64_MIN) {
+			error_at(s->cc, x.loc, "integer overflow in a constant expression [§4.3]");
+			return ex_error(c->loc);
+		} else {
+			r.i = r.i < 0 ? -r.i : r.i;
+		}
+		return ex_const(r, c->loc);
+	}
+	return ex_value(emit(s, IR_ABS, c->loc, x.v->type, 1, x.v), x.weak, c->loc);
+}
+
+static Ex bi_pow(Sema *s, Call *c)
+{
+	return sema_binop(s, &bin_pow, c->loc, c->pos[0], c->pos[1]);
+}
+
+/* ---- reductions (§7.11) ------------------------------------------------------ */
+
+/* Reduces one axis of v. */
+static Value *reduce_axis(Sema *s, Op op, Loc loc, Value *v, int axis)
+{
+	const Type *t = v->type;
+	int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->rank + 1));
+	for (int d = 0, r = 0; d < t->rank; d++)
+		if (d != axis)
+			dims[r++] = t->dims[d];
+	DType dt = (op == IR_ARGMAX || op == IR_ARGMIN) ? DT_I32 : t->dtype;
+	Value *out = emit(s, op, loc, type_tensor(s->a, dt, t->rank - 1, dims), 1, v);
+	out->def->ival = axis;
+	return out;
+}
+
+/* Sums and scans of bool and small integers accumulate in 32 bits, as
+ * jnp.sum does. */
+static DType sum_dtype(DType dt)
+{
+	switch (dt) {
+	case DT_BOOL:
+	case DT_I8:
+	case DT_I16: return DT_I32;
+	case DT_U8:
+	case DT_U16: return DT_U32;
+	default: return dt;
+	}
+}
+
+/* The reduction axes of c (axis= an int or a tuple); all when absent. */
+static bool reduce_axes(Sema *s, Call *c, int rank, bool *axes)
+{
+	for (int d = 0; d < rank; d++)
+		axes[d] = !c->has[KW_AXIS];
+	if (!c->has[KW_AXIS])
+		return true;
+	Ex a = c->kw[KW_AXIS];
+	Ex *items = &a;
+	int n = 1;
+	if (a.kind == EX_TUPLE) {
+		items = a.items;
+		n = a.nitems;
+	}
+	for (int i = 0; i < n; i++) {
+		int64_t ax;
+		if (!const_int_arg(s, items[i], "axis=", "§7.11", &ax))
+			return false;
+		int d = normalize_axis(s, ax, rank, items[i].loc, c->bi->name, "§7.11");
+		if (d < 0)
+			return false;
+		if (axes[d]) {
+			error_at(s->cc, items[i].loc, "axis %lld of %s() is repeated [§7.11]", (long long)ax, c->bi->name);
+			return false;
+		}
+		axes[d] = true;
+	}
+	return true;
+}
+
+/* sum/max/min/argmax/argmin(x, axis=k, keepdims=b). */
+static Ex reduce_call(Sema *s, Call *c, Op op)
+{
+	Ex x = val(s, c->pos[0]);
+	if (x.kind == EX_ERROR)
+		return x;
+	Value *v = as_value(s, x);
+	if (op == IR_REDUCE_SUM)
+		v = cast_value(s, v, sum_dtype(v->type->dtype), c->loc);
+	const Type *t = v->type;
+	bool keep = false, arg = op == IR_ARGMAX || op == IR_ARGMIN;
+	if (c->has[KW_KEEPDIMS] && !const_bool_arg(s, c->kw[KW_KEEPDIMS], "keepdims=", "§7.11", &keep))
+		return ex_error(c->loc);
+	bool *axes = arena_alloc(s->a, (size_t)t->rank + 1);
+	if (!reduce_axes(s, c, t->rank, axes))
+		return ex_error(c->loc);
+	int nred = 0;
+	for (int d = 0; d < t->rank; d++)
+		nred += axes[d];
+	int64_t *kdims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->rank + 1));
+	for (int d = 0; d < t->rank; d++)
+		kdims[d] = axes[d] ? 1 : t->dims[d];
+	Value *r = v;
+	if (arg && nred > 1) {
+		/* argmax over several axes: the index into the flattened axes, as
+		 * jnp.argmax over all of them (only all axes are supported). */
+		if (nred != t->rank) {
+			error_at(s->cc, c->kw[KW_AXIS].loc, "%s() reduces one axis or all of them [§7.11]", c->bi->name);
+			return ex_error(c->loc);
+		}
+		int64_t n = type_numel(t);
+		r = reduce_axis(s, op, c->loc, reshape_value(s, v, 1, &n, c->loc), 0);
+	} else if (arg && nred == 0) {
+		if (t->rank == 0) /* argmax of a scalar */
+			r = emit_const(s, const_int(0, DT_I32, false), type_scalar(s->a, DT_I32), c->loc);
+	} else {
+		for (int d = t->rank - 1; d >= 0; d--)
+			if (axes[d])
+				r = reduce_axis(s, op, c->loc, r, d);
+	}
+	if (keep)
+		r = reshape_value(s, r, t->rank, kdims, c->loc);
+	return ex_of(r, c->loc);
+}
+
+static Ex bi_reduce(Sema *s, Call *c)
+{
+	return reduce_call(s, c, (Op)c->bi->arg);
+}
+
+/* max/min: with two positional arguments elementwise, with one a reduction. */
+static Ex bi_minmax(Sema *s, Call *c)
+{
+	bool is_max = c->bi->arg == IR_REDUCE_MAX;
+	if (c->npos == 2) {
+		for (int k = 0; k < KW_COUNT; k++)
+			if (c->has[k]) {
+				error_at(s->cc, c->kw[k].loc, "%s(a, b) is elementwise and takes no %s=; for a reduction use %s(x, axis=k) [§7.11]",
+				         c->bi->name, kw_names[k], c->bi->name);
+				return ex_error(c->loc);
+			}
+		return sema_binop(s, is_max ? &bin_max : &bin_min, c->loc, c->pos[0], c->pos[1]);
+	}
+	if (s->ctx == CTX_CONST) {
+		error_at(s->cc, c->loc, "%s() with one argument (a reduction) cannot be used in a constant expression [%s]",
+		         c->bi->name, s->clause);
+		return ex_error(c->loc);
+	}
+	return reduce_call(s, c, (Op)c->bi->arg);
+}
+
+static Ex bi_minimum(Sema *s, Call *c)
+{
+	return sema_binop(s, c->bi->arg == IR_MAX ? &bin_max : &bin_min, c->loc, c->pos[0], c->pos[1]);
+}
+
+static Ex bi_cumsum(Sema *s, Call *c)
+{
+	Ex x = val(s, c->pos[0]);
+	if (x.kind == EX_ERROR)
+		return x;
+	Value *v = as_value(s, x);
+	int rank = v->type->rank;
+	if (rank == 0) {
+		error_at(s->cc, x.loc, "cumsum() needs a value of rank 1 or more, found %s [§7.11]", ex_type_str(s, &x));
+		return ex_error(c->loc);
+	}
+	int64_t axis = 0;
+	if (c->has[KW_AXIS]) {
+		if (!const_int_arg(s, c->kw[KW_AXIS], "axis=", "§7.11", &axis))
+			return ex_error(c->loc);
+	} else if (rank > 1) {
+		error_at(s->cc, c->loc, "cumsum() of %s needs axis= [§7.11]", ex_type_str(s, &x));
+		return ex_error(c->loc);
+	}
+	int d = normalize_axis(s, axis, rank, c->has[KW_AXIS] ? c->kw[KW_AXIS].loc : c->loc, "cumsum", "§7.11");
+	if (d < 0)
+		return ex_error(c->loc);
+	v = cast_value(s, v, sum_dtype(v->type->dtype), c->loc);
+	Value *r = emit(s, IR_CUMSUM, c->loc, v->type, 1, v);
+	r->def->ival = d;
+	return ex_of(r, c->loc);
+}
+
+/* ---- shape operations (§7.12) ------------------------------------------------- */
+
+static Ex bi_iota(Sema *s, Call *c)
+{
+	int rank;
+	int64_t *dims, dim = 0;
+	if (!shape_arg(s, c->pos[0], "iota", "§7.12", false, &rank, &dims))
+		return ex_error(c->loc);
+	DType dt = kw_dtype(s, c, KW_DTYPE, DT_I32);
+	if (dt == DT_NONE)
+		return ex_error(c->loc);
+	if (dt == DT_BOOL) {
+		error_at(s->cc, c->kw[KW_DTYPE].loc, "iota() of bool is not allowed [§7.12]");
+		return ex_error(c->loc);
+	}
+	if (c->has[KW_DIM]) {
+		if (!const_int_arg(s, c->kw[KW_DIM], "dim=", "§7.12", &dim))
+			return ex_error(c->loc);
+		if ((dim = normalize_axis(s, dim, rank, c->kw[KW_DIM].loc, "iota", "§7.12")) < 0)
+			return ex_error(c->loc);
+	} else if (rank > 1) {
+		error_at(s->cc, c->loc, "iota() of a rank-%d shape needs dim= (the dimension that counts) [§7.12]", rank);
+		return ex_error(c->loc);
+	}
+	DType it = dtype_is_int(dt) ? dt : DT_I32; /* the IR counts in integers */
+	Value *v = emit(s, IR_IOTA, c->loc, type_tensor(s->a, it, rank, dims), 0);
+	v->def->ival = dim;
+	return ex_of(cast_value(s, v, dt, c->loc), c->loc);
+}
+
+/* zeros(shape[, dtype]), ones(...), full(shape, value[, dtype]). */
+static Ex bi_fill(Sema *s, Call *c)
+{
+	int rank;
+	int64_t *dims;
+	if (!shape_arg(s, c->pos[0], c->bi->name, "§7.12", false, &rank, &dims))
+		return ex_error(c->loc);
+	Ex v;
+	if (c->bi->arg == 2) {
+		v = val(s, c->pos[1]);
+		if (v.kind == EX_ERROR)
+			return v;
+	} else {
+		v = ex_const(const_int(c->bi->arg, DT_I32, true), c->loc);
+	}
+	DType dt = kw_dtype(s, c, KW_DTYPE, c->bi->arg == 2 ? ex_dtype(&v) : DT_F32);
+	if (dt == DT_NONE)
+		return ex_error(c->loc);
+	int vr = ex_rank(&v);
+	const int64_t *vd = ex_dims(&v);
+	bool ok = vr <= rank;
+	for (int i = 1; ok && i <= vr; i++)
+		ok = vd[vr - i] == 1 || vd[vr - i] == dims[rank - i];
+	if (!ok) {
+		error_at(s->cc, v.loc, "full(): cannot broadcast %s to the shape %s [§7.12]", ex_type_str(s, &v),
+		         type_str(s->a, type_tensor(s->a, dt, rank, dims)));
+		return ex_error(c->loc);
+	}
+	/* Without a dtype, full(shape, 2) is weakly typed like its value (lax.full). */
+	bool weak = c->bi->arg == 2 && !c->has[KW_DTYPE] && ex_weak(&v);
+	v = cast_ex(s, v, dt, v.loc); /* an explicit dtype converts like astype */
+	if (v.kind == EX_ERROR)
+		return v;
+	return ex_value(to_value(s, v, type_tensor(s->a, dt, rank, dims)), weak, c->loc);
+}
+
+static Ex bi_reshape(Sema *s, Call *c)
+{
+	Ex x = val(s, c->pos[0]);
+	int rank;
+	int64_t *dims;
+	if (x.kind == EX_ERROR || !shape_arg(s, c->pos[1], "reshape", "§7.12", true, &rank, &dims))
+		return ex_error(c->loc);
+	Value *v = as_value(s, x);
+	int64_t n = type_numel(v->type), known = 1;
+	int infer = -1;
+	for (int d = 0; d < rank; d++) {
+		if (dims[d] == -1)
+			infer = d;
+		else
+			known *= dims[d];
+	}
+	if (infer >= 0 && known > 0 && n % known == 0)
+		dims[infer] = n / known;
+	int64_t m = 1;
+	for (int d = 0; d < rank; d++)
+		m *= dims[d] < 0 ? 0 : dims[d];
+	if (m != n) {
+		error_at(s->cc, c->pos[1].loc, "cannot reshape %s (%lld elements) to %s [§7.12]", ex_type_str(s, &x),
+		         (long long)n, infer >= 0 ? "that shape" : type_str(s->a, type_tensor(s->a, v->type->dtype, rank, dims)));
+		return ex_error(c->loc);
+	}
+	return ex_value(reshape_value(s, v, rank, dims, c->loc), ex_weak(&x), c->loc);
+}
+
+Ex sema_transpose(Sema *s, Loc loc, Ex x, const int64_t *perm, int nperm)
+{
+	x = val(s, x);
+	if (x.kind == EX_ERROR)
+		return x;
+	Value *v = as_value(s, x);
+	int rank = v->type->rank;
+	int64_t *p = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
+	if (!perm) {
+		for (int d = 0; d < rank; d++)
+			p[d] = rank - 1 - d;
+	} else {
+		bool *used = arena_alloc(s->a, (size_t)rank + 1);
+		bool ok = nperm == rank;
+		for (int d = 0; ok && d < rank; d++) {
+			int64_t q = perm[d] < 0 ? perm[d] + rank : perm[d];
+			ok = q >= 0 && q < rank && !used[q];
+			if (ok)
+				used[q] = true, p[d] = q;
+		}
+		if (!ok) {
+			error_at(s->cc, loc, "the permutation of transpose() is not a permutation of the %d axes of %s [§7.12]",
+			         rank, ex_type_str(s, &x));
+			return ex_error(loc);
+		}
+	}
+	return ex_value(transpose_value(s, v, p, loc), ex_weak(&x), loc);
+}
+
+static Ex bi_transpose(Sema *s, Call *c)
+{
+	if (c->npos < 2)
+		return sema_transpose(s, c->loc, c->pos[0], NULL, 0);
+	Ex pe = c->pos[1];
+	if (pe.kind == EX_ERROR)
+		return pe;
+	Ex *items = pe.kind == EX_TUPLE ? pe.items : &pe;
+	int n = pe.kind == EX_TUPLE ? pe.nitems : 1;
+	int64_t *perm = arena_alloc(s->a, sizeof(int64_t) * (size_t)(n + 1));
+	for (int i = 0; i < n; i++)
+		if (!const_int_arg(s, items[i], "an axis of the permutation", "§7.12", &perm[i]))
+			return ex_error(c->loc);
+	return sema_transpose(s, c->loc, c->pos[0], perm, n);
+}
+
+static Ex bi_broadcast_to(Sema *s, Call *c)
+{
+	Ex x = val(s, c->pos[0]);
+	int rank;
+	int64_t *dims;
+	if (x.kind == EX_ERROR || !shape_arg(s, c->pos[1], "broadcast_to", "§7.12", false, &rank, &dims))
+		return ex_error(c->loc);
+	int xr = ex_rank(&x);
+	const int64_t *xd = ex_dims(&x);
+	bool ok = xr <= rank;
+	for (int i = 1; ok && i <= xr; i++)
+		ok = xd[xr - i] == 1 || xd[xr - i] == dims[rank - i];
+	Type *t = type_tensor(s->a, ex_dtype(&x), rank, dims);
+	if (!ok) {
+		error_at(s->cc, c->loc, "cannot broadcast %s to %s [§7.12]", ex_type_str(s, &x), type_str(s->a, t));
+		return ex_error(c->loc);
+	}
+	return ex_value(to_value(s, x, t), ex_weak(&x), c->loc);
+}
+
+/* ---- dot (§7.13) ------------------------------------------------------------- */
+
+static bool same_kind(DType a, DType b)
+{
+	return dtype_is_float(a) == dtype_is_float(b) && is_intlike(a) == is_intlike(b);
+}
+
+Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb)
+{
+	a = val(s, a);
+	b = val(s, b);
+	if (a.kind == EX_ERROR || b.kind == EX_ERROR)
+		return ex_error(loc);
+	if (ex_rank(&a) != 2 || ex_rank(&b) != 2) {
+		error_at(s->cc, loc, "dot needs two rank-2 operands, found %s and %s [§7.13]", ex_type_str(s, &a),
+		         ex_type_str(s, &b));
+		return ex_error(loc);
+	}
+	DType da = ex_dtype(&a), db = ex_dtype(&b);
+	if (da == DT_BOOL || db == DT_BOOL) {
+		error_at(s->cc, loc, "dot of %s and %s: bool operands are not allowed [§7.13]", ex_type_str(s, &a),
+		         ex_type_str(s, &b));
+		return ex_error(loc);
+	}
+	bool weak;
+	DType dt = promote_dtypes(da, a.weak, db, b.weak, &weak);
+	Value *va = cast_value(s, a.v, dt, loc), *vb = cast_value(s, b.v, dt, loc);
+	static const int64_t swap[2] = {1, 0};
+	if (ta)
+		va = transpose_value(s, va, swap, loc);
+	if (tb)
+		vb = transpose_value(s, vb, swap, loc);
+	const int64_t *ad = va->type->dims, *bd = vb->type->dims;
+	if (ad[1] != bd[0]) {
+		error_at(s->cc, loc, "dot of %s and %s: the contracting dimensions differ (%lld vs %lld) [§7.13]",
+		         type_str(s->a, va->type), type_str(s->a, vb->type), (long long)ad[1], (long long)bd[0]);
+		return ex_error(loc);
+	}
+	int64_t mn[2] = {ad[0], bd[1]};
+	DType rdt = dt;
+	Value *vacc = NULL;
+	if (acc) {
+		Ex e = val(s, *acc);
+		if (e.kind == EX_ERROR)
+			return e;
+		rdt = ex_dtype(&e);
+		Type *t = type_tensor(s->a, rdt, 2, mn);
+		int er = ex_rank(&e);
+		const int64_t *ed = ex_dims(&e);
+		bool ok = er <= 2;
+		for (int i = 1; ok && i <= er; i++)
+			ok = ed[er - i] == 1 || ed[er - i] == mn[2 - i];
+		if (!ok) {
+			error_at(s->cc, e.loc, "the accumulator of dot must have the result shape %s, found %s [§7.13]",
+			         type_str(s->a, t), ex_type_str(s, &e));
+			return ex_error(loc);
+		}
+		vacc = to_value(s, e, t);
+	} else if (acc_dt != DT_NONE) {
+		rdt = acc_dt;
+	}
+	if (!same_kind(rdt, dt) || rdt == DT_BOOL) {
+		error_at(s->cc, loc, "dot of %s operands cannot accumulate in %s [§7.13]", dtype_str(dt), dtype_str(rdt));
+		return ex_error(loc);
+	}
+	Type *rt = type_tensor(s->a, rdt, 2, mn);
+	Value *r = vacc ? emit(s, IR_DOT, loc, rt, 3, va, vb, vacc) : emit(s, IR_DOT, loc, rt, 2, va, vb);
+	return ex_of(r, loc);
+}
+
+static Ex bi_dot(Sema *s, Call *c)
+{
+	bool ta = false, tb = false;
+	if (c->has[KW_TRANS_A] && !const_bool_arg(s, c->kw[KW_TRANS_A], "trans_a=", "§7.13", &ta))
+		return ex_error(c->loc);
+	if (c->has[KW_TRANS_B] && !const_bool_arg(s, c->kw[KW_TRANS_B], "trans_b=", "§7.13", &tb))
+		return ex_error(c->loc);
+	DType acc_dt = DT_NONE;
+	const Ex *acc = NULL;
+	if (c->has[KW_ACC]) {
+		Ex e = c->kw[KW_ACC];
+		if (e.kind == EX_ERROR)
+			return e;
+		if (e.kind == EX_DTYPE)
+			acc_dt = e.dt;
+		else
+			acc = &c->kw[KW_ACC];
+	}
+	return sema_dot(s, c->loc, c->pos[0], c->pos[1], acc_dt, acc, ta, tb);
+}
+
+/* ---- memory (§7.7, §7.8) ----------------------------------------------------- */
+
+static Ex bi_load(Sema *s, Call *c)
+{
+	Access *acc = target_access(s, c, c->pos[0]);
+	if (!acc || !access_ready(s, acc, "load"))
+		return ex_error(c->loc);
+	Value *mask = NULL, *other = NULL;
+	if (c->has[KW_MASK] && !(mask = mask_value(s, c, acc->type)))
+		return ex_error(c->loc);
+	if (c->has[KW_OTHER]) {
+		if (!mask) {
+			error_at(s->cc, c->kw[KW_OTHER].loc, "other= of load() needs mask= (it fills the masked-off lanes) [§7.7]");
+			return ex_error(c->loc);
+		}
+		if (!(other = coerce_store(s, c->kw[KW_OTHER], acc->type, "other= of load()", "§7.7")))
+			return ex_error(c->loc);
+	}
+	return ex_of(emit_load(s, acc, mask, other, c->loc), c->loc);
+}
+
+static Ex bi_store(Sema *s, Call *c)
+{
+	Access *acc = target_access(s, c, c->pos[0]);
+	if (!acc || !access_ready(s, acc, "store to") || !access_writable(s, acc, c->pos[0].loc, "store to"))
+		return ex_error(c->loc);
+	const char *what = arena_printf(s->a, "store to '%s'", acc->binding ? acc->binding->name : "ref");
+	Value *v = coerce_store(s, c->pos[1], acc->type, what, "§7.7");
+	Value *mask = NULL;
+	if (!v || (c->has[KW_MASK] && !(mask = mask_value(s, c, acc->type))))
+		return ex_error(c->loc);
+	emit_store(s, acc, v, mask, c->loc);
+	return ex_void(c->loc);
+}
+
+/* atomic_<kind>(ref[...], v[, mask=]) and atomic_cas(ref[...], cmp, v). */
+static Ex bi_atomic(Sema *s, Call *c)
+{
+	AtomicKind kind = (AtomicKind)c->bi->arg;
+	Access *acc = target_access(s, c, c->pos[0]);
+	if (!acc || !access_ready(s, acc, "update") ||
+	    !access_writable(s, acc, c->pos[0].loc, "atomically update"))
+		return ex_error(c->loc);
+	DType dt = acc->type->dtype;
+	const char *need = NULL;
+	if ((kind == ATOMIC_AND || kind == ATOMIC_OR || kind == ATOMIC_XOR) && !is_intlike(dt))
+		need = "an integer or bool";
+	else if ((kind == ATOMIC_ADD || kind == ATOMIC_MAX || kind == ATOMIC_MIN) && dt == DT_BOOL)
+		need = "a numeric";
+	if (need) {
+		error_at(s->cc, c->pos[0].loc, "%s() needs %s Ref, found %s [§7.8]", c->bi->name, need,
+		         type_str(s->a, acc->ref->type));
+		return ex_error(c->loc);
+	}
+	const char *what = arena_printf(s->a, "%s() on '%s'", c->bi->name, acc->binding ? acc->binding->name : "ref");
+	Value *args[3];
+	int n = 0;
+	Value *cmp = NULL;
+	if (kind == ATOMIC_CAS && !(cmp = coerce_store(s, c->pos[1], acc->type, what, "§7.8")))
+		return ex_error(c->loc);
+	if (!(args[n++] = coerce_store(s, c->pos[kind == ATOMIC_CAS ? 2 : 1], acc->type, what, "§7.8")))
+		return ex_error(c->loc);
+	if (cmp)
+		args[n++] = cmp;
+	Value *mask = NULL;
+	if (c->has[KW_MASK] && !(mask = mask_value(s, c, acc->type)))
+		return ex_error(c->loc);
+	if (mask)
+		args[n++] = mask;
+	int nargs = 1 + acc->nops + n;
+	Value **all = vals(s, nargs);
+	all[0] = acc->ref;
+	memcpy(all + 1, acc->ops, sizeof(Value *) * (size_t)acc->nops);
+	memcpy(all + 1 + acc->nops, args, sizeof(Value *) * (size_t)n);
+	Inst *i = emit_inst(s, IR_ATOMIC, c->loc, nargs, all, 1, &acc->type);
+	ir_set_indexers(s->a, i, acc->nidx, acc->idx);
+	i->ival = kind;
+	i->has_mask = mask != NULL;
+	return ex_of(i->results[0], c->loc);
+}
+
+/* ---- the table ---------------------------------------------------------------- */
+
+#define MATH(n, op) {n, 1, 1, NOKW, 0, "§7.10", bi_math, IR_##op, false}
+#define RED(n, op) {n, 1, 1, KW_AXIS, K(AXIS) | K(KEEPDIMS), "§7.11", bi_reduce, IR_##op, false}
+#define ATOM(n, k) {n, 2, 2, NOKW, K(MASK), "§7.8", bi_atomic, ATOMIC_##k, false}
+
+static const Builtin builtins[] = {
+	{"program_id", 0, 0, KW_AXIS, K(AXIS), "§7.15", bi_program_id, IR_PROGRAM_ID, false},
+	{"num_programs", 0, 0, KW_AXIS, K(AXIS), "§7.15", bi_program_id, IR_NUM_PROGRAMS, false},
+	{"cdiv", 2, 2, NOKW, 0, "§7.17", bi_cdiv, 0, true},
+	{"ds", 0, 2, NOKW, 0, "§7.6", bi_ds, 0, false},
+	{"where", 3, 3, NOKW, 0, "§7.16", bi_where, 0, true},
+	{"astype", 2, 2, NOKW, 0, "§7.14", bi_astype, 0, true},
+	MATH("exp", EXP), MATH("exp2", EXP2), MATH("log", LOG), MATH("log1p", LOG1P),
+	MATH("sqrt", SQRT), MATH("rsqrt", RSQRT), MATH("tanh", TANH), MATH("sigmoid", SIGMOID),
+	MATH("erf", ERF), MATH("sin", SIN), MATH("cos", COS), MATH("floor", FLOOR), MATH("ceil", CEIL),
+	{"abs", 1, 1, NOKW, 0, "§7.10", bi_abs, 0, true},
+	{"pow", 2, 2, NOKW, 0, "§7.10", bi_pow, 0, true},
+	{"min", 1, 2, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_minmax, IR_REDUCE_MIN, true},
+	{"max", 1, 2, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_minmax, IR_REDUCE_MAX, true},
+	{"minimum", 2, 2, NOKW, 0, "§7.10", bi_minimum, IR_MIN, true},
+	{"maximum", 2, 2, NOKW, 0, "§7.10", bi_minimum, IR_MAX, true},
+	RED("sum", REDUCE_SUM), RED("argmax", ARGMAX), RED("argmin", ARGMIN),
+	{"cumsum", 1, 1, KW_AXIS, K(AXIS), "§7.11", bi_cumsum, 0, false},
+	{"iota", 1, 1, NOKW, K(DIM) | K(DTYPE), "§7.12", bi_iota, 0, false},
+	{"zeros", 1, 1, KW_DTYPE, K(DTYPE), "§7.12", bi_fill, 0, false},
+	{"ones", 1, 1, KW_DTYPE, K(DTYPE), "§7.12", bi_fill, 1, false},
+	{"full", 2, 2, KW_DTYPE, K(DTYPE), "§7.12", bi_fill, 2, false},
+	{"reshape", 2, 2, NOKW, 0, "§7.12", bi_reshape, 0, false},
+	{"transpose", 1, 2, NOKW, 0, "§7.12", bi_transpose, 0, false},
+	{"broadcast_to", 2, 2, NOKW, 0, "§7.12", bi_broadcast_to, 0, false},
+	{"dot", 2, 2, NOKW, K(ACC) | K(TRANS_A) | K(TRANS_B), "§7.13", bi_dot, 0, false},
+	{"load", 1, 1, NOKW, K(MASK) | K(OTHER), "§7.7", bi_load, 0, false},
+	{"store", 2, 2, NOKW, K(MASK), "§7.7", bi_store, 0, false},
+	ATOM("atomic_add", ADD), ATOM("atomic_max", MAX), ATOM("atomic_min", MIN),
+	ATOM("atomic_and", AND), ATOM("atomic_or", OR), ATOM("atomic_xor", XOR),
+	ATOM("atomic_xchg", XCHG),
+	{"atomic_cas", 3, 3, NOKW, 0, "§7.8", bi_atomic, ATOMIC_CAS, false},
+};
+
+enum { NBUILTINS = sizeof builtins / sizeof builtins[0] };
+
+static const Builtin *find_builtin(const char *name)
+{
+	for (int i = 0; i < NBUILTINS; i++)
+		if (strcmp(builtins[i].name, name) == 0)
+			return &builtins[i];
+	return NULL;
+}
+
+bool is_builtin_name(const char *name)
+{
+	return find_builtin(name) != NULL;
+}
+
+const char *builtin_suggestion(const char *name)
+{
+	const char *names[NBUILTINS];
+	for (int i = 0; i < NBUILTINS; i++)
+		names[i] = builtins[i].name;
+	return closest_name(name, names, NBUILTINS);
+}
+
+bool call_is_effect(const AstExpr *call)
+{
+	const AstExpr *f = call->kind == AE_CALL ? call->lhs : NULL;
+	if (!f || (f->kind != AE_NAME && f->kind != AE_FIELD))
+		return false;
+	return strcmp(f->name, "store") == 0 || strncmp(f->name, "atomic_", 7) == 0;
+}
+
+/* ---- calls ---------------------------------------------------------------- */
+
+/* "1 positional argument", "1 to 2 positional arguments" */
+static const char *arity_str(Sema *s, const Builtin *bi)
+{
+	int lo = bi->min_pos, hi = bi->max_pos + (bi->pos_kw != NOKW);
+	if (lo == hi)
+		return arena_printf(s->a, "%d positional argument%s", lo, lo == 1 ? "" : "s");
+	return arena_printf(s->a, "%d to %d positional arguments", lo, hi);
+}
+
+static const char *kw_list(Sema *s, unsigned kws)
+{
+	const char *out = "";
+	for (int k = 0; k < KW_COUNT; k++)
+		if (kws & (1u << k))
+			out = arena_printf(s->a, "%s%s%s", out, *out ? ", " : "", kw_names[k]);
+	return out;
+}
+
+/* f32(x): a dtype called as a function is a cast (§7.14). */
+static Ex dtype_call(Sema *s, AstExpr *call)
+{
+	const char *dn = dtype_str(call->lhs->dtype);
+	if (call->nargs != 1 || call->args[0].name) {
+		error_at(s->cc, call->loc, "%s() takes exactly 1 positional argument: %s(x) converts x to %s [§7.14]", dn, dn, dn);
+		for (int i = 0; i < call->nargs; i++)
+			sema_expr(s, call->args[i].value);
+		return ex_error(call->loc);
+	}
+	return cast_ex(s, sema_expr(s, call->args[0].value), call->lhs->dtype, call->loc);
+}
+
+/* Evaluates the arguments of a call to a name that is not a builtin, so
+ * their own errors are still reported, and reports the callee. */
+static Ex bad_callee(Sema *s, AstExpr *call, bool method, const char *name)
+{
+	AstExpr *f = call->lhs;
+	if (method) {
+		const char *sug = builtin_suggestion(name);
+		if (sug)
+			error_at(s->cc, f->loc, "unknown method '.%s'; did you mean '.%s'? [§7.1]", name, sug);
+		else
+			error_at(s->cc, f->loc, "unknown method '.%s' (methods are the builtin functions) [§7.1]", name);
+	} else if (!name) {
+		error_at(s->cc, f->loc, "this expression cannot be called; only builtins and dtypes can [§7.1]");
+	} else {
+		Binding *b = lookup(s, name);
+		if (b) {
+			error_at(s->cc, f->loc, "'%s' is not a function [§7.1]", name);
+			if (b->loc.line)
+				note_at(s->cc, b->loc, "'%s' is declared here", name);
+		} else {
+			const char *sug = builtin_suggestion(name);
+			if (sug)
+				error_at(s->cc, f->loc, "unknown function '%s'; did you mean '%s'? [§7.1]", name, sug);
+			else
+				error_at(s->cc, f->loc, "unknown function '%s' [§7.1]", name);
+		}
+	}
+	for (int i = 0; i < call->nargs; i++)
+		sema_expr(s, call->args[i].value);
+	return ex_error(call->loc);
+}
+
+Ex sema_call(Sema *s, AstExpr *call)
+{
+	AstExpr *f = call->lhs;
+	if (f->kind == AE_DTYPE)
+		return dtype_call(s, call);
+	bool method = f->kind == AE_FIELD;
+	const char *name = f->kind == AE_NAME || method ? f->name : NULL;
+	Ex recv = {0};
+	if (method)
+		recv = sema_expr(s, f->lhs);
+	const Builtin *bi = name ? find_builtin(name) : NULL;
+	if (!bi) {
+		if (method && recv.kind == EX_ERROR) { /* the receiver's error is enough */
+			for (int i = 0; i < call->nargs; i++)
+				sema_expr(s, call->args[i].value);
+			return ex_error(call->loc);
+		}
+		return bad_callee(s, call, method, name);
+	}
+	if (s->ctx == CTX_CONST && !bi->const_ok) {
+		error_at(s->cc, f->loc, "%s() cannot be used in a constant expression [%s]", bi->name, s->clause);
+		return ex_error(call->loc);
+	}
+
+	Call c = {.bi = bi, .loc = call->loc};
+	bool bad = false;
+	int npos = 0;
+	if (method)
+		c.pos[npos++] = recv;
+	for (int i = 0; i < call->nargs; i++) {
+		AstArg *arg = &call->args[i];
+		Ex e = sema_expr(s, arg->value);
+		bad |= e.kind == EX_ERROR;
+		if (!arg->name) {
+			if (npos < MAXPOS)
+				c.pos[npos] = e;
+			npos++;
+			continue;
+		}
+		int k = 0;
+		while (k < KW_COUNT && strcmp(kw_names[k], arg->name) != 0)
+			k++;
+		if (k == KW_COUNT || !(bi->kws & (1u << k))) {
+			const char *names[KW_COUNT];
+			int n = 0;
+			for (int j = 0; j < KW_COUNT; j++)
+				if (bi->kws & (1u << j))
+					names[n++] = kw_names[j];
+			const char *sug = closest_name(arg->name, names, n);
+			if (sug)
+				error_at(s->cc, arg->loc, "unknown keyword argument '%s' for %s(); did you mean '%s'? [%s]", arg->name,
+				         bi->name, sug, bi->clause);
+			else if (bi->kws)
+				error_at(s->cc, arg->loc, "unknown keyword argument '%s' for %s(); it takes %s [%s]", arg->name,
+				         bi->name, kw_list(s, bi->kws), bi->clause);
+			else
+				error_at(s->cc, arg->loc, "%s() takes no keyword arguments, found '%s' [%s]", bi->name, arg->name,
+				         bi->clause);
+			bad = true;
+		} else if (c.has[k]) {
+			error_at(s->cc, arg->loc, "keyword argument '%s' of %s() is given twice [%s]", arg->name, bi->name,
+			         bi->clause);
+			bad = true;
+		} else {
+			c.has[k] = true;
+			c.kw[k] = e;
+		}
+	}
+	/* One positional argument more than max_pos stands for pos_kw. */
+	if (bi->pos_kw != NOKW && npos == bi->max_pos + 1) {
+		if (c.has[bi->pos_kw]) {
+			error_at(s->cc, c.pos[npos - 1].loc, "%s() got %s both by position and as a keyword [%s]", bi->name,
+			         kw_names[bi->pos_kw], bi->clause);
+			bad = true;
+		}
+		c.has[bi->pos_kw] = true;
+		c.kw[bi->pos_kw] = c.pos[--npos];
+	}
+	if (npos < bi->min_pos || npos > bi->max_pos) {
+		error_at(s->cc, call->loc, "%s() takes %s, %d given%s [%s]", bi->name, arity_str(s, bi), npos,
+		         method ? " (counting the receiver of the method call)" : "", bi->clause);
+		return ex_error(call->loc);
+	}
+	c.npos = npos;
+	if (bad)
+		return ex_error(call->loc);
+	return bi->fn(s, &c);
+}

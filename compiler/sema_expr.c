@@ -1,0 +1,1442 @@
+/* sema_expr.c - expressions: constant folding, names, operators with JAX
+ * promotion and NumPy broadcasting, Ref access (loads, stores, the
+ * indexers of §7.5-§7.6), value indexing and the conversions that
+ * assignments and stores apply.  Builtin calls are in sema_builtins.c. */
+#include "sema.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+/* ---- Ex constructors ------------------------------------------------------ */
+
+Ex ex_error(Loc loc)
+{
+	Ex e = {0};
+	e.kind = EX_ERROR;
+	e.loc = loc;
+	return e;
+}
+
+Ex ex_void(Loc loc)
+{
+	Ex e = {0};
+	e.kind = EX_VOID;
+	e.loc = loc;
+	return e;
+}
+
+Ex ex_const(ConstVal c, Loc loc)
+{
+	Ex e = {0};
+	e.kind = EX_CONST;
+	e.c = c;
+	e.loc = loc;
+	return e;
+}
+
+Ex ex_value(Value *v, bool weak, Loc loc)
+{
+	Ex e = {0};
+	e.kind = EX_VALUE;
+	e.v = v;
+	e.weak = weak;
+	e.loc = loc;
+	return e;
+}
+
+ConstVal const_int(int64_t i, DType dt, bool weak)
+{
+	return (ConstVal){.dtype = dt, .weak = weak, .i = i};
+}
+
+ConstVal const_float(double f, DType dt, bool weak)
+{
+	return (ConstVal){.dtype = dt, .weak = weak, .f = f};
+}
+
+ConstVal const_bool(bool b)
+{
+	return (ConstVal){.dtype = DT_BOOL, .i = b};
+}
+
+DType ex_dtype(const Ex *e)
+{
+	return e->kind == EX_CONST ? e->c.dtype : e->kind == EX_VALUE ? e->v->type->dtype : DT_NONE;
+}
+
+bool ex_weak(const Ex *e)
+{
+	return e->kind == EX_CONST ? e->c.weak : e->kind == EX_VALUE ? e->weak : false;
+}
+
+int ex_rank(const Ex *e)
+{
+	return e->kind == EX_VALUE ? e->v->type->rank : 0;
+}
+
+const int64_t *ex_dims(const Ex *e)
+{
+	return e->kind == EX_VALUE ? e->v->type->dims : NULL;
+}
+
+const char *ex_type_str(Sema *s, const Ex *e)
+{
+	switch (e->kind) {
+	case EX_CONST: return dtype_str(e->c.dtype);
+	case EX_VALUE:
+	case EX_REF: return type_str(s->a, e->v->type);
+	case EX_ACCESS: return e->acc->type ? type_str(s->a, e->acc->type) : "a Ref access";
+	case EX_DTYPE: return "a dtype";
+	case EX_TUPLE: return "a tuple";
+	case EX_NONE: return "None";
+	case EX_VOID: return "no value";
+	case EX_ERROR: break;
+	}
+	return "<error>";
+}
+
+DType default_dtype(DType dt, bool weak)
+{
+	(void)weak; /* weak literals already carry JAX's defaults, i32 and f32 */
+	return dt;
+}
+
+/* ---- constants ------------------------------------------------------------ */
+
+static bool is_intlike(DType dt) { return dt == DT_BOOL || dtype_is_int(dt); }
+
+/* The representable range of an integer (or bool) dtype in an int64.  u64
+ * is limited to the int64 range: constants live in int64. */
+static void int_range(DType dt, int64_t *lo, int64_t *hi)
+{
+	int bits = dt == DT_BOOL ? 1 : dtype_bits(dt);
+	if (dt == DT_BOOL) {
+		*lo = 0, *hi = 1;
+	} else if (dtype_is_unsigned(dt)) {
+		*lo = 0;
+		*hi = bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << bits) - 1);
+	} else {
+		*lo = bits >= 64 ? INT64_MIN : -(int64_t)(UINT64_C(1) << (bits - 1));
+		*hi = bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (bits - 1)) - 1);
+	}
+}
+
+static bool int_fits(int64_t v, DType dt)
+{
+	int64_t lo, hi;
+	int_range(dt, &lo, &hi);
+	return v >= lo && v <= hi;
+}
+
+/* floor() without libm: exact for every double. */
+static double pk_floor(double x)
+{
+	if (!(x > -9.0e15 && x < 9.0e15)) /* huge (already integral), inf or nan */
+		return x;
+	double t = (double)(int64_t)x;
+	return t > x ? t - 1.0 : t;
+}
+
+/* Rounds a float constant to the precision of its dtype (f32 only; f16
+ * and bf16 are left to the backend). */
+static double round_to(double f, DType dt)
+{
+	return dt == DT_F32 ? (double)(float)f : f;
+}
+
+bool const_fits(const ConstVal *c, DType dt)
+{
+	if (!dtype_is_int(dt))
+		return true;
+	if (dtype_is_float(c->dtype))
+		return c->f > -9.2e18 && c->f < 9.2e18 && int_fits((int64_t)c->f, dt);
+	return int_fits(c->i, dt);
+}
+
+bool const_convert(Sema *s, ConstVal *c, DType dt, bool explicit_cast, Loc loc)
+{
+	ConstVal r = {.dtype = dt};
+	if (dtype_is_float(dt)) {
+		r.f = round_to(dtype_is_float(c->dtype) ? c->f : (double)c->i, dt);
+	} else if (dt == DT_BOOL) {
+		r.i = dtype_is_float(c->dtype) ? c->f != 0.0 : c->i != 0;
+	} else if (dtype_is_float(c->dtype)) {
+		/* Only astype converts a float to an integer: truncation. */
+		double f = c->f;
+		if (!(f > -9.2e18 && f < 9.2e18) || !int_fits((int64_t)f, dt)) {
+			error_at(s->cc, loc, "constant %g does not fit in %s [%s]", f, dtype_str(dt),
+			         explicit_cast ? "§7.14" : "§4.7");
+			*c = r;
+			return false;
+		}
+		r.i = (int64_t)f;
+	} else {
+		if (!int_fits(c->i, dt)) {
+			error_at(s->cc, loc, "constant %lld does not fit in %s [%s]", (long long)c->i, dtype_str(dt),
+			         explicit_cast ? "§7.14" : "§4.7");
+			*c = r;
+			return false;
+		}
+		r.i = c->i;
+	}
+	*c = r;
+	return true;
+}
+
+/* Integer power by squaring; false on overflow. */
+static bool ipow(int64_t b, int64_t e, int64_t *out)
+{
+	int64_t r = 1;
+	while (e > 0) {
+		if ((e & 1) && __builtin_mul_overflow(r, b, &r))
+			return false;
+		e >>= 1;
+		if (e && __builtin_mul_overflow(b, b, &b))
+			return false;
+	}
+	*out = r;
+	return true;
+}
+
+/* Folds a binary operation on constants already converted to the compute
+ * dtype cdt.  Returns false without an error when the operation cannot be
+ * folded (float ** non-integer: the caller emits it), and false after an
+ * error (division by zero, overflow) with *err set. */
+static bool fold_binary(Sema *s, Op op, Loc loc, ConstVal a, ConstVal b, DType cdt, DType rdt, bool weak,
+                        ConstVal *out, bool *err)
+{
+	*err = false;
+	*out = (ConstVal){.dtype = rdt, .weak = weak};
+	bool cmp = op_info[op].flags & F_CMP;
+	if (dtype_is_float(cdt)) {
+		double x = a.f, y = b.f, r = 0;
+		switch (op) {
+		case IR_ADD: r = x + y; break;
+		case IR_SUB: r = x - y; break;
+		case IR_MUL: r = x * y; break;
+		case IR_DIV:
+		case IR_FLOORDIV:
+		case IR_MOD:
+			if (y == 0.0) {
+				error_at(s->cc, loc, "division by zero in a constant expression [§7.2]");
+				*err = true;
+				return false;
+			}
+			r = op == IR_DIV ? x / y : op == IR_FLOORDIV ? pk_floor(x / y) : x - pk_floor(x / y) * y;
+			break;
+		case IR_POW: {
+			if (!(y == pk_floor(y) && y >= -64 && y <= 64))
+				return false; /* left to the runtime (libm-free compiler) */
+			double p = 1.0;
+			for (int n = 0; n < (y < 0 ? -y : y); n++)
+				p *= x;
+			r = y < 0 ? 1.0 / p : p;
+			break;
+		}
+		case IR_MIN: r = x < y ? x : y; break;
+		case IR_MAX: r = x > y ? x : y; break;
+		case IR_EQ: out->i = x == y; return true;
+		case IR_NE: out->i = x != y; return true;
+		case IR_LT: out->i = x < y; return true;
+		case IR_LE: out->i = x <= y; return true;
+		case IR_GT: out->i = x > y; return true;
+		case IR_GE: out->i = x >= y; return true;
+		default: return false;
+		}
+		out->f = round_to(r, rdt);
+		return true;
+	}
+	int64_t x = a.i, y = b.i, r = 0;
+	bool ovf = false;
+	switch (op) {
+	case IR_ADD:
+		if (cdt == DT_BOOL)
+			r = x | y;
+		else
+			ovf = __builtin_add_overflow(x, y, &r);
+		break;
+	case IR_SUB: ovf = __builtin_sub_overflow(x, y, &r); break;
+	case IR_MUL:
+		if (cdt == DT_BOOL)
+			r = x & y;
+		else
+			ovf = __builtin_mul_overflow(x, y, &r);
+		break;
+	case IR_FLOORDIV:
+	case IR_MOD:
+		if (y == 0) {
+			error_at(s->cc, loc, "division by zero in a constant expression [§7.2]");
+			*err = true;
+			return false;
+		}
+		if (x == INT64_MIN && y == -1) {
+			ovf = true;
+			break;
+		}
+		r = op == IR_FLOORDIV ? x / y : x % y;
+		if ((x % y != 0) && ((x < 0) != (y < 0))) /* C truncates, Python floors */
+			r = op == IR_FLOORDIV ? r - 1 : r + y;
+		break;
+	case IR_POW:
+		if (y < 0) {
+			error_at(s->cc, loc, "negative exponent %lld for an integer power [§7.2]", (long long)y);
+			*err = true;
+			return false;
+		}
+		ovf = !ipow(x, y, &r);
+		break;
+	case IR_MIN: r = x < y ? x : y; break;
+	case IR_MAX: r = x > y ? x : y; break;
+	case IR_AND: r = x & y; break;
+	case IR_OR: r = x | y; break;
+	case IR_XOR: r = x ^ y; break;
+	case IR_SHL:
+	case IR_SHR:
+		if (y < 0 || y >= 64) {
+			error_at(s->cc, loc, "shift count %lld is out of range [§7.4]", (long long)y);
+			*err = true;
+			return false;
+		}
+		if (op == IR_SHR) {
+			r = x < 0 ? ~(~x >> y) : x >> y;
+		} else {
+			r = (int64_t)((uint64_t)x << y);
+			ovf = (r >> y) != x;
+		}
+		break;
+	case IR_EQ: r = x == y; break;
+	case IR_NE: r = x != y; break;
+	case IR_LT: r = x < y; break;
+	case IR_LE: r = x <= y; break;
+	case IR_GT: r = x > y; break;
+	case IR_GE: r = x >= y; break;
+	default: return false;
+	}
+	if (!cmp && !ovf && !weak && !int_fits(r, rdt))
+		ovf = true;
+	if (ovf) {
+		error_at(s->cc, loc, "integer overflow in a constant expression of type %s [§4.3]",
+		         weak ? "int64" : dtype_str(rdt));
+		*err = true;
+		return false;
+	}
+	out->i = r;
+	return true;
+}
+
+bool const_int_arg(Sema *s, Ex e, const char *what, const char *clause, int64_t *out)
+{
+	if (e.kind == EX_ERROR)
+		return false;
+	if (e.kind != EX_CONST || !dtype_is_int(e.c.dtype)) {
+		error_at(s->cc, e.loc, "%s must be a constant integer, found %s [%s]", what,
+		         e.kind == EX_CONST ? dtype_str(e.c.dtype) : e.kind == EX_VALUE ? "a runtime value"
+		                                                                          : ex_type_str(s, &e),
+		         clause);
+		return false;
+	}
+	*out = e.c.i;
+	return true;
+}
+
+bool const_bool_arg(Sema *s, Ex e, const char *what, const char *clause, bool *out)
+{
+	if (e.kind == EX_ERROR)
+		return false;
+	if (e.kind != EX_CONST || e.c.dtype != DT_BOOL) {
+		error_at(s->cc, e.loc, "%s must be a constant bool (true or false), found %s [%s]", what,
+		         e.kind == EX_VALUE ? "a runtime value" : ex_type_str(s, &e), clause);
+		return false;
+	}
+	*out = e.c.i != 0;
+	return true;
+}
+
+/* ---- instruction building ----------------------------------------------- */
+
+Value **vals(Sema *s, int n)
+{
+	return arena_alloc(s->a, sizeof(Value *) * (size_t)(n > 0 ? n : 1));
+}
+
+Inst *emit_inst(Sema *s, Op op, Loc loc, int nargs, Value **args, int nres, Type **rtypes)
+{
+	Inst *i = ir_inst_new(s->a, s->k, op, loc, nargs, args, nres, rtypes);
+	ir_append(s->region, i);
+	return i;
+}
+
+Value *emit(Sema *s, Op op, Loc loc, Type *rt, int nargs, ...)
+{
+	Value *args[4];
+	va_list ap;
+	PKC_ASSERT(nargs <= 4);
+	va_start(ap, nargs);
+	for (int i = 0; i < nargs; i++)
+		args[i] = va_arg(ap, Value *);
+	va_end(ap);
+	return emit_inst(s, op, loc, nargs, args, 1, &rt)->results[0];
+}
+
+Value *emit_const(Sema *s, ConstVal c, Type *t, Loc loc)
+{
+	if (dtype_is_float(t->dtype))
+		return ir_const_float(s->a, s->k, s->region, loc, t, c.f);
+	return ir_const_int(s->a, s->k, s->region, loc, t, c.i);
+}
+
+Value *cast_value(Sema *s, Value *v, DType dt, Loc loc)
+{
+	if (v->type->dtype == dt)
+		return v;
+	return emit(s, IR_CAST, loc, type_with_dtype(s->a, v->type, dt), 1, v);
+}
+
+static bool same_dims(int ra, const int64_t *a, int rb, const int64_t *b)
+{
+	if (ra != rb)
+		return false;
+	for (int d = 0; d < ra; d++)
+		if (a[d] != b[d])
+			return false;
+	return true;
+}
+
+Value *broadcast_value(Sema *s, Value *v, int rank, const int64_t *dims, Loc loc)
+{
+	if (same_dims(v->type->rank, v->type->dims, rank, dims))
+		return v;
+	return emit(s, IR_BROADCAST, loc, type_tensor(s->a, v->type->dtype, rank, dims), 1, v);
+}
+
+Value *reshape_value(Sema *s, Value *v, int rank, const int64_t *dims, Loc loc)
+{
+	if (same_dims(v->type->rank, v->type->dims, rank, dims))
+		return v;
+	return emit(s, IR_RESHAPE, loc, type_tensor(s->a, v->type->dtype, rank, dims), 1, v);
+}
+
+Value *transpose_value(Sema *s, Value *v, const int64_t *perm, Loc loc)
+{
+	int r = v->type->rank;
+	bool identity = true;
+	int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(r + 1));
+	for (int d = 0; d < r; d++) {
+		dims[d] = v->type->dims[perm[d]];
+		identity &= perm[d] == d;
+	}
+	if (identity)
+		return v;
+	Value *out = emit(s, IR_TRANSPOSE, loc, type_tensor(s->a, v->type->dtype, r, dims), 1, v);
+	ir_set_perm(s->a, out->def, r, perm);
+	return out;
+}
+
+Value *to_value(Sema *s, Ex e, Type *t)
+{
+	if (e.kind == EX_CONST) {
+		ConstVal c = e.c;
+		const_convert(s, &c, t->dtype, false, e.loc);
+		return emit_const(s, c, t, e.loc);
+	}
+	PKC_ASSERT(e.kind == EX_VALUE);
+	Value *v = cast_value(s, e.v, t->dtype, e.loc);
+	return broadcast_value(s, v, t->rank, t->dims, e.loc);
+}
+
+Value *as_value(Sema *s, Ex e)
+{
+	if (e.kind == EX_CONST)
+		return to_value(s, e, type_scalar(s->a, default_dtype(e.c.dtype, e.c.weak)));
+	PKC_ASSERT(e.kind == EX_VALUE);
+	return e.v;
+}
+
+/* ---- values ------------------------------------------------------------- */
+
+Ex rvalue(Sema *s, Ex e)
+{
+	switch (e.kind) {
+	case EX_ERROR:
+	case EX_CONST:
+	case EX_VALUE:
+		return e;
+	case EX_ACCESS:
+		if (!access_ready(s, e.acc, "load"))
+			return ex_error(e.loc);
+		return ex_value(emit_load(s, e.acc, NULL, NULL, e.loc), false, e.loc);
+	case EX_REF: {
+		const char *n = e.b ? e.b->name : "ref";
+		error_at(s->cc, e.loc, "'%s' is a Ref (%s), not a value; read it with %s[...] [§4.5]", n,
+		         type_str(s->a, e.v->type), n);
+		return ex_error(e.loc);
+	}
+	case EX_DTYPE:
+		error_at(s->cc, e.loc, "dtype '%s' is not a value; to convert x, write %s(x) or astype(x, %s) [§7.14]",
+		         dtype_str(e.dt), dtype_str(e.dt), dtype_str(e.dt));
+		return ex_error(e.loc);
+	case EX_TUPLE:
+		error_at(s->cc, e.loc, "expected a value, found a tuple (tuples are only shapes and permutations) [§7.12]");
+		return ex_error(e.loc);
+	case EX_NONE:
+		error_at(s->cc, e.loc, "expected a value, found None (None is a squeezed block dim or a new axis) [§7.9]");
+		return ex_error(e.loc);
+	case EX_VOID:
+		error_at(s->cc, e.loc, "expected a value, but this call produces none [§6.7]");
+		return ex_error(e.loc);
+	}
+	return ex_error(e.loc);
+}
+
+Ex sema_value_expr(Sema *s, AstExpr *e)
+{
+	return rvalue(s, sema_expr(s, e));
+}
+
+/* Whether the dtype of e may implicitly become `to` under JAX promotion
+ * (weak values adapt; strong ones only widen). */
+static bool promotes_to(DType from, bool weak, DType to)
+{
+	bool w;
+	return promote_dtypes(from, weak, to, false, &w) == to;
+}
+
+/* Whether shape (ra, a) broadcasts to exactly (rt, t). */
+static bool broadcasts_to(int ra, const int64_t *a, int rt, const int64_t *t)
+{
+	if (ra > rt)
+		return false;
+	for (int d = 1; d <= ra; d++)
+		if (a[ra - d] != t[rt - d] && a[ra - d] != 1)
+			return false;
+	return true;
+}
+
+static const char *shape_str(Sema *s, DType dt, int rank, const int64_t *dims)
+{
+	return type_str(s->a, type_tensor(s->a, dt, rank, dims));
+}
+
+Value *coerce_assign(Sema *s, Ex e, Type *t, const char *what, const char *clause)
+{
+	e = rvalue(s, e);
+	if (e.kind == EX_ERROR)
+		return NULL;
+	DType dt = ex_dtype(&e);
+	if (dt != t->dtype && !promotes_to(dt, ex_weak(&e), t->dtype)) {
+		error_at(s->cc, e.loc, "%s: %s does not promote to %s (the type is %s); convert with astype [%s]", what,
+		         ex_type_str(s, &e), dtype_str(t->dtype), type_str(s->a, t), clause);
+		return NULL;
+	}
+	if (!broadcasts_to(ex_rank(&e), ex_dims(&e), t->rank, t->dims)) {
+		error_at(s->cc, e.loc, "%s: cannot broadcast %s to %s [%s]", what, ex_type_str(s, &e),
+		         type_str(s->a, t), clause);
+		return NULL;
+	}
+	return to_value(s, e, t);
+}
+
+Value *coerce_store(Sema *s, Ex e, Type *t, const char *what, const char *clause)
+{
+	e = rvalue(s, e);
+	if (e.kind == EX_ERROR)
+		return NULL;
+	DType dt = ex_dtype(&e);
+	if (dt != t->dtype && !(ex_weak(&e) && promotes_to(dt, true, t->dtype))) {
+		error_at(s->cc, e.loc, "%s: expected dtype %s, found %s; convert with astype(..., %s) [%s]", what,
+		         dtype_str(t->dtype), ex_type_str(s, &e), dtype_str(t->dtype), clause);
+		return NULL;
+	}
+	if (!broadcasts_to(ex_rank(&e), ex_dims(&e), t->rank, t->dims)) {
+		error_at(s->cc, e.loc, "%s: cannot broadcast %s to %s [%s]", what, ex_type_str(s, &e),
+		         shape_str(s, dt, t->rank, t->dims), clause);
+		return NULL;
+	}
+	return to_value(s, e, type_tensor(s->a, t->dtype, t->rank, t->dims));
+}
+
+/* ---- names ------------------------------------------------------------------ */
+
+Binding *lookup_in(Scope *sc, const char *name)
+{
+	for (Binding *b = sc->first; b; b = b->next)
+		if (b->name == name)
+			return b;
+	return NULL;
+}
+
+Binding *lookup(Sema *s, const char *name)
+{
+	for (Scope *sc = s->scope; sc; sc = sc->parent) {
+		Binding *b = lookup_in(sc, name);
+		if (b)
+			return b;
+	}
+	return NULL;
+}
+
+Binding *bind(Sema *s, Scope *sc, BindKind kind, const char *name, Loc loc)
+{
+	Binding *b = arena_alloc(s->a, sizeof *b);
+	b->kind = kind;
+	b->name = name;
+	b->loc = loc;
+	b->next = sc->first;
+	sc->first = b;
+	return b;
+}
+
+static const char *const bind_kind_desc[] = {
+	[B_CONST] = "a constant", [B_SIZE] = "a size symbol", [B_SCALAR] = "a scalar parameter",
+	[B_OPERAND] = "an array parameter", [B_SCRATCH] = "a scratch buffer", [B_PID] = "a program id",
+	[B_LET] = "a let binding", [B_VAR] = "a var", [B_LOOP] = "a loop variable",
+};
+
+/* Reports a name used where its kind is not allowed. */
+static Ex misplaced_name(Sema *s, Binding *b, Loc loc)
+{
+	const char *desc = bind_kind_desc[b->kind];
+	switch (s->ctx) {
+	case CTX_CONST:
+		error_at(s->cc, loc, "'%s' is not a compile-time constant (it is %s) [%s]", b->name, desc, s->clause);
+		break;
+	case CTX_GRID:
+		error_at(s->cc, loc, "'%s' is %s; only sizes, scalar parameters and constants may be used here [%s]",
+		         b->name, desc, s->clause);
+		break;
+	case CTX_INDEX_MAP:
+		error_at(s->cc, loc, "'%s' is %s; an index map may only use its program ids and constants [§5.6]",
+		         b->name, desc);
+		break;
+	case CTX_BODY:
+		error_at(s->cc, loc, "'%s' is %s and cannot be used in a kernel body [§5.10]", b->name, desc);
+		break;
+	}
+	if (b->loc.line)
+		note_at(s->cc, b->loc, "'%s' is declared here", b->name);
+	return ex_error(loc);
+}
+
+Ex name_value(Sema *s, Binding *b, Loc loc)
+{
+	bool launch = s->ctx == CTX_GRID || s->ctx == CTX_BODY;
+	Ex e;
+	if (b->poisoned)
+		return ex_error(loc);
+	switch (b->kind) {
+	case B_CONST:
+		return const_binding_value(s, b, loc);
+	case B_SIZE:
+		if (!launch)
+			break;
+		return ex_value(s->sizes[b->index], false, loc);
+	case B_SCALAR:
+		if (!launch)
+			break;
+		return ex_value(s->scalars[b->index], false, loc);
+	case B_OPERAND:
+	case B_SCRATCH:
+		if (s->ctx != CTX_BODY)
+			break;
+		e = (Ex){.kind = EX_REF, .loc = loc, .b = b};
+		e.v = b->kind == B_OPERAND ? s->refs[b->index] : s->scratch[b->index];
+		return e;
+	case B_PID:
+		if (s->ctx != CTX_INDEX_MAP)
+			break;
+		return ex_value(s->pids[b->index], false, loc);
+	case B_LET:
+	case B_LOOP:
+		e = b->ex;
+		e.loc = loc;
+		return e;
+	case B_VAR:
+		if (!b->type)
+			return ex_error(loc);
+		return ex_value(b->cur, false, loc);
+	}
+	return misplaced_name(s, b, loc);
+}
+
+/* Levenshtein distance, for "did you mean" (names are short). */
+static int edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 63 || lb > 63)
+		return 1000;
+	int row[64];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *closest_name(const char *name, const char *const *cands, int n)
+{
+	const char *best = NULL;
+	int bestd = 1000, len = (int)strlen(name);
+	int limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
+	for (int i = 0; i < n; i++) {
+		if (!cands[i] || strcmp(cands[i], name) == 0)
+			continue;
+		int d = edit_distance(name, cands[i]);
+		if (d <= limit && d < len && d < bestd) {
+			bestd = d;
+			best = cands[i];
+		}
+	}
+	return best;
+}
+
+void report_unknown_name(Sema *s, const char *name, Loc loc, const char *what, const char *const *extra,
+                         int nextra)
+{
+	Vec cands = {0};
+	for (Scope *sc = s->scope; sc; sc = sc->parent)
+		for (Binding *b = sc->first; b; b = b->next)
+			vec_push(s->a, &cands, (void *)b->name);
+	for (int i = 0; i < nextra; i++)
+		vec_push(s->a, &cands, (void *)extra[i]);
+	const char *best = closest_name(name, (const char *const *)cands.items, cands.len);
+	if (best)
+		error_at(s->cc, loc, "unknown %s '%s'; did you mean '%s'? [§5.10]", what, name, best);
+	else
+		error_at(s->cc, loc, "unknown %s '%s' [§5.10]", what, name);
+}
+
+/* ---- shapes and axes -------------------------------------------------------- */
+
+bool shape_arg(Sema *s, Ex e, const char *fname, const char *clause, bool allow_minus1, int *rank,
+               int64_t **dims)
+{
+	if (e.kind == EX_ERROR)
+		return false;
+	Ex one[1];
+	Ex *items = one;
+	int n = 1;
+	if (e.kind == EX_TUPLE) {
+		items = e.items;
+		n = e.nitems;
+	} else {
+		one[0] = e;
+	}
+	int64_t *d = arena_alloc(s->a, sizeof(int64_t) * (size_t)(n + 1));
+	int minus1 = 0;
+	for (int i = 0; i < n; i++) {
+		Ex it = items[i];
+		if (it.kind == EX_ERROR)
+			return false;
+		if (it.kind != EX_CONST || !dtype_is_int(it.c.dtype)) {
+			error_at(s->cc, it.loc, "shape of %s() must be a constant integer or a tuple of them, found %s [%s]",
+			         fname, it.kind == EX_VALUE ? "a runtime value" : ex_type_str(s, &it), clause);
+			return false;
+		}
+		d[i] = it.c.i;
+		if (d[i] == -1 && allow_minus1 && minus1++ == 0)
+			continue;
+		if (d[i] <= 0) {
+			error_at(s->cc, it.loc, "dimension %lld in the shape of %s() must be positive%s [%s]",
+			         (long long)d[i], fname, allow_minus1 ? " (or -1, once)" : "", clause);
+			return false;
+		}
+	}
+	*rank = n;
+	*dims = d;
+	return true;
+}
+
+int normalize_axis(Sema *s, int64_t axis, int rank, Loc loc, const char *fname, const char *clause)
+{
+	if (axis < -rank || axis >= rank) {
+		error_at(s->cc, loc, "axis %lld of %s() is out of range for a value of rank %d [%s]", (long long)axis,
+		         fname, rank, clause);
+		return -1;
+	}
+	return (int)(axis < 0 ? axis + rank : axis);
+}
+
+/* ---- operators ---------------------------------------------------------------- */
+
+/* How each AST binary operator is checked and built (MATMUL is dot). */
+static const BinInfo bin_info[OP_COUNT] = {
+	[OP_ADD] = {IR_ADD, "add", BC_ARITH, "§7.2"},
+	[OP_SUB] = {IR_SUB, "subtract", BC_ARITH, "§7.2"},
+	[OP_MUL] = {IR_MUL, "multiply", BC_ARITH, "§7.2"},
+	[OP_DIV] = {IR_DIV, "divide", BC_DIV, "§7.2"},
+	[OP_FLOORDIV] = {IR_FLOORDIV, "floor-divide", BC_ARITH, "§7.2"},
+	[OP_MOD] = {IR_MOD, "take the remainder of", BC_ARITH, "§7.2"},
+	[OP_POW] = {IR_POW, "raise", BC_ARITH, "§7.2"},
+	[OP_BITAND] = {IR_AND, "bitwise-and", BC_BITWISE, "§7.4"},
+	[OP_BITOR] = {IR_OR, "bitwise-or", BC_BITWISE, "§7.4"},
+	[OP_BITXOR] = {IR_XOR, "bitwise-xor", BC_BITWISE, "§7.4"},
+	[OP_SHL] = {IR_SHL, "shift", BC_SHIFT, "§7.4"},
+	[OP_SHR] = {IR_SHR, "shift", BC_SHIFT, "§7.4"},
+	[OP_EQ] = {IR_EQ, "compare", BC_CMP, "§7.3"},
+	[OP_NE] = {IR_NE, "compare", BC_CMP, "§7.3"},
+	[OP_LT] = {IR_LT, "compare", BC_CMP, "§7.3"},
+	[OP_LE] = {IR_LE, "compare", BC_CMP, "§7.3"},
+	[OP_GT] = {IR_GT, "compare", BC_CMP, "§7.3"},
+	[OP_GE] = {IR_GE, "compare", BC_CMP, "§7.3"},
+	[OP_AND] = {IR_AND, "'and'", BC_LOGIC, "§7.3"},
+	[OP_OR] = {IR_OR, "'or'", BC_LOGIC, "§7.3"},
+};
+
+const BinInfo bin_min = {IR_MIN, "take the minimum of", BC_MINMAX, "§7.10"};
+const BinInfo bin_max = {IR_MAX, "take the maximum of", BC_MINMAX, "§7.10"};
+const BinInfo bin_pow = {IR_POW, "raise", BC_ARITH, "§7.10"};
+const BinInfo bin_add = {IR_ADD, "add", BC_INTONLY, "§7.17"};
+const BinInfo bin_sub = {IR_SUB, "subtract", BC_INTONLY, "§7.17"};
+const BinInfo bin_floordiv = {IR_FLOORDIV, "floor-divide", BC_INTONLY, "§7.17"};
+
+/* Why operands of dtypes a and b are not acceptable to class c, or NULL. */
+static const char *class_violation(const BinInfo *bi, DType a, DType b)
+{
+	bool fa = dtype_is_float(a), fb = dtype_is_float(b);
+	bool ba = a == DT_BOOL, bb = b == DT_BOOL;
+	switch (bi->cls) {
+	case BC_ARITH:
+		/* bool + and * are logical or/and, as in JAX; the rest need numbers. */
+		if ((ba || bb) && !(ba && bb && (bi->op == IR_ADD || bi->op == IR_MUL)))
+			return "arithmetic on bool is not allowed; convert with astype";
+		return NULL;
+	case BC_DIV:
+		return ba || bb ? "arithmetic on bool is not allowed; convert with astype" : NULL;
+	case BC_CMP:
+	case BC_MINMAX:
+		return NULL;
+	case BC_LOGIC:
+		return ba && bb ? NULL : "'and', 'or' and 'not' need bool operands (use &, | and ~ on integers)";
+	case BC_BITWISE:
+		return fa || fb ? "bitwise operations need integer or bool operands" : NULL;
+	case BC_SHIFT:
+	case BC_INTONLY:
+		return dtype_is_int(a) && dtype_is_int(b) ? NULL : "the operands must be integers";
+	}
+	return NULL;
+}
+
+Ex sema_binop(Sema *s, const BinInfo *bi, Loc loc, Ex a, Ex b)
+{
+	a = rvalue(s, a);
+	b = rvalue(s, b);
+	if (a.kind == EX_ERROR || b.kind == EX_ERROR)
+		return ex_error(loc);
+	DType da = ex_dtype(&a), db = ex_dtype(&b);
+	const char *why = class_violation(bi, da, db);
+	if (why) {
+		error_at(s->cc, loc, "cannot %s %s and %s: %s [%s]", bi->verb, ex_type_str(s, &a), ex_type_str(s, &b), why,
+		         bi->clause);
+		return ex_error(loc);
+	}
+	bool weak;
+	DType dt = promote_dtypes(da, ex_weak(&a), db, ex_weak(&b), &weak);
+	if (dt == DT_NONE) {
+		error_at(s->cc, loc, "cannot %s %s and %s: they have no common dtype [§4.6]", bi->verb, ex_type_str(s, &a),
+		         ex_type_str(s, &b));
+		return ex_error(loc);
+	}
+	DType cdt = dt, rdt = dt;
+	if (bi->cls == BC_DIV && !dtype_is_float(dt))
+		cdt = rdt = DT_F32; /* true division: integers divide as f32 (jnp.true_divide) */
+	if (op_info[bi->op].flags & F_CMP) {
+		rdt = DT_BOOL;
+		weak = false;
+	}
+	int rank;
+	int64_t dims[64], *pdims = dims;
+	int ra = ex_rank(&a), rb = ex_rank(&b);
+	if (ra > 64 || rb > 64)
+		pdims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(ra > rb ? ra : rb));
+	if (!broadcast_shapes(ra, ex_dims(&a), rb, ex_dims(&b), &rank, pdims)) {
+		error_at(s->cc, loc, "cannot %s %s and %s: shapes are not broadcast-compatible [§4.8]", bi->verb,
+		         ex_type_str(s, &a), ex_type_str(s, &b));
+		return ex_error(loc);
+	}
+	if ((bi->op == IR_FLOORDIV || bi->op == IR_MOD) && !dtype_is_float(cdt) && b.kind == EX_CONST &&
+	    b.c.i == 0 && a.kind != EX_CONST) {
+		error_at(s->cc, b.loc, "integer division by zero [§7.2]");
+		return ex_error(loc);
+	}
+	if (a.kind == EX_CONST && b.kind == EX_CONST) {
+		ConstVal ca = a.c, cb = b.c, r;
+		bool err;
+		if (!const_convert(s, &ca, cdt, false, a.loc) || !const_convert(s, &cb, cdt, false, b.loc))
+			return ex_error(loc);
+		if (fold_binary(s, bi->op, loc, ca, cb, cdt, rdt, weak, &r, &err))
+			return ex_const(r, loc);
+		if (err)
+			return ex_error(loc);
+	}
+	Type *ct = type_tensor(s->a, cdt, rank, pdims);
+	Value *va = to_value(s, a, ct), *vb = to_value(s, b, ct);
+	Value *v = emit(s, bi->op, loc, type_tensor(s->a, rdt, rank, pdims), 2, va, vb);
+	return ex_value(v, weak, loc);
+}
+
+Ex sema_binary_ast(Sema *s, AstOp op, Loc loc, Ex a, Ex b)
+{
+	if (op == OP_MATMUL)
+		return sema_dot(s, loc, a, b, DT_NONE, NULL, false, false);
+	if ((unsigned)op >= OP_COUNT || !bin_info[op].verb)
+		internal_error("sema: binary operator %d has no rule", (int)op);
+	return sema_binop(s, &bin_info[op], loc, a, b);
+}
+
+/* -x, +x, ~x, not x. */
+static Ex sema_unary(Sema *s, AstOp op, Loc loc, Ex x)
+{
+	x = rvalue(s, x);
+	if (x.kind == EX_ERROR)
+		return x;
+	DType dt = ex_dtype(&x);
+	const char *sp = ast_op_spelling[op];
+	bool ok = op == OP_NOT      ? dt == DT_BOOL
+	          : op == OP_BITNOT ? is_intlike(dt)
+	                            : dt != DT_BOOL;
+	if (!ok) {
+		error_at(s->cc, loc, "cannot apply unary '%s' to %s: %s [%s]", sp, ex_type_str(s, &x),
+		         op == OP_NOT      ? "'not' needs a bool operand (use ~ on integers)"
+		         : op == OP_BITNOT ? "'~' needs an integer or bool operand"
+		                           : "arithmetic on bool is not allowed; convert with astype",
+		         op == OP_NOT ? "§7.3" : op == OP_BITNOT ? "§7.4" : "§7.2");
+		return ex_error(loc);
+	}
+	if (op == OP_PLUS)
+		return x;
+	if (x.kind == EX_CONST) {
+		ConstVal c = x.c;
+		if (dtype_is_float(dt)) {
+			c.f = -c.f;
+			return ex_const(c, loc);
+		}
+		if (op == OP_NOT || dt == DT_BOOL) {
+			c.i = !c.i;
+			return ex_const(c, loc);
+		}
+		int64_t r;
+		bool ovf = false;
+		if (op == OP_NEG) {
+			ovf = __builtin_sub_overflow((int64_t)0, c.i, &r);
+		} else if (dtype_is_unsigned(dt) && !c.weak) {
+			int64_t lo, hi;
+			int_range(dt, &lo, &hi);
+			r = hi - c.i; /* ~x within the dtype's bits */
+		} else {
+			r = ~c.i;
+		}
+		if (ovf || (!c.weak && !int_fits(r, dt))) {
+			error_at(s->cc, loc, "integer overflow in a constant expression of type %s [§4.3]", dtype_str(dt));
+			return ex_error(loc);
+		}
+		c.i = r;
+		return ex_const(c, loc);
+	}
+	Value *v = emit(s, op == OP_NEG ? IR_NEG : IR_NOT, loc, x.v->type, 1, x.v);
+	return ex_value(v, x.weak, loc);
+}
+
+/* ---- Ref access ----------------------------------------------------------------- */
+
+static const char *ref_name(const Access *acc)
+{
+	return acc->binding ? acc->binding->name : "ref";
+}
+
+static const char *dim_size_str(Sema *s, const Type *rt, int d)
+{
+	if (rt->dims[d] != DIM_DYNAMIC)
+		return arena_printf(s->a, "%lld", (long long)rt->dims[d]);
+	return rt->syms && rt->syms[d] ? rt->syms[d] : "?";
+}
+
+static bool is_ds_call(const AstExpr *e)
+{
+	return e->kind == AE_CALL && e->lhs && e->lhs->kind == AE_NAME && strcmp(e->lhs->name, "ds") == 0;
+}
+
+/* An integer scalar index operand (point index, slice start); constants
+ * are range-checked against a static dim by the caller. */
+static bool index_scalar(Sema *s, Ex e, const char *what, Value **out)
+{
+	if (e.kind == EX_ERROR)
+		return false;
+	if (!dtype_is_int(ex_dtype(&e)) || ex_rank(&e) != 0) {
+		error_at(s->cc, e.loc, "%s must be an integer scalar, found %s [§7.6]", what, ex_type_str(s, &e));
+		return false;
+	}
+	*out = as_value(s, e);
+	return true;
+}
+
+/* lo:hi with constant bounds (§7.6). */
+static bool slice_indexer(Sema *s, Access *acc, int d, AstExpr *it, Indexer *x, Value **op)
+{
+	const Type *rt = acc->ref->type;
+	int64_t dim = rt->dims[d];
+	if (!it->lhs && !it->rhs) {
+		x->kind = IDX_FULL;
+		return true;
+	}
+	int64_t lo = 0, hi = dim;
+	if (it->lhs) {
+		Ex e = sema_value_expr(s, it->lhs);
+		if (e.kind == EX_ERROR)
+			return false;
+		if (e.kind != EX_CONST || !dtype_is_int(e.c.dtype)) {
+			error_at(s->cc, e.loc, "slice bounds must be constant integers; for a dynamic start use ds(start, size) [§7.6]");
+			return false;
+		}
+		lo = e.c.i;
+	}
+	if (it->rhs) {
+		Ex e = sema_value_expr(s, it->rhs);
+		if (e.kind == EX_ERROR)
+			return false;
+		if (e.kind != EX_CONST || !dtype_is_int(e.c.dtype)) {
+			error_at(s->cc, e.loc, "slice bounds must be constant integers; for a dynamic start use ds(start, size) [§7.6]");
+			return false;
+		}
+		hi = e.c.i;
+	} else if (dim == DIM_DYNAMIC) {
+		error_at(s->cc, it->loc, "a slice to the end of dimension %d of '%s' (dynamic size %s) has no static size; use ds(start, size) [§7.6]",
+		         d, ref_name(acc), dim_size_str(s, rt, d));
+		return false;
+	}
+	if (lo < 0 || hi < 0) {
+		error_at(s->cc, it->loc, "negative slice bounds are not supported (%lld:%lld) [§7.6]", (long long)lo,
+		         (long long)hi);
+		return false;
+	}
+	if (hi <= lo) {
+		error_at(s->cc, it->loc, "empty slice %lld:%lld [§7.6]", (long long)lo, (long long)hi);
+		return false;
+	}
+	if (dim != DIM_DYNAMIC && hi > dim) {
+		error_at(s->cc, it->loc, "slice %lld:%lld is out of range for dimension %d of '%s' (size %lld) [§7.6]",
+		         (long long)lo, (long long)hi, d, ref_name(acc), (long long)dim);
+		return false;
+	}
+	if (lo == 0 && hi == dim) {
+		x->kind = IDX_FULL;
+		return true;
+	}
+	x->kind = IDX_SLICE;
+	x->size = hi - lo;
+	*op = emit_const(s, const_int(lo, DT_I32, false), type_scalar(s->a, DT_I32), it->loc);
+	return true;
+}
+
+/* ds(start, size) (§7.6). */
+static bool ds_indexer(Sema *s, Access *acc, int d, AstExpr *it, Indexer *x, Value **op)
+{
+	const Type *rt = acc->ref->type;
+	int64_t dim = rt->dims[d];
+	bool bad = it->nargs != 2;
+	for (int i = 0; i < it->nargs; i++)
+		bad |= it->args[i].name != NULL;
+	if (bad) {
+		error_at(s->cc, it->loc, "ds() takes 2 positional arguments (start, size), %d given [§7.6]", it->nargs);
+		return false;
+	}
+	Ex start = sema_value_expr(s, it->args[0].value);
+	Ex size = sema_value_expr(s, it->args[1].value);
+	int64_t n;
+	if (start.kind == EX_ERROR || !const_int_arg(s, size, "the size of ds()", "§7.6", &n))
+		return false;
+	if (n <= 0) {
+		error_at(s->cc, size.loc, "the size of ds() must be positive, found %lld [§7.6]", (long long)n);
+		return false;
+	}
+	if (dim != DIM_DYNAMIC && n > dim) {
+		error_at(s->cc, size.loc, "ds() of size %lld exceeds dimension %d of '%s' (size %lld) [§7.6]",
+		         (long long)n, d, ref_name(acc), (long long)dim);
+		return false;
+	}
+	if (start.kind == EX_CONST && dtype_is_int(start.c.dtype) &&
+	    (start.c.i < 0 || (dim != DIM_DYNAMIC && start.c.i > dim - n))) {
+		error_at(s->cc, start.loc, "ds(%lld, %lld) is out of range for dimension %d of '%s' (size %s) [§7.6]",
+		         (long long)start.c.i, (long long)n, d, ref_name(acc), dim_size_str(s, rt, d));
+		return false;
+	}
+	if (!index_scalar(s, start, "the start of ds()", op))
+		return false;
+	x->kind = IDX_SLICE;
+	x->size = n;
+	return true;
+}
+
+/* An expression index: an integer scalar (point) or tensor (gather). */
+static bool expr_indexer(Sema *s, Access *acc, int d, AstExpr *it, Indexer *x, Value **op)
+{
+	const Type *rt = acc->ref->type;
+	Ex e = sema_value_expr(s, it);
+	if (e.kind == EX_ERROR)
+		return false;
+	DType dt = ex_dtype(&e);
+	if (!dtype_is_int(dt)) {
+		error_at(s->cc, e.loc, "a Ref index must be an integer (scalar or tensor), found %s%s [§7.5]",
+		         ex_type_str(s, &e), dt == DT_BOOL ? "; use load(..., mask=) for masking" : "");
+		return false;
+	}
+	if (ex_rank(&e) > 0) {
+		x->kind = IDX_GATHER;
+		*op = e.v;
+		return true;
+	}
+	if (e.kind == EX_CONST && (e.c.i < 0 || (rt->dims[d] != DIM_DYNAMIC && e.c.i >= rt->dims[d]))) {
+		error_at(s->cc, e.loc, "index %lld is out of range for dimension %d of '%s' (size %s) [§7.5]",
+		         (long long)e.c.i, d, ref_name(acc), dim_size_str(s, rt, d));
+		return false;
+	}
+	x->kind = IDX_POINT;
+	*op = as_value(s, e);
+	return true;
+}
+
+/* Computes the access's value type, or records the dynamic FULL dim that
+ * prevents one.  Gathers are broadcast together explicitly. */
+static bool finish_access(Sema *s, Access *acc, AstExpr **dimitem, Value **dimop)
+{
+	const Type *rt = acc->ref->type;
+	int rank = rt->rank, ngather = 0, firstfull = -1;
+	for (int d = 0; d < rank; d++) {
+		ngather += acc->idx[d].kind == IDX_GATHER;
+		if (firstfull < 0 && (acc->idx[d].kind == IDX_FULL || acc->idx[d].kind == IDX_SLICE))
+			firstfull = d;
+	}
+	int64_t *shape = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
+	int r = 0;
+	if (ngather) {
+		if (firstfull >= 0) {
+			AstExpr *it = dimitem[firstfull];
+			error_at(s->cc, it ? it->loc : acc->loc,
+			         "cannot mix a gather (tensor) index with a slice or ':' (dimension %d of '%s'); index every dimension with a tensor or a scalar [§7.5]",
+			         firstfull, ref_name(acc));
+			return false;
+		}
+		for (int d = 0; d < rank; d++) {
+			if (acc->idx[d].kind != IDX_GATHER)
+				continue;
+			const Type *t = dimop[d]->type;
+			int64_t *tmp = arena_alloc(s->a, sizeof(int64_t) * (size_t)(r + t->rank + 1));
+			int r2;
+			if (!broadcast_shapes(r, shape, t->rank, t->dims, &r2, tmp)) {
+				error_at(s->cc, dimitem[d]->loc, "gather index %s does not broadcast with the other indices %s [§4.8]",
+				         type_str(s->a, t), shape_str(s, DT_I32, r, shape));
+				return false;
+			}
+			shape = tmp;
+			r = r2;
+		}
+		for (int d = 0; d < rank; d++)
+			if (acc->idx[d].kind == IDX_GATHER)
+				dimop[d] = broadcast_value(s, dimop[d], r, shape, dimitem[d]->loc);
+	} else {
+		for (int d = 0; d < rank; d++) {
+			if (acc->idx[d].kind == IDX_FULL) {
+				if (rt->dims[d] == DIM_DYNAMIC) {
+					if (acc->dyn_dim < 0)
+						acc->dyn_dim = d;
+					continue;
+				}
+				shape[r++] = rt->dims[d];
+			} else if (acc->idx[d].kind == IDX_SLICE) {
+				shape[r++] = acc->idx[d].size;
+			}
+		}
+	}
+	acc->ops = vals(s, rank);
+	for (int d = 0; d < rank; d++)
+		if (acc->idx[d].kind != IDX_FULL)
+			acc->ops[acc->nops++] = dimop[d];
+	if (acc->dyn_dim < 0)
+		acc->type = type_tensor(s->a, rt->dtype, r, shape);
+	return true;
+}
+
+Access *build_access(Sema *s, Ex base, AstExpr *ix)
+{
+	const Type *rt = base.v->type;
+	int rank = rt->rank;
+	Access *acc = arena_alloc(s->a, sizeof *acc);
+	acc->ref = base.v;
+	acc->binding = base.b;
+	acc->nidx = rank;
+	acc->idx = arena_alloc(s->a, sizeof(Indexer) * (size_t)(rank + 1));
+	acc->dyn_dim = -1;
+	acc->loc = ix->loc;
+
+	/* Place each index item on its dimension: '...' fills the middle,
+	 * missing trailing dims are ':' (NumPy). */
+	int ell = -1, nreal = 0;
+	for (int i = 0; i < ix->nitems; i++) {
+		AstExpr *it = ix->items[i];
+		if (it->kind == AE_ELLIPSIS) {
+			if (ell >= 0) {
+				error_at(s->cc, it->loc, "an index may contain at most one '...' [§7.5]");
+				return NULL;
+			}
+			ell = i;
+		} else if (it->kind == AE_NONE) {
+			error_at(s->cc, it->loc, "None cannot index a Ref; add new axes to the loaded value: %s[...][None, :] [§7.5]",
+			         ref_name(acc));
+			return NULL;
+		} else {
+			nreal++;
+		}
+	}
+	if (nreal > rank) {
+		error_at(s->cc, ix->loc, "too many indices for '%s': %d given, but %s has rank %d [§7.5]", ref_name(acc),
+		         nreal, type_str(s->a, rt), rank);
+		return NULL;
+	}
+	AstExpr **dimitem = arena_alloc(s->a, sizeof(AstExpr *) * (size_t)(rank + 1));
+	Value **dimop = vals(s, rank);
+	int head = ell >= 0 ? ell : ix->nitems;
+	for (int i = 0; i < head; i++)
+		dimitem[i] = ix->items[i];
+	for (int i = ell + 1; ell >= 0 && i < ix->nitems; i++)
+		dimitem[rank - (ix->nitems - i)] = ix->items[i];
+
+	bool ok = true;
+	for (int d = 0; d < rank; d++) {
+		AstExpr *it = dimitem[d];
+		Indexer *x = &acc->idx[d];
+		x->kind = IDX_FULL;
+		if (!it)
+			continue;
+		if (it->kind == AE_SLICE)
+			ok &= slice_indexer(s, acc, d, it, x, &dimop[d]);
+		else if (is_ds_call(it))
+			ok &= ds_indexer(s, acc, d, it, x, &dimop[d]);
+		else
+			ok &= expr_indexer(s, acc, d, it, x, &dimop[d]);
+	}
+	if (!ok || !finish_access(s, acc, dimitem, dimop))
+		return NULL;
+	return acc;
+}
+
+Access *whole_access(Sema *s, Ex ref, Loc loc)
+{
+	AstExpr ix = {.kind = AE_INDEX, .loc = loc};
+	return build_access(s, ref, &ix);
+}
+
+bool access_ready(Sema *s, Access *acc, const char *verb)
+{
+	if (acc->type)
+		return true;
+	if (acc->dyn_dim >= 0)
+		error_at(s->cc, acc->loc, "cannot %s a dimension of dynamic size %s; use ds(start, size) [§7.5]", verb,
+		         dim_size_str(s, acc->ref->type, acc->dyn_dim));
+	acc->dyn_dim = -2; /* reported */
+	return false;
+}
+
+bool access_writable(Sema *s, Access *acc, Loc loc, const char *verb)
+{
+	const Binding *b = acc->binding;
+	if (!b || b->kind != B_OPERAND || b->mode != PM_IN)
+		return true;
+	error_at(s->cc, loc, "cannot %s '%s': it is an 'in' parameter [§5.2]", verb, b->name);
+	note_at(s->cc, b->loc, "'%s' is declared here; declare it 'out' or 'inout' to write it", b->name);
+	return false;
+}
+
+static Inst *emit_access(Sema *s, Op op, Access *acc, Loc loc, int nextra, Value **extra, Type *rt)
+{
+	int n = 1 + acc->nops + nextra;
+	Value **args = vals(s, n);
+	args[0] = acc->ref;
+	memcpy(args + 1, acc->ops, sizeof(Value *) * (size_t)acc->nops);
+	memcpy(args + 1 + acc->nops, extra, sizeof(Value *) * (size_t)nextra);
+	Inst *i = emit_inst(s, op, loc, n, args, rt ? 1 : 0, rt ? &rt : NULL);
+	ir_set_indexers(s->a, i, acc->nidx, acc->idx);
+	return i;
+}
+
+Value *emit_load(Sema *s, Access *acc, Value *mask, Value *other, Loc loc)
+{
+	Value *extra[2];
+	int n = 0;
+	if (mask)
+		extra[n++] = mask;
+	if (other)
+		extra[n++] = other;
+	Inst *i = emit_access(s, IR_LOAD, acc, loc, n, extra, acc->type);
+	i->has_mask = mask != NULL;
+	i->has_other = other != NULL;
+	return i->results[0];
+}
+
+void emit_store(Sema *s, Access *acc, Value *v, Value *mask, Loc loc)
+{
+	Value *extra[2] = {v, mask};
+	Inst *i = emit_access(s, IR_STORE, acc, loc, mask ? 2 : 1, extra, NULL);
+	i->has_mask = mask != NULL;
+}
+
+/* ---- value indexing (§7.9) -------------------------------------------------- */
+
+static Ex value_index(Sema *s, Ex base, AstExpr *ix)
+{
+	base = rvalue(s, base);
+	if (base.kind == EX_ERROR)
+		return base;
+	Value *v = as_value(s, base);
+	int rank = v->type->rank, nkeep = 0, nnew = 0, ell = -1;
+	for (int i = 0; i < ix->nitems; i++) {
+		AstExpr *it = ix->items[i];
+		if (it->kind == AE_NONE) {
+			nnew++;
+		} else if (it->kind == AE_SLICE && !it->lhs && !it->rhs) {
+			nkeep++;
+		} else if (it->kind == AE_ELLIPSIS && ell < 0) {
+			ell = i;
+		} else {
+			error_at(s->cc, it->loc, "a value can only be indexed with None and ':' (new axes); to select elements, index the Ref instead [§7.9]");
+			return ex_error(ix->loc);
+		}
+	}
+	if (nkeep > rank) {
+		error_at(s->cc, ix->loc, "too many ':' for a value of type %s (rank %d) [§7.9]", type_str(s->a, v->type),
+		         rank);
+		return ex_error(ix->loc);
+	}
+	/* Walk the items, taking source dims for ':' and '...', 1 for None;
+	 * dims not mentioned are kept at the end (NumPy). */
+	int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + nnew + 1));
+	int r = 0, src = 0;
+	for (int i = 0; i < ix->nitems; i++) {
+		AstExpr *it = ix->items[i];
+		if (it->kind == AE_NONE)
+			dims[r++] = 1;
+		else if (i == ell)
+			for (int k = 0; k < rank - nkeep; k++)
+				dims[r++] = v->type->dims[src++];
+		else
+			dims[r++] = v->type->dims[src++];
+	}
+	while (src < rank)
+		dims[r++] = v->type->dims[src++];
+	return ex_value(reshape_value(s, v, r, dims, ix->loc), base.kind == EX_VALUE && base.weak, ix->loc);
+}
+
+/* ---- expressions ---------------------------------------------------------- */
+
+static Ex sema_name(Sema *s, AstExpr *e)
+{
+	Binding *b = lookup(s, e->name);
+	if (b)
+		return name_value(s, b, e->loc);
+	if (is_builtin_name(e->name))
+		error_at(s->cc, e->loc, "'%s' is a builtin function; call it: %s(...) [§7.1]", e->name, e->name);
+	else
+		report_unknown_name(s, e->name, e->loc, "identifier", NULL, 0);
+	return ex_error(e->loc);
+}
+
+static Ex sema_tuple(Sema *s, AstExpr *e)
+{
+	Ex t = {.kind = EX_TUPLE, .loc = e->loc, .nitems = e->nitems};
+	t.items = arena_alloc(s->a, sizeof(Ex) * (size_t)(e->nitems + 1));
+	bool bad = false;
+	for (int i = 0; i < e->nitems; i++) {
+		Ex it = sema_expr(s, e->items[i]);
+		if (it.kind == EX_ACCESS || it.kind == EX_REF || it.kind == EX_VOID)
+			it = rvalue(s, it);
+		bad |= it.kind == EX_ERROR;
+		t.items[i] = it;
+	}
+	return bad ? ex_error(e->loc) : t;
+}
+
+static Ex sema_index(Sema *s, AstExpr *e)
+{
+	Ex base = sema_expr(s, e->lhs);
+	if (base.kind == EX_ERROR)
+		return base;
+	if (base.kind == EX_REF) {
+		Access *acc = build_access(s, base, e);
+		if (!acc)
+			return ex_error(e->loc);
+		Ex r = {.kind = EX_ACCESS, .loc = e->loc, .acc = acc, .b = base.b};
+		return r;
+	}
+	return value_index(s, base, e);
+}
+
+static Ex sema_field(Sema *s, AstExpr *e)
+{
+	Ex base = sema_expr(s, e->lhs);
+	if (base.kind == EX_ERROR)
+		return base;
+	if (strcmp(e->name, "T") == 0)
+		return sema_transpose(s, e->loc, base, NULL, 0);
+	if (is_builtin_name(e->name))
+		error_at(s->cc, e->loc, "'.%s' is a method; call it: x.%s(...) [§7.12]", e->name, e->name);
+	else
+		error_at(s->cc, e->loc, "unknown attribute '.%s' (values have .T and builtin methods such as .astype(f32)) [§7.12]",
+		         e->name);
+	return ex_error(e->loc);
+}
+
+Ex sema_expr(Sema *s, AstExpr *e)
+{
+	switch (e->kind) {
+	case AE_INT:
+		if (e->int_overflow) {
+			error_at(s->cc, e->loc, "integer literal is too large for a 64-bit integer [§2.4]");
+			return ex_error(e->loc);
+		}
+		return ex_const(const_int(e->ival, DT_I32, true), e->loc);
+	case AE_FLOAT:
+		return ex_const(const_float(e->fval, DT_F32, true), e->loc);
+	case AE_BOOL:
+		return ex_const(const_bool(e->ival != 0), e->loc);
+	case AE_NONE:
+		return (Ex){.kind = EX_NONE, .loc = e->loc};
+	case AE_ELLIPSIS:
+		error_at(s->cc, e->loc, "'...' is only allowed in an index [§7.5]");
+		return ex_error(e->loc);
+	case AE_NAME:
+		return sema_name(s, e);
+	case AE_DTYPE:
+		return (Ex){.kind = EX_DTYPE, .loc = e->loc, .dt = e->dtype};
+	case AE_UNARY:
+		return sema_unary(s, e->op, e->loc, sema_expr(s, e->lhs));
+	case AE_BINARY: {
+		Ex a = sema_expr(s, e->lhs);
+		Ex b = sema_expr(s, e->rhs);
+		return sema_binary_ast(s, e->op, e->loc, a, b);
+	}
+	case AE_CALL:
+		return sema_call(s, e);
+	case AE_INDEX:
+		return sema_index(s, e);
+	case AE_SLICE:
+		error_at(s->cc, e->loc, "a slice is only allowed in an index [§7.6]");
+		return ex_error(e->loc);
+	case AE_FIELD:
+		return sema_field(s, e);
+	case AE_TUPLE:
+		return sema_tuple(s, e);
+	case AE_COUNT:
+		break;
+	}
+	internal_error("sema: expression kind %d", (int)e->kind);
+}

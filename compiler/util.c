@@ -1,0 +1,262 @@
+/* util.c - memory (arenas, checked malloc), growable arrays, interned
+ * strings and internal errors: the plumbing every phase uses. */
+#include "pkc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- internal errors --------------------------------------------------- */
+
+_Noreturn void internal_error(const char *fmt, ...)
+{
+	va_list ap;
+	/* Flush first so the message follows whatever was already printed. */
+	fflush(stdout);
+	fputs("pkc: internal error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_INTERNAL);
+}
+
+void *xmalloc(size_t n)
+{
+	/* malloc(0) may return NULL legitimately; ask for one byte instead. */
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		internal_error("out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		internal_error("out of memory allocating %zu bytes", n);
+	return q;
+}
+
+/* ---- arena ------------------------------------------------------------- */
+
+/* Alignment good for any object (C11 max_align_t). */
+#define ARENA_ALIGN (_Alignof(max_align_t))
+/* Default chunk payload; larger requests get a chunk of their own. */
+#define ARENA_CHUNK (64 * 1024)
+
+/* One block of arena memory; the payload follows the header. */
+typedef struct Chunk {
+	struct Chunk *next; /* the previously filled chunk (a stack) */
+	size_t size;        /* payload bytes */
+	size_t used;        /* payload bytes handed out */
+	max_align_t data[]; /* the payload, aligned for any type */
+} Chunk;
+
+struct Arena {
+	Chunk *head;  /* chunk being filled (newest first) */
+	Chunk *big;   /* chunks made for single large requests */
+};
+
+Arena *arena_new(void)
+{
+	Arena *a = xmalloc(sizeof *a);
+	a->head = NULL;
+	a->big = NULL;
+	return a;
+}
+
+static void free_chunks(Chunk *c)
+{
+	while (c) {
+		Chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+}
+
+void arena_free(Arena *a)
+{
+	if (!a)
+		return;
+	free_chunks(a->head);
+	free_chunks(a->big);
+	free(a);
+}
+
+static Chunk *chunk_new(size_t size)
+{
+	if (size > SIZE_MAX - sizeof(Chunk))
+		internal_error("arena request of %zu bytes is too large", size);
+	Chunk *c = xmalloc(sizeof(Chunk) + size);
+	c->next = NULL;
+	c->size = size;
+	c->used = 0;
+	return c;
+}
+
+void *arena_alloc(Arena *a, size_t size)
+{
+	if (size > SIZE_MAX - ARENA_ALIGN)
+		internal_error("arena request of %zu bytes is too large", size);
+	/* Round up so the next allocation stays aligned. */
+	size_t need = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+	if (need == 0)
+		need = ARENA_ALIGN;
+	char *p;
+	if (need > ARENA_CHUNK / 4) {
+		/* A big request gets its own chunk so it does not waste the
+		 * remainder of the current one. */
+		Chunk *c = chunk_new(need);
+		c->next = a->big;
+		a->big = c;
+		c->used = need;
+		p = (char *)c->data;
+	} else {
+		Chunk *c = a->head;
+		if (!c || c->size - c->used < need) {
+			c = chunk_new(ARENA_CHUNK);
+			c->next = a->head;
+			a->head = c;
+		}
+		p = (char *)c->data + c->used;
+		c->used += need;
+	}
+	memset(p, 0, size);
+	return p;
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	if (n)
+		memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *arena_printf(Arena *a, const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		internal_error("arena_printf: bad format '%s'", fmt);
+	char *p = arena_alloc(a, (size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
+	return p;
+}
+
+/* ---- vectors ----------------------------------------------------------- */
+
+void vec_push(Arena *a, Vec *v, void *item)
+{
+	if (v->len == v->cap) {
+		if (v->cap > (1 << 29))
+			internal_error("vector of %d elements is too large", v->cap);
+		int cap = v->cap ? v->cap * 2 : 8;
+		void **items = arena_alloc(a, (size_t)cap * sizeof *items);
+		if (v->len)
+			memcpy(items, v->items, (size_t)v->len * sizeof *items);
+		v->items = items;
+		v->cap = cap;
+	}
+	v->items[v->len++] = item;
+}
+
+/* ---- interned strings -------------------------------------------------- */
+
+/* One interned string; the bytes follow in the arena. */
+typedef struct Entry {
+	const char *str; /* NUL-terminated copy in the arena */
+	size_t len;      /* its length (it may contain NULs only if the caller passed them) */
+	uint64_t hash;   /* full hash, to skip most memcmps and to rehash */
+} Entry;
+
+struct Interner {
+	Arena *arena;   /* where strings live */
+	Entry *table;   /* open-addressing table, linear probing */
+	size_t cap;     /* slots, a power of two */
+	size_t count;   /* slots in use */
+};
+
+/* FNV-1a: simple and good enough for identifiers. */
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 14695981039346656037ULL;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* The table lives in the arena like everything else; growth abandons the
+ * old table, and since tables double the waste is bounded by the final
+ * table's size. */
+static Entry *table_new(Arena *a, size_t cap)
+{
+	return arena_alloc(a, cap * sizeof(Entry));
+}
+
+Interner *interner_new(Arena *a)
+{
+	Interner *in = arena_alloc(a, sizeof *in);
+	in->arena = a;
+	in->cap = 256;
+	in->count = 0;
+	in->table = table_new(a, in->cap);
+	return in;
+}
+
+static void interner_grow(Interner *in)
+{
+	size_t cap = in->cap * 2;
+	Entry *t = table_new(in->arena, cap);
+	for (size_t i = 0; i < in->cap; i++) {
+		Entry *e = &in->table[i];
+		if (!e->str)
+			continue;
+		size_t j = e->hash & (cap - 1);
+		while (t[j].str)
+			j = (j + 1) & (cap - 1);
+		t[j] = *e;
+	}
+	in->table = t;
+	in->cap = cap;
+}
+
+const char *intern(Interner *in, const char *s, size_t n)
+{
+	uint64_t h = hash_bytes(s, n);
+	size_t i = h & (in->cap - 1);
+	for (;;) {
+		Entry *e = &in->table[i];
+		if (!e->str)
+			break;
+		if (e->hash == h && e->len == n && memcmp(e->str, s, n) == 0)
+			return e->str;
+		i = (i + 1) & (in->cap - 1);
+	}
+	/* Keep the load factor under 1/2 so probes stay short. */
+	if ((in->count + 1) * 2 > in->cap) {
+		interner_grow(in);
+		i = h & (in->cap - 1);
+		while (in->table[i].str)
+			i = (i + 1) & (in->cap - 1);
+	}
+	Entry *e = &in->table[i];
+	e->str = arena_strndup(in->arena, s, n);
+	e->len = n;
+	e->hash = h;
+	in->count++;
+	return e->str;
+}
+
+const char *intern_cstr(Interner *in, const char *s)
+{
+	return intern(in, s, strlen(s));
+}

@@ -1,0 +1,187 @@
+/* pk_runtime.h - the pkc runtime (libpkrt): errors, devices, streams,
+ * buffers and the host launcher that pkc-generated launch functions call.
+ *
+ * Plain C: compiles as C99 or later and as C++ (the API has C linkage).
+ * Every function is thread-safe unless its comment says otherwise.
+ * Functions that can fail return a pk_status; on failure they also record a
+ * detailed message retrievable on the same thread with pk_last_error().
+ * Nothing in the runtime calls exit() or abort() on a user error.
+ * See runtime/README.md for the launch model. */
+#ifndef PK_RUNTIME_H
+#define PK_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The runtime's ABI version.  Generated headers may check it with #if. */
+#define PK_RUNTIME_ABI_VERSION 1
+
+/* Most grid axes a kernel can have. */
+#define PK_MAX_GRID 8
+
+/* Alignment in bytes of every pk_malloc'd host buffer. */
+#define PK_HOST_ALIGNMENT 64
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PK_API __attribute__((visibility("default")))
+#define PK_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define PK_API
+#define PK_PRINTF(fmt, args)
+#endif
+
+/* ---- status and errors ------------------------------------------------- */
+
+/* Result of every fallible runtime call (and of generated launch functions).
+ * The values are stable: new ones are only ever appended. */
+typedef enum pk_status {
+	PK_SUCCESS = 0,               /* no error */
+	PK_ERR_INVALID_VALUE,         /* a bad argument: NULL pointer, bad grid, unknown enum value... */
+	PK_ERR_OUT_OF_MEMORY,         /* an allocation failed */
+	PK_ERR_NO_DEVICE,             /* no device of the requested kind is present */
+	PK_ERR_LAUNCH_FAILED,         /* a kernel could not be launched */
+	PK_ERR_SIZE_CONSTRAINT,       /* a kernel's `requires` clause failed at launch */
+	PK_ERR_NO_KERNEL_FOR_DEVICE,  /* the kernel was not compiled for the stream's device kind */
+	PK_ERR_NOT_SUPPORTED,         /* the operation is not available in this build or on this device */
+	PK_ERR_DRIVER,                /* the CUDA driver reported an error */
+	PK_ERR_INTERNAL               /* a bug in the runtime or in generated code */
+} pk_status;
+
+/* A short English description ("invalid value"); never NULL. */
+PK_API const char *pk_status_string(pk_status status);
+/* The enumerator's name ("PK_ERR_INVALID_VALUE"); never NULL. */
+PK_API const char *pk_status_name(pk_status status);
+
+/* The detailed message of the most recent failure on the calling thread,
+ * e.g. "add_vectors: requires n % 16 == 0 failed (n = 10)"; "" if there was
+ * none since the thread started (or since pk_clear_error).  Successful calls
+ * do not clear it.  The text stays valid until the next failure on this
+ * thread; never NULL. */
+PK_API const char *pk_last_error(void);
+
+/* Records `status` with a printf-formatted message as this thread's last
+ * error and returns `status`, so callers can `return pk_set_error(...)`.
+ * fmt NULL: the message is pk_status_string(status).  Messages longer than
+ * 1023 bytes are truncated.  status PK_SUCCESS clears the last error. */
+PK_API pk_status pk_set_error(pk_status status, const char *fmt, ...) PK_PRINTF(2, 3);
+
+/* Clears this thread's last error (pk_last_error() returns ""). */
+PK_API void pk_clear_error(void);
+
+/* ---- devices and streams ---------------------------------------------- */
+
+typedef enum pk_device_kind {
+	PK_DEVICE_HOST = 0, /* the CPU, running compiled host kernels on a thread pool */
+	PK_DEVICE_CUDA = 1  /* an NVIDIA GPU (not available in this build: count 0) */
+} pk_device_kind;
+
+typedef struct pk_device pk_device; /* opaque; owned by the runtime, never freed */
+typedef struct pk_stream pk_stream; /* opaque; an ordered queue of work on one device */
+
+/* Number of devices of `kind` (1 for PK_DEVICE_HOST, 0 for CUDA in a build
+ * without CUDA). */
+PK_API pk_status pk_device_count(pk_device_kind kind, int *n);
+
+/* The device `ordinal` (0-based) of `kind`.  *out is set to NULL on failure:
+ * PK_ERR_NO_DEVICE if there is no device of that kind at all,
+ * PK_ERR_INVALID_VALUE for an ordinal out of range or an unknown kind. */
+PK_API pk_status pk_device_get(pk_device_kind kind, int ordinal, pk_device **out);
+
+/* The kind of a device.  NULL counts as the host device (the device of the
+ * NULL stream). */
+PK_API pk_device_kind pk_device_kind_of(const pk_device *dev);
+
+/* A human-readable name, e.g. "host (16 threads)"; never NULL.  NULL counts
+ * as the host device. */
+PK_API const char *pk_device_name(const pk_device *dev);
+
+/* Creates a stream on `dev`.  Work submitted to one stream runs in
+ * submission order.  On the host device every operation completes before
+ * the call that submits it returns, so host streams never have pending work. */
+PK_API pk_status pk_stream_create(pk_device *dev, pk_stream **out);
+
+/* Destroys a stream created by pk_stream_create, after waiting for its
+ * work.  NULL (the default stream) is a no-op.  No other thread may use the
+ * stream during or after this call. */
+PK_API pk_status pk_stream_destroy(pk_stream *s);
+
+/* Waits until all work submitted to `s` has finished and returns the first
+ * asynchronous error it produced, if any.  NULL: the default host stream. */
+PK_API pk_status pk_stream_synchronize(pk_stream *s);
+
+/* The device a stream belongs to.  NULL: the default host stream, whose
+ * device is the host device.  Never NULL. */
+PK_API pk_device *pk_stream_device(const pk_stream *s);
+
+/* ---- buffers ------------------------------------------------------------ */
+
+typedef enum pk_memcpy_kind {
+	PK_MEMCPY_HOST_TO_DEVICE = 0,  /* dst is device memory, src host memory */
+	PK_MEMCPY_DEVICE_TO_HOST = 1,  /* dst is host memory, src device memory */
+	PK_MEMCPY_DEVICE_TO_DEVICE = 2 /* both on the stream's device */
+} pk_memcpy_kind;
+
+/* Allocates `bytes` of memory on `dev` (host: aligned to PK_HOST_ALIGNMENT;
+ * 0 bytes still yields a unique pointer).  *out is NULL on failure. */
+PK_API pk_status pk_malloc(pk_device *dev, size_t bytes, void **out);
+
+/* Frees memory pk_malloc returned for the same device; NULL is a no-op. */
+PK_API pk_status pk_free(pk_device *dev, void *ptr);
+
+/* Copies `bytes` from src to dst, ordered on stream `s` (NULL: the default
+ * host stream).  "device" means the stream's device; on the host device all
+ * kinds are a plain copy, complete when the call returns.  The regions
+ * should not overlap (on the host an overlapping copy behaves as memmove). */
+PK_API pk_status pk_memcpy(pk_stream *s, void *dst, const void *src, size_t bytes, pk_memcpy_kind kind);
+
+/* Sets `bytes` bytes of device memory at dst to (unsigned char)value,
+ * ordered on stream `s` (NULL: the default host stream). */
+PK_API pk_status pk_memset(pk_stream *s, void *dst, int value, size_t bytes);
+
+/* ---- host launch (called by generated code) -------------------------- */
+
+/* One program of a host kernel.
+ *   args:  the launch's argument struct (pk_host_launch.args), shared by all
+ *          programs of the launch, which may run concurrently: read-only.
+ *   pid:   pid[a] is this program's id on grid axis a;
+ *   nprog: nprog[a] is the grid's extent on axis a.
+ * Both arrays have PK_MAX_GRID entries; entries at and beyond the grid
+ * rank hold pid 0 and nprog 1 (so a rank-0 grid sees valid arrays too).
+ * They are only valid during the call. */
+typedef void (*pk_host_program_fn)(void *args, const int32_t *pid, const int32_t *nprog);
+
+typedef struct pk_host_launch {
+	const char *kernel_name;    /* for error messages; may be NULL */
+	pk_host_program_fn program; /* the compiled program */
+	void *args;                 /* the kernel's argument struct, passed to every program */
+	int ngrid;                  /* grid rank 0..PK_MAX_GRID */
+	const int64_t *grid;        /* ngrid extents, each 0..INT32_MAX; may be NULL if ngrid is 0 */
+	const uint8_t *parallel;    /* per axis: 1 = parallel (programs may run concurrently),
+	                               0 = arbitrary (sequential); NULL: all arbitrary */
+} pk_host_launch;
+
+/* Runs every program of the grid exactly once, then returns (the launch is
+ * synchronous on the host, whatever the stream).  Programs whose pids differ
+ * only on parallel axes may run concurrently on pool threads; for each
+ * combination of parallel pids, the programs along the arbitrary axes run in
+ * increasing lexicographic order on one thread, so an output block revisited
+ * along an arbitrary axis works as an accumulator.  A grid with an extent 0
+ * runs nothing and succeeds.  `s` must be a host stream (NULL: default).
+ * Safe to call concurrently from several threads, and from inside a program. */
+PK_API pk_status pk_launch_host(pk_stream *s, const pk_host_launch *l);
+
+/* The number of threads that execute a host launch: the calling thread
+ * plus the pool's workers.  It is the number of CPUs this process may run
+ * on, or the environment variable PK_NUM_THREADS (read once, at the first
+ * use of the pool).  Starts the pool if it is not running yet. */
+PK_API int pk_host_num_threads(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PK_RUNTIME_H */

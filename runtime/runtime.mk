@@ -1,0 +1,122 @@
+# runtime/runtime.mk - builds libpkrt (runtime/) and its tests (test/runtime/).
+#
+# Include it from the top-level Makefile (paths are relative to the
+# repository root), or use it alone:  make -f runtime/runtime.mk [target]
+#
+# Targets:
+#   $(BUILD)/lib/libpkrt.a, $(BUILD)/lib/libpkrt.so   the libraries
+#   runtime              both libraries
+#   check-runtime        builds and runs test/runtime (rt_test with the default
+#                        pool, PK_NUM_THREADS=1 and =4, the shared-library
+#                        build, and the C99/C++17 header checks)
+#   check-runtime-asan   check-runtime under ASan+UBSan, in $(BUILD)/rt-asan
+#   check-runtime-tsan   check-runtime under TSan (clang), in $(BUILD)/rt-tsan
+#   check-runtime-warnings  compiles the sources with gcc and clang, -Werror
+#   clean-runtime
+#
+# Variables (override on the command line or before the include):
+#   BUILD       output root (default: build)
+#   RT_OPT      optimisation and debug flags (default: -O2 -g)
+#   RT_CFLAGS   extra flags for compiling *and* linking, e.g. for a sanitized
+#               build: make BUILD=build/asan RT_CFLAGS='-fsanitize=address,undefined'
+#   RT_LDFLAGS  extra link flags
+#   CC, CXX, AR the tools
+
+# Alone (this is the only makefile read so far) the default goal is
+# `runtime`; included, the including makefile's default goal is kept.
+RT_STANDALONE := $(if $(filter 1,$(words $(MAKEFILE_LIST))),1,)
+RT_SAVED_GOAL := $(.DEFAULT_GOAL)
+
+BUILD ?= build
+RT_OPT ?= -O2 -g
+RT_CFLAGS ?=
+RT_LDFLAGS ?=
+
+RT_SRCS := runtime/error.c runtime/device.c runtime/host.c runtime/pool.c
+RT_OBJS := $(RT_SRCS:runtime/%.c=$(BUILD)/obj/runtime/%.o)
+RT_LIB_A := $(BUILD)/lib/libpkrt.a
+RT_LIB_SO := $(BUILD)/lib/libpkrt.so
+RT_WARN := -std=c11 -Wall -Wextra -pedantic
+# -fvisibility=hidden: only functions marked PK_API (the pk_* API) are
+# exported from the .so; runtime/libpkrt.map hides everything else too.
+RT_ALL_CFLAGS = $(RT_WARN) $(RT_OPT) -fPIC -pthread -fvisibility=hidden -MMD -MP $(RT_CFLAGS)
+
+.PHONY: runtime check-runtime check-runtime-asan check-runtime-tsan check-runtime-warnings clean-runtime
+
+runtime: $(RT_LIB_A) $(RT_LIB_SO)
+
+# A static pattern rule, so a generic $(BUILD)/obj/%.o rule elsewhere cannot
+# take these objects over.
+$(RT_OBJS): $(BUILD)/obj/runtime/%.o: runtime/%.c
+	@mkdir -p $(@D)
+	$(CC) $(RT_ALL_CFLAGS) -c $< -o $@
+
+$(RT_LIB_A): $(RT_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $(RT_OBJS)
+
+# -z nodelete: the pool's worker threads run code from the library until the
+# process exits, so dlclose must never unmap it.
+$(RT_LIB_SO): $(RT_OBJS) runtime/libpkrt.map
+	@mkdir -p $(@D)
+	$(CC) -shared -pthread $(RT_OPT) $(RT_CFLAGS) -Wl,-soname,libpkrt.so \
+		-Wl,--version-script=runtime/libpkrt.map -Wl,-z,nodelete \
+		-o $@ $(RT_OBJS) $(RT_LDFLAGS)
+
+-include $(RT_OBJS:.o=.d)
+
+# ---- tests ----------------------------------------------------------------
+
+RT_TEST_DIR := $(BUILD)/test/runtime
+
+$(RT_TEST_DIR)/rt_test: test/runtime/rt_test.c runtime/pk_runtime.h $(RT_LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(RT_WARN) $(RT_OPT) -pthread -Iruntime $(RT_CFLAGS) $< $(RT_LIB_A) -o $@ $(RT_LDFLAGS)
+
+# The same test against the shared library: checks the exported symbol set.
+$(RT_TEST_DIR)/rt_test_shared: test/runtime/rt_test.c runtime/pk_runtime.h $(RT_LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(RT_WARN) $(RT_OPT) -pthread -Iruntime $(RT_CFLAGS) $< -L$(BUILD)/lib -lpkrt \
+		-Wl,-rpath,$(abspath $(BUILD)/lib) -o $@ $(RT_LDFLAGS)
+
+# The header must be valid C++17 (and link: extern "C").
+$(RT_TEST_DIR)/header_cxx: test/runtime/header_cxx.cpp runtime/pk_runtime.h $(RT_LIB_A)
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 -Wall -Wextra -Werror -pthread -Iruntime $(RT_CFLAGS) $< $(RT_LIB_A) -o $@ $(RT_LDFLAGS)
+
+# ...and valid, warning-free C99.
+$(RT_TEST_DIR)/header_c99.o: test/runtime/header_c99.c runtime/pk_runtime.h
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -Wall -Wextra -Werror -pedantic -Iruntime -c $< -o $@
+
+check-runtime: $(RT_TEST_DIR)/rt_test $(RT_TEST_DIR)/rt_test_shared $(RT_TEST_DIR)/header_cxx $(RT_TEST_DIR)/header_c99.o
+	$(RT_TEST_DIR)/rt_test
+	PK_NUM_THREADS=1 $(RT_TEST_DIR)/rt_test
+	PK_NUM_THREADS=4 $(RT_TEST_DIR)/rt_test
+	$(RT_TEST_DIR)/rt_test_shared
+	$(RT_TEST_DIR)/header_cxx
+
+RT_ASAN_CFLAGS ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+RT_TSAN_CC ?= $(firstword $(wildcard /usr/lib/llvm-22/bin/clang) clang)
+RT_TSAN_CXX ?= $(firstword $(wildcard /usr/lib/llvm-22/bin/clang++) clang++)
+
+check-runtime-asan:
+	$(MAKE) -f runtime/runtime.mk BUILD=$(BUILD)/rt-asan RT_OPT='-O1 -g' RT_CFLAGS='$(RT_ASAN_CFLAGS)' check-runtime
+
+check-runtime-tsan:
+	$(MAKE) -f runtime/runtime.mk BUILD=$(BUILD)/rt-tsan CC='$(RT_TSAN_CC)' CXX='$(RT_TSAN_CXX)' \
+		RT_OPT='-O1 -g' RT_CFLAGS='-fsanitize=thread' check-runtime
+
+check-runtime-warnings:
+	for cc in gcc clang; do for f in $(RT_SRCS); do \
+		$$cc $(RT_WARN) -Werror -O2 -fPIC -pthread -c $$f -o /dev/null || exit 1; done; done
+
+clean-runtime:
+	rm -rf $(BUILD)/obj/runtime $(RT_LIB_A) $(RT_LIB_SO) $(RT_TEST_DIR) $(BUILD)/rt-asan $(BUILD)/rt-tsan
+
+ifeq ($(RT_STANDALONE),1)
+.DEFAULT_GOAL := runtime
+else
+.DEFAULT_GOAL := $(RT_SAVED_GOAL)
+endif
