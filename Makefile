@@ -79,9 +79,14 @@ OBJS := $(SRCS:compiler/%.c=$(OBJDIR)/%.o) $(GEN_SRCS:$(GEN)/%.c=$(OBJDIR)/gen/%
 
 # ---- build --------------------------------------------------------------------
 
-.PHONY: all check demo fuzz fuzz-smoke bench clean install deps deps-check
+.PHONY: all check demo fuzz fuzz-smoke bench clean install deps deps-check test-bins
 
-all: deps-check $(PKC)
+# The runtime library (runtime/runtime.mk): libpkrt.a, libpkrt.so and its tests.
+RT_CFLAGS := $(SAN_FLAGS)
+include runtime/runtime.mk
+RUNTIME_LIBS := $(BUILD)/lib/libpkrt.a $(BUILD)/lib/libpkrt.so
+
+all: deps-check $(PKC) $(RUNTIME_LIBS)
 
 $(PKC): $(OBJS)
 	@mkdir -p $(@D)
@@ -123,8 +128,20 @@ deps:
 LIT_JOBS ?= 2
 # Always ends with the line "N passed, N failed"; fails if any test failed.
 # A failed build is reported as such (the suite is not run on a stale binary).
+# Unit-test programs that lit tests (test/unit/*.test, test/runtime/*.test) run.
+UNIT_DIR := $(BUILD)/test/unit
+UNIT_OBJS := $(filter-out $(OBJDIR)/main.o,$(OBJS))
+$(UNIT_DIR)/%: test/unit/%.c $(UNIT_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(UNIT_OBJS) $(ALL_LDFLAGS) $(LDLIBS)
+
+TEST_BINS := $(patsubst test/unit/%.c,$(UNIT_DIR)/%,$(wildcard test/unit/*.c)) \
+             $(RT_TEST_DIR)/rt_test $(RT_TEST_DIR)/rt_test_shared $(RT_TEST_DIR)/header_cxx \
+             $(RT_TEST_DIR)/header_c99.o
+test-bins: $(TEST_BINS)
+
 check: deps-check
-	@if $(MAKE) --no-print-directory $(PKC); then \
+	@if $(MAKE) --no-print-directory $(PKC) $(RUNTIME_LIBS) test-bins; then \
 		$(PYTHON) test/run_lit.py --lit $(LIT) --pkc $(abspath $(PKC)) \
 			--build-dir $(abspath $(BUILD)) -j $(LIT_JOBS) test; \
 	else \
@@ -175,8 +192,11 @@ bench: all
 
 # Installs the compiler; the runtime and headers join it when they exist.
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(PKC) $(DESTDIR)$(PREFIX)/bin/pkc
+	install -m 644 $(BUILD)/lib/libpkrt.a $(DESTDIR)$(PREFIX)/lib/libpkrt.a
+	install -m 755 $(BUILD)/lib/libpkrt.so $(DESTDIR)$(PREFIX)/lib/libpkrt.so
+	install -m 644 runtime/pk_runtime.h $(DESTDIR)$(PREFIX)/include/pk_runtime.h
 
 clean:
 	rm -rf build

@@ -140,16 +140,12 @@ static LLVMTypeRef abi_type(Cg *g, DType dt)
 
 static void param_attr(Cg *g, LLVMValueRef fn, unsigned index, const char *name)
 {
-	unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
-	PKC_ASSERT(kind != 0);
-	LLVMAddAttributeAtIndex(fn, index, LLVMCreateEnumAttribute(g->ctx, kind, 0));
+	cg_attr(g, fn, index, name, 0);
 }
 
 static void fn_attr(Cg *g, LLVMValueRef fn, const char *name, uint64_t val)
 {
-	unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
-	PKC_ASSERT(kind != 0);
-	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(g->ctx, kind, val));
+	cg_attr(g, fn, LLVMAttributeFunctionIndex, name, val);
 }
 
 /* The args struct: one field per launch parameter, in launch order (operand
@@ -278,7 +274,7 @@ static LLVMValueRef emit_program(Cg *g, const IrKernel *k, LLVMTypeRef args_ty)
 
 /* ---- the launch stub ------------------------------------------------------------------- */
 
-/* Appends to a printf format, doubling '%'. */
+/* s as literal text in a printf format: '%' doubled. */
 static const char *fmt_escape(Arena *a, const char *s)
 {
 	size_t n = 0;
@@ -558,9 +554,13 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 {
 	init_llvm_x86();
 	int nerr = cc->diag.nerrors;
-	for (int i = 0; i < m->nkernels; i++)
-		if (!codegen_check_kernel_name(cc, m->kernels[i]) || !check_kernel(cc, m->kernels[i]))
-			return false;
+	bool usable = true;
+	for (int i = 0; i < m->nkernels; i++) {
+		usable &= codegen_check_kernel_name(cc, m->kernels[i]);
+		usable &= check_kernel(cc, m->kernels[i]);
+	}
+	if (!usable)
+		return false;
 
 	Cg g = {0};
 	g.cc = cc;

@@ -48,20 +48,29 @@ static void bprintf(Buf *b, const char *fmt, ...)
 static bool is_ident_start(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 static bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
 
-/* Skips white space and comments; says whether there were any. */
-static const char *skip_space(const char *p, const char *end, bool *any)
+/* Skips white space and comments; says whether there were any.  With
+ * floordiv set (the previous token ends an operand in an expression), a
+ * '//' on the same line is the floor-division operator, not a comment:
+ * the lexer's rule (lexer.re). */
+static const char *skip_space(const char *p, const char *end, bool floordiv, bool *any)
 {
 	*any = false;
+	bool newline = false;
 	while (p < end) {
 		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v') {
+			newline |= *p == '\n';
 			p++;
 		} else if (p + 1 < end && p[0] == '/' && p[1] == '/') {
+			if (floordiv && !newline)
+				break;
 			while (p < end && *p != '\n')
 				p++;
 		} else if (p + 1 < end && p[0] == '/' && p[1] == '*') {
 			const char *q = p + 2;
-			while (q + 1 < end && !(q[0] == '*' && q[1] == '/'))
+			while (q + 1 < end && !(q[0] == '*' && q[1] == '/')) {
+				newline |= *q == '\n';
 				q++;
+			}
 			p = q + 1 < end ? q + 2 : end;
 		} else {
 			break;
@@ -95,11 +104,17 @@ static bool tok_is(const char *p, const char *q, const char *word)
 	return (size_t)(q - p) == n && memcmp(p, word, n) == 0;
 }
 
-static const char *const clause_words[] = {"grid", "semantics", "spec", "scratch", "params", "requires"};
+/* The keywords that start a kernel clause (lang-spec §3.4). */
+typedef enum ClauseWord { CL_GRID, CL_SEMANTICS, CL_SPEC, CL_SCRATCH, CL_PARAMS, CL_REQUIRES, CL_COUNT } ClauseWord;
+static const char *const clause_words[CL_COUNT] = {
+	[CL_GRID] = "grid", [CL_SEMANTICS] = "semantics", [CL_SPEC] = "spec",
+	[CL_SCRATCH] = "scratch", [CL_PARAMS] = "params", [CL_REQUIRES] = "requires",
+};
 
-/* A clause being collected. */
+/* A clause being collected: its text is rebuilt token by token, one
+ * space wherever the source had white space or a comment. */
 typedef struct Clause {
-	int word;            /* index in clause_words */
+	ClauseWord word;     /* which clause */
 	Buf text;            /* normalised text */
 	const char *begin;   /* source span: the keyword ... */
 	const char *end;     /* ... to the end of its last token */
@@ -152,21 +167,27 @@ KernelClauses *kernel_clauses(Compiler *cc, const IrKernel *k)
 	int depth = 0;
 	bool in_params = false, seen_params = false;
 	p = token_end(p, end); /* the kernel's name */
+	char last = 0; /* last character of the previous token */
 	for (;;) {
 		bool space;
-		p = skip_space(p, end, &space);
+		/* '//' after an operand is floor division inside brackets (but not
+		 * in the parameter list) and at the top level of a requires clause. */
+		bool operand = is_ident_char(last) || last == '.' || last == ')' || last == ']';
+		bool expr = depth > 0 ? !in_params : cur && cur->word == CL_REQUIRES;
+		p = skip_space(p, end, operand && expr, &space);
 		if (p >= end)
 			break;
 		const char *q = token_end(p, end);
+		last = q[-1];
 		if (depth == 0 && *p == '{' && seen_params)
 			break;
 		if (depth == 0 && !in_params && !seen_params && *p == '(')
 			in_params = true;
 		if (depth == 0 && !in_params && is_ident_start(*p)) {
-			for (int w = 0; w < (int)(sizeof clause_words / sizeof clause_words[0]); w++)
+			for (int w = 0; w < CL_COUNT; w++)
 				if (tok_is(p, q, clause_words[w])) {
 					cur = arena_alloc(a, sizeof *cur);
-					cur->word = w;
+					cur->word = (ClauseWord)w;
 					cur->begin = p;
 					vec_push(a, &clauses, cur);
 					space = false;
@@ -199,11 +220,11 @@ KernelClauses *kernel_clauses(Compiler *cc, const IrKernel *k)
 		Clause *cl = clauses.items[c];
 		const char *text = finish(a, &cl->text);
 		switch (cl->word) {
-		case 0: kc->grid = text; break;
-		case 1: kc->semantics = text; break;
-		case 2: kc->specs[kc->nspecs++] = text; break;
-		case 3: kc->scratch[kc->nscratch++] = text; break;
-		case 4: kc->params = text; break;
+		case CL_GRID: kc->grid = text; break;
+		case CL_SEMANTICS: kc->semantics = text; break;
+		case CL_SPEC: kc->specs[kc->nspecs++] = text; break;
+		case CL_SCRATCH: kc->scratch[kc->nscratch++] = text; break;
+		case CL_PARAMS: kc->params = text; break;
 		default:
 			if (!cl->body)
 				break;
@@ -423,6 +444,8 @@ static void kernel_doc(Compiler *cc, Buf *b, const IrKernel *k)
 		bprintf(b, " *   %s\n", comment_safe(a, kc->specs[i]));
 	for (int i = 0; i < kc->nscratch; i++)
 		bprintf(b, " *   %s\n", comment_safe(a, kc->scratch[i]));
+	if (kc->params)
+		bprintf(b, " *   %s\n", comment_safe(a, kc->params));
 	for (int i = 0; i < k->nrequires; i++)
 		bprintf(b, " *   requires %s\n", comment_safe(a, requires_text(cc, k, kc, i)));
 	if (k->nsizes > 0) {
@@ -497,9 +520,8 @@ bool header_generate(Compiler *cc, const IrModule *m, const char *header_path, C
 		half |= uses_half(m->kernels[i]);
 
 	Buf b = {0};
-	bprintf(&b, "/* Generated by pkc %s from %s.  DO NOT EDIT: edit the .pk file and\n", PKC_VERSION,
-	        comment_safe(a, src));
-	bprintf(&b, " * recompile.\n"
+	bprintf(&b, "/* Generated by pkc %s from %s.  DO NOT EDIT:\n", PKC_VERSION, comment_safe(a, src));
+	bprintf(&b, " * edit the .pk file and recompile.\n"
 	            " *\n"
 	            " * One launch function per kernel.  Each runs the kernel's whole grid on\n"
 	            " * `stream` (NULL: the default host stream) and returns when it is done.\n"

@@ -11,15 +11,29 @@
  *
  * Things the lexer does beyond splitting tokens:
  *  - encoding checks (§2.1): NUL bytes, invalid UTF-8 anywhere, non-ASCII
- *    outside comments and strings; at most one such error per line;
+ *    outside comments and strings; at most one such error per line.  A name
+ *    with non-ASCII letters in it is still returned as one identifier, so
+ *    the parser is not disturbed by it;
  *  - bracket balance: it keeps a stack of open brackets (bounded by
- *    cc->max_nesting, §2.8).  When an item keyword (kernel/const/include)
- *    or the end of file arrives with brackets still open, it reports the
- *    missing closer once and hands the parser synthesized closers first,
- *    so error recovery always resynchronises at the next item;
- *  - '//' is floor division right after an operand on the same line
- *    (an identifier, literal, dtype, ')' or ']'); anywhere else it starts
- *    a comment (§2.2).
+ *    cc->max_nesting, §2.8; past it, one error and the rest of the file
+ *    reads as end of file).  ';' closes any '(' or '[' left open inside the
+ *    current '{' (they cannot hold a ';').  When an item keyword (kernel,
+ *    const, include: never inside brackets) or the end of file arrives with
+ *    brackets still open, it reports the innermost missing closer once and
+ *    hands the parser the closers first, so that error recovery always
+ *    resynchronises at the next item;
+ *  - '//' is floor division right after an operand (identifier, literal,
+ *    dtype, ')' or ']') on the same line, in an expression context: inside
+ *    any bracket except a kernel's parameter list, or at the top level in a
+ *    const's value or a requires clause.  Everywhere else it starts a
+ *    comment (§2.2), so comments can trail parameter lists, clauses, ';',
+ *    '{' and '}'.  (A comment right after a requires expression must be
+ *    written on its own line or as a block comment.)
+ *
+ * Lexical errors are reported here; the token returned after one lets the
+ * parse go on (a bad number is still a number, a stray character is
+ * skipped).  Tokens that follow a lexer-reported problem are marked quiet
+ * so the parser does not report its consequences again.
  */
 #include <errno.h>
 #include <limits.h>

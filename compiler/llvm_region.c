@@ -4,6 +4,7 @@
  * buffers (ALLOC, hoisted to the function entry) and the program
  * environment (PROGRAM_ID, NUM_PROGRAMS). */
 #include "llvm_util.h"
+#include "../runtime/pk_runtime.h" /* PK_MAX_GRID */
 
 #include <string.h>
 
@@ -91,61 +92,103 @@ static void collect_allocs(Arena *a, const Region *r, Vec *out)
 	}
 }
 
-bool cg_alloc_buffers(CgFn *f, const Region *body, LLVMValueRef *heap)
+/* A zero-initialised thread-local byte array of the kernel, 64-byte
+ * aligned: per-thread storage that outlives a program. */
+static LLVMValueRef thread_block(CgFn *f, const char *what, uint64_t bytes)
 {
 	Cg *g = f->g;
-	Vec allocs = {0};
-	collect_allocs(g->cc->arena, body, &allocs);
-	*heap = NULL;
-	if (allocs.len == 0)
-		return true;
+	LLVMTypeRef at = LLVMArrayType2(g->t_i8, bytes);
+	LLVMValueRef gv = LLVMAddGlobal(g->mod, at, arena_printf(g->cc->arena, "%s.%s", f->k->name, what));
+	LLVMSetInitializer(gv, LLVMConstNull(at));
+	LLVMSetLinkage(gv, LLVMInternalLinkage);
+	LLVMSetThreadLocal(gv, 1);
+	LLVMSetAlignment(gv, BUFFER_ALIGN);
+	/* The address differs per thread: take it once, at the entry. */
+	return LLVMBuildCall2(g->b, LLVMIntrinsicGetType(g->ctx, LLVMLookupIntrinsicID("llvm.threadlocal.address", 24),
+	                                                 &g->t_ptr, 1),
+	                      LLVMGetIntrinsicDeclaration(g->mod, LLVMLookupIntrinsicID("llvm.threadlocal.address", 24),
+	                                                  &g->t_ptr, 1),
+	                      &gv, 1, what);
+}
 
-	/* Offsets in one block, each buffer 64-byte aligned. */
-	uint64_t *offs = arena_alloc(g->cc->arena, (size_t)allocs.len * sizeof *offs);
-	uint64_t total = 0;
+/* Lays out the buffers of one group in a block (each 64-byte aligned) and
+ * records their CgRefs.  block NULL: compute *total only. */
+static bool place_buffers(CgFn *f, Vec *allocs, LLVMValueRef block, uint64_t *total)
+{
+	Cg *g = f->g;
 	LLVMTargetDataRef td = LLVMGetModuleDataLayout(g->mod);
-	for (int n = 0; n < allocs.len; n++) {
-		const Inst *i = allocs.items[n];
+	uint64_t off = 0;
+	for (int n = 0; n < allocs->len; n++) {
+		const Inst *i = allocs->items[n];
 		const Type *t = i->results[0]->type;
 		int64_t numel = type_numel(t);
 		if (numel < 0)
 			return fail(f, i->loc, "%s: per-program buffer of dynamic shape", f->k->name);
 		LLVMTypeRef et = t->dtype == DT_BOOL ? g->t_i8 : cg_type(g, t->dtype);
 		uint64_t esize = LLVMABISizeOfType(td, et);
-		if ((uint64_t)numel > (UINT64_C(1) << 40) / (esize ? esize : 1))
-			return fail(f, i->loc, "%s: per-program buffer is too large", f->k->name);
-		offs[n] = total;
-		total += ((uint64_t)numel * esize + BUFFER_ALIGN - 1) / BUFFER_ALIGN * BUFFER_ALIGN;
+		if ((uint64_t)numel > (UINT64_C(1) << 36) / (esize ? esize : 1))
+			return fail(f, i->loc, "%s: a per-program buffer of %lld elements is too large", f->k->name,
+			            (long long)numel);
+		if (block) {
+			LLVMValueRef idx = cg_i64(g, (int64_t)off);
+			LLVMValueRef p = off ? LLVMBuildInBoundsGEP2(g->b, g->t_i8, block, &idx, 1, "buf") : block;
+			CgRef *r = cg_make_ref(f, t, p, NULL, true, i->loc);
+			if (!r)
+				return false;
+			f->refs[i->results[0]->id] = r;
+		}
+		off += ((uint64_t)numel * esize + BUFFER_ALIGN - 1) / BUFFER_ALIGN * BUFFER_ALIGN;
 	}
+	*total = off;
+	return true;
+}
 
-	LLVMValueRef block;
-	if (total <= STACK_BUFFER_LIMIT) {
-		LLVMTypeRef at = LLVMArrayType2(g->t_i8, total);
-		block = LLVMBuildAlloca(g->b, at, "buffers");
-		LLVMSetAlignment(block, BUFFER_ALIGN);
-	} else {
-		/* Too big for a worker thread's stack.  A program has no way to
-		 * report failure, so running out of memory aborts (as a stack
-		 * overflow would). */
-		LLVMValueRef args[2] = {cg_i64(g, BUFFER_ALIGN), cg_i64(g, (int64_t)total)};
-		LLVMTypeRef params[2] = {g->t_i64, g->t_i64};
-		block = cg_call_extern(g, "aligned_alloc", g->t_ptr, params, 2, false, args, 2);
-		LLVMBasicBlockRef oom = cg_block(g, "oom"), ok = cg_block(g, "buffers.ok");
-		LLVMBuildCondBr(g->b, LLVMBuildIsNull(g->b, block, ""), oom, ok);
-		LLVMPositionBuilderAtEnd(g->b, oom);
-		cg_call_extern(g, "abort", g->t_void, NULL, 0, false, NULL, 0);
-		LLVMBuildUnreachable(g->b);
-		LLVMPositionBuilderAtEnd(g->b, ok);
-		*heap = block;
+bool cg_alloc_buffers(CgFn *f, const Region *body, LLVMValueRef *heap)
+{
+	Cg *g = f->g;
+	Vec all = {0}, local = {0}, scratch = {0};
+	collect_allocs(g->cc->arena, body, &all);
+	for (int n = 0; n < all.len; n++) {
+		const Inst *i = all.items[n];
+		vec_push(g->cc->arena, i->results[0]->type->space == SPACE_SCRATCH ? &scratch : &local, all.items[n]);
 	}
-	for (int n = 0; n < allocs.len; n++) {
-		const Inst *i = allocs.items[n];
-		LLVMValueRef idx = cg_i64(g, (int64_t)offs[n]);
-		LLVMValueRef p = offs[n] ? LLVMBuildInBoundsGEP2(g->b, g->t_i8, block, &idx, 1, "buf") : block;
-		CgRef *r = cg_make_ref(f, i->results[0]->type, p, NULL, true, i->loc);
-		if (!r)
+	uint64_t bytes;
+	*heap = NULL;
+	/* Scratch buffers are thread-local: the programs along the arbitrary
+	 * axes of one task run in order on one thread (pk_launch_host), so a
+	 * scratch accumulator carries over from one program to the next, as in
+	 * Pallas on TPU.  A kernel that initialises its scratch in every
+	 * program sees no difference. */
+	if (scratch.len) {
+		if (!place_buffers(f, &scratch, NULL, &bytes))
 			return false;
-		f->refs[i->results[0]->id] = r;
+		if (!place_buffers(f, &scratch, thread_block(f, "scratch", bytes), &bytes))
+			return false;
+	}
+	if (local.len) {
+		if (!place_buffers(f, &local, NULL, &bytes))
+			return false;
+		LLVMValueRef block;
+		if (bytes <= STACK_BUFFER_LIMIT) {
+			block = LLVMBuildAlloca(g->b, LLVMArrayType2(g->t_i8, bytes), "buffers");
+			LLVMSetAlignment(block, BUFFER_ALIGN);
+		} else {
+			/* Too big for a worker thread's stack.  A program has no way to
+			 * report failure, so running out of memory aborts (as a stack
+			 * overflow would). */
+			LLVMValueRef args[2] = {cg_i64(g, BUFFER_ALIGN), cg_i64(g, (int64_t)bytes)};
+			LLVMTypeRef params[2] = {g->t_i64, g->t_i64};
+			block = cg_call_extern(g, "aligned_alloc", g->t_ptr, params, 2, false, args, 2);
+			LLVMBasicBlockRef oom = cg_block(g, "oom"), ok = cg_block(g, "buffers.ok");
+			LLVMBuildCondBr(g->b, LLVMBuildIsNull(g->b, block, ""), oom, ok);
+			LLVMPositionBuilderAtEnd(g->b, oom);
+			cg_call_extern(g, "abort", g->t_void, NULL, 0, false, NULL, 0);
+			LLVMBuildUnreachable(g->b);
+			LLVMPositionBuilderAtEnd(g->b, ok);
+			*heap = block;
+		}
+		if (!place_buffers(f, &local, block, &bytes))
+			return false;
 	}
 	return true;
 }
@@ -245,27 +288,33 @@ static bool emit_store(CgFn *f, const Inst *i)
 }
 
 /* An atomic read-modify-write done with a compare-exchange loop on the
- * stored bits: f16/bf16 in user memory (no native 16-bit float atomics). */
+ * element's bits: for f16/bf16, whose results must be rounded (no native
+ * 16-bit float atomics; a local buffer holds them as float, and a plain
+ * float atomic add would not round to the dtype). */
 static LLVMValueRef atomic_cas_loop(CgFn *f, const Inst *i, CgRef *r, LLVMValueRef p, LLVMValueRef v)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
-	LLVMValueRef init = LLVMBuildLoad2(b, r->mem, p, "");
+	/* cmpxchg takes integers: f16 in memory already is one, float is not. */
+	LLVMTypeRef it = r->mem == g->t_f32 ? g->t_i32 : r->mem;
+	LLVMValueRef init = LLVMBuildLoad2(b, it, p, "");
 	LLVMSetOrdering(init, LLVMAtomicOrderingMonotonic);
 	LLVMSetAlignment(init, elem_align(g, r));
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
 	LLVMBasicBlockRef loop = cg_block(g, "atomic.loop"), done = cg_block(g, "atomic.done");
 	LLVMBuildBr(b, loop);
 	LLVMPositionBuilderAtEnd(b, loop);
-	LLVMValueRef old = LLVMBuildPhi(b, r->mem, "old");
-	LLVMValueRef oldv = from_stored(g, r, old);
+	LLVMValueRef old = LLVMBuildPhi(b, it, "old");
+	LLVMValueRef oldv = from_stored(g, r, LLVMBuildBitCast(b, old, r->mem, ""));
 	LLVMValueRef args[2] = {oldv, v};
 	Op op = i->ival == ATOMIC_ADD ? IR_ADD : i->ival == ATOMIC_MAX ? IR_MAX : IR_MIN;
 	LLVMValueRef nv = cg_elementwise(g, op, r->dtype, args, i->loc);
 	if (!nv)
 		return NULL;
-	LLVMValueRef pair = LLVMBuildAtomicCmpXchg(b, p, old, to_stored(g, r, nv), LLVMAtomicOrderingSequentiallyConsistent,
+	LLVMValueRef nbits = LLVMBuildBitCast(b, to_stored(g, r, nv), it, "");
+	LLVMValueRef pair = LLVMBuildAtomicCmpXchg(b, p, old, nbits, LLVMAtomicOrderingSequentiallyConsistent,
 	                                           LLVMAtomicOrderingSequentiallyConsistent, 0);
+	LLVMSetAlignment(pair, elem_align(g, r));
 	LLVMValueRef seen = LLVMBuildExtractValue(b, pair, 0, "");
 	LLVMValueRef ok = LLVMBuildExtractValue(b, pair, 1, "");
 	LLVMAddIncoming(old, &init, &pre, 1);
@@ -286,7 +335,7 @@ static bool emit_atomic(CgFn *f, const Inst *i)
 	LLVMValueRef p = element_ptr(f, i, r);
 	LLVMValueRef v = val(f, i->args[1 + r->rank]);
 	DType dt = r->dtype;
-	bool stored_f16 = (dt == DT_F16 || dt == DT_BF16) && !r->compute_form;
+	bool half = dt == DT_F16 || dt == DT_BF16;
 	LLVMValueRef old;
 	LLVMAtomicOrdering sc = LLVMAtomicOrderingSequentiallyConsistent;
 
@@ -307,7 +356,7 @@ static bool emit_atomic(CgFn *f, const Inst *i)
 		if (LLVMTypeOf(old) != r->mem)
 			old = LLVMBuildBitCast(b, old, r->mem, "");
 		old = from_stored(g, r, old);
-	} else if (stored_f16 && i->ival != ATOMIC_XCHG) {
+	} else if (half && i->ival != ATOMIC_XCHG) {
 		if (i->ival != ATOMIC_ADD && i->ival != ATOMIC_MAX && i->ival != ATOMIC_MIN)
 			return fail(f, i->loc, "%s: atomic %s on a float is not supported", f->k->name,
 			            atomic_kind_names[i->ival]);
@@ -371,9 +420,26 @@ static bool has_loop(const Region *r)
 	return false;
 }
 
+/* Was this FOR written by the user (its location is a `for` statement)
+ * rather than made by tile-host for a tensor operation? */
+static bool user_loop(Cg *g, const Inst *i)
+{
+	const Source *src = i->loc.file ? source_find(g->cc, i->loc.file) : NULL;
+	if (!src || i->loc.line < 1 || i->loc.line > src->nlines || i->loc.col < 1)
+		return false;
+	const char *p = src->lines[i->loc.line - 1] + (i->loc.col - 1);
+	const char *end = src->text + src->size;
+	return p + 3 <= end && strncmp(p, "for", 3) == 0 &&
+	       (p + 3 == end || !(p[3] == '_' || (p[3] >= 'a' && p[3] <= 'z') || (p[3] >= 'A' && p[3] <= 'Z') ||
+	                          (p[3] >= '0' && p[3] <= '9')));
+}
+
 /* !llvm.loop !{self, !{"llvm.loop.vectorize.enable", i1 true}}: asks the
- * vectoriser to vectorise an innermost loop, reductions included (they
- * were tree reductions in the source program's model anyway). */
+ * vectoriser to vectorise an innermost loop of a tensor operation,
+ * reductions included: that permits reassociating them, as the tree
+ * reductions of the programming model do.  A loop the user wrote keeps its
+ * sequential floating-point order (LLVM still vectorises it where that
+ * needs no reassociation). */
 static void vectorize_hint(Cg *g, LLVMValueRef br)
 {
 	LLVMMetadataRef tmp = LLVMTemporaryMDNode(g->ctx, NULL, 0);
@@ -445,7 +511,7 @@ static bool emit_for(CgFn *f, const Inst *i)
 	LLVMSetNUW(c1, 1);
 	LLVMSetNSW(c1, 1);
 	LLVMValueRef back = LLVMBuildBr(b, head);
-	if (!has_loop(r))
+	if (!has_loop(r) && !user_loop(g, i))
 		vectorize_hint(g, back);
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
 
@@ -548,6 +614,11 @@ static bool emit_inst(CgFn *f, const Inst *i)
 		if (!arr)
 			return fail(f, i->loc, "%s: %s cannot be used in the %s (only in the kernel body)", f->k->name,
 			            op_info[i->op].name, f->where);
+		/* The runtime passes PK_MAX_GRID entries (pid 0 and 1 program
+		 * beyond the grid's rank). */
+		if (i->ival < 0 || i->ival >= PK_MAX_GRID)
+			return fail(f, i->loc, "%s: %s of axis %lld (the host runtime has at most %d grid axes)", f->k->name,
+			            op_info[i->op].name, (long long)i->ival, PK_MAX_GRID);
 		LLVMValueRef idx = cg_i64(g, i->ival);
 		LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, g->t_i32, arr, &idx, 1, "");
 		LLVMValueRef v = LLVMBuildLoad2(g->b, g->t_i32, p, i->op == IR_PROGRAM_ID ? "pid" : "nprog");

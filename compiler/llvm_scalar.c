@@ -96,12 +96,16 @@ LLVMValueRef cg_intrinsic(Cg *g, const char *name, LLVMTypeRef overload, LLVMVal
 	return LLVMBuildCall2(g->b, fty, fn, args, (unsigned)nargs, "");
 }
 
-/* Adds a function attribute by name (an enum attribute with value val). */
-static void fn_attr(Cg *g, LLVMValueRef fn, const char *name, uint64_t val)
+void cg_attr(Cg *g, LLVMValueRef fn, LLVMAttributeIndex index, const char *name, uint64_t val)
 {
 	unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
 	PKC_ASSERT(kind != 0);
-	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(g->ctx, kind, val));
+	LLVMAddAttributeAtIndex(fn, index, LLVMCreateEnumAttribute(g->ctx, kind, val));
+}
+
+static void fn_attr(Cg *g, LLVMValueRef fn, const char *name, uint64_t val)
+{
+	cg_attr(g, fn, LLVMAttributeFunctionIndex, name, val);
 }
 
 LLVMValueRef cg_call_extern(Cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, int nparams,
@@ -137,6 +141,49 @@ static LLVMValueRef libm1(Cg *g, const char *fname, LLVMValueRef x)
 
 /* ---- f16 / bf16 conversions ------------------------------------------------ */
 
+static LLVMValueRef fc(Cg *g, double v) { return LLVMConstReal(g->t_f32, v); }
+
+/* e^x in float, after Cephes expf: x = k ln 2 + r with k = rint(x log2 e)
+ * (Cody-Waite: ln 2 in two parts), e^r by a degree-7 polynomial on
+ * |r| <= ln 2 / 2, then times 2^k in two steps so that results near
+ * overflow and in the subnormal range come out right.  Within 2 ulp of the
+ * correctly rounded result; inf, 0 and NaN as expf.  Branch-free straight
+ * line code, so a loop of it vectorises (libm's expf would stay a scalar
+ * call per element). */
+static LLVMValueRef build_expf(Cg *g, LLVMValueRef x)
+{
+	LLVMBuilderRef b = g->b;
+	/* Clamp (NaN passes through): beyond these the result is inf or 0. */
+	LLVMValueRef xc = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, fc(g, 89.0), ""), fc(g, 89.0), x, "");
+	xc = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, xc, fc(g, -104.0), ""), fc(g, -104.0), xc, "");
+	/* k = rint(x log2 e) by the 1.5 * 2^23 trick; its integer value is in
+	 * the low bits of the sum (no fptosi: NaN must not become poison). */
+	LLVMValueRef magic = fc(g, 12582912.0);
+	LLVMValueRef tm = LLVMBuildFAdd(b, LLVMBuildFMul(b, xc, fc(g, 1.44269504088896341), ""), magic, "");
+	LLVMValueRef kf = LLVMBuildFSub(b, tm, magic, "k");
+	LLVMValueRef ki = LLVMBuildSub(b, LLVMBuildBitCast(b, tm, g->t_i32, ""), u32c(g, 0x4b400000u), "");
+	LLVMValueRef r = LLVMBuildFSub(b, xc, LLVMBuildFMul(b, kf, fc(g, 0.693359375), ""), "");
+	r = LLVMBuildFAdd(b, r, LLVMBuildFMul(b, kf, fc(g, 2.12194440e-4), ""), "r");
+	static const double pc[6] = {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
+	                             1.6666665459e-1, 5.0000001201e-1};
+	LLVMValueRef p = fc(g, pc[0]);
+	for (int i = 1; i < 6; i++)
+		p = LLVMBuildFAdd(b, LLVMBuildFMul(b, p, r, ""), fc(g, pc[i]), "");
+	p = LLVMBuildFMul(b, p, LLVMBuildFMul(b, r, r, ""), "");
+	p = LLVMBuildFAdd(b, LLVMBuildFAdd(b, p, r, ""), fc(g, 1.0), "");
+	/* p * 2^k1 * 2^k2, k1 + k2 = k, each factor a normal float. */
+	LLVMValueRef k1 = LLVMBuildAShr(b, ki, u32c(g, 1), "");
+	LLVMValueRef k2 = LLVMBuildSub(b, ki, k1, "");
+	LLVMValueRef s1 = LLVMBuildBitCast(b, LLVMBuildShl(b, LLVMBuildAdd(b, k1, u32c(g, 127), ""), u32c(g, 23), ""),
+	                                   g->t_f32, "");
+	LLVMValueRef s2 = LLVMBuildBitCast(b, LLVMBuildShl(b, LLVMBuildAdd(b, k2, u32c(g, 127), ""), u32c(g, 23), ""),
+	                                   g->t_f32, "");
+	LLVMValueRef res = LLVMBuildFMul(b, LLVMBuildFMul(b, p, s1, ""), s2, "");
+	/* Above ln(FLT_MAX) (the float 0x42b17217 is the last finite one). */
+	return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, fc(g, 88.72283172607421875), ""),
+	                       fc(g, INFINITY), res, "");
+}
+
 /* Builds helper h (an internal, always-inlined function) with a private
  * builder, so the main builder's position is untouched. */
 static LLVMValueRef build_helper(Cg *g, CgHelper h)
@@ -144,11 +191,13 @@ static LLVMValueRef build_helper(Cg *g, CgHelper h)
 	static const char *const names[H_COUNT] = {
 		[H_F32_TO_F16] = "pk.f32.to.f16", [H_F16_TO_F32] = "pk.f16.to.f32",
 		[H_F32_TO_BF16] = "pk.f32.to.bf16", [H_F64_TO_F32_ODD] = "pk.f64.to.f32.odd",
+		[H_EXPF] = "pk.expf", [H_TANHF] = "pk.tanhf",
 	};
 	LLVMTypeRef ret, param;
 	switch (h) {
 	case H_F32_TO_F16: case H_F32_TO_BF16: ret = g->t_i16; param = g->t_f32; break;
 	case H_F16_TO_F32: ret = g->t_f32; param = g->t_i16; break;
+	case H_EXPF: case H_TANHF: ret = g->t_f32; param = g->t_f32; break;
 	default: ret = g->t_f32; param = g->t_f64; break;
 	}
 	LLVMTypeRef fty = LLVMFunctionType(ret, &param, 1, 0);
@@ -225,6 +274,26 @@ static LLVMValueRef build_helper(Cg *g, CgHelper h)
 		r = LLVMBuildTrunc(b, r, g->t_i16, "");
 		break;
 	}
+	case H_EXPF: r = build_expf(g, x); break;
+	case H_TANHF: {
+		/* Cephes tanhf: an odd polynomial below |x| = 0.625, else
+		 * 1 - 2 / (e^2|x| + 1) with the sign of x (both computed, one
+		 * selected, so the loop stays branch-free). */
+		LLVMValueRef ax = cg_intrinsic(g, "llvm.fabs", g->t_f32, &x, 1);
+		LLVMValueRef e = build_expf(g, LLVMBuildFMul(b, ax, fc(g, 2.0), ""));
+		LLVMValueRef big = LLVMBuildFSub(b, fc(g, 1.0), LLVMBuildFDiv(b, fc(g, 2.0), LLVMBuildFAdd(b, e, fc(g, 1.0), ""), ""), "");
+		LLVMValueRef cs[2] = {big, x};
+		big = cg_intrinsic(g, "llvm.copysign", g->t_f32, cs, 2);
+		LLVMValueRef z = LLVMBuildFMul(b, x, x, "");
+		static const double tc[5] = {-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1,
+		                             -3.33332819422e-1};
+		LLVMValueRef p = fc(g, tc[0]);
+		for (int i = 1; i < 5; i++)
+			p = LLVMBuildFAdd(b, LLVMBuildFMul(b, p, z, ""), fc(g, tc[i]), "");
+		LLVMValueRef small = LLVMBuildFAdd(b, LLVMBuildFMul(b, LLVMBuildFMul(b, p, z, ""), x, ""), x, "");
+		r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, ax, fc(g, 0.625), ""), small, big, "");
+		break;
+	}
 	default: {
 		/* Round to odd: truncate toward zero, then set the last bit if the
 		 * conversion was inexact.  Rounding that to f16/bf16 (>= 2 bits
@@ -256,19 +325,76 @@ static LLVMValueRef call_helper(Cg *g, CgHelper h, LLVMValueRef x)
 	return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, &x, 1, "");
 }
 
+/* The bit pattern of every f16/bf16 value made from bits (a load, a
+ * rounding) is remembered, so that storing the value again costs nothing.
+ * (The bits are defined just before the value, so they dominate its uses.) */
+static size_t half_slot(Cg *g, LLVMValueRef v)
+{
+	size_t h = ((size_t)(uintptr_t)v >> 4) * 0x9E3779B97F4A7C15u;
+	size_t i = h & (g->half_cap - 1);
+	while (g->half_keys[i] && g->half_keys[i] != v)
+		i = (i + 1) & (g->half_cap - 1);
+	return i;
+}
+
+static void half_remember(Cg *g, DType dt, LLVMValueRef v, LLVMValueRef bits)
+{
+	if (2 * (g->half_len + 1) > g->half_cap) {
+		LLVMValueRef *ok = g->half_keys, *ob = g->half_bits;
+		DType *od = g->half_dts;
+		size_t ocap = g->half_cap;
+		g->half_cap = ocap ? 2 * ocap : 256;
+		g->half_keys = arena_alloc(g->cc->arena, g->half_cap * sizeof *g->half_keys);
+		g->half_bits = arena_alloc(g->cc->arena, g->half_cap * sizeof *g->half_bits);
+		g->half_dts = arena_alloc(g->cc->arena, g->half_cap * sizeof *g->half_dts);
+		for (size_t i = 0; i < ocap; i++)
+			if (ok[i]) {
+				size_t j = half_slot(g, ok[i]);
+				g->half_keys[j] = ok[i];
+				g->half_bits[j] = ob[i];
+				g->half_dts[j] = od[i];
+			}
+	}
+	size_t i = half_slot(g, v);
+	if (!g->half_keys[i])
+		g->half_len++;
+	g->half_keys[i] = v;
+	g->half_bits[i] = bits;
+	g->half_dts[i] = dt;
+}
+
+/* The bits of v as a dt, if known (a float made from f16 bits is not a
+ * bf16). */
+static LLVMValueRef half_known(Cg *g, DType dt, LLVMValueRef v)
+{
+	if (!g->half_cap)
+		return NULL;
+	size_t i = half_slot(g, v);
+	return g->half_keys[i] && g->half_dts[i] == dt ? g->half_bits[i] : NULL;
+}
+
 /* float -> f16/bf16 bits (round to nearest even). */
 static LLVMValueRef half_bits(Cg *g, DType dt, LLVMValueRef f32)
 {
+	LLVMValueRef known = half_known(g, dt, f32);
+	if (known)
+		return known;
 	return call_helper(g, dt == DT_F16 ? H_F32_TO_F16 : H_F32_TO_BF16, f32);
 }
 
 /* f16/bf16 bits -> float (exact). */
 static LLVMValueRef half_value(Cg *g, DType dt, LLVMValueRef bits)
 {
-	if (dt == DT_F16)
-		return call_helper(g, H_F16_TO_F32, bits);
-	LLVMValueRef w = LLVMBuildShl(g->b, LLVMBuildZExt(g->b, bits, g->t_i32, ""), u32c(g, 16), "");
-	return LLVMBuildBitCast(g->b, w, g->t_f32, "");
+	LLVMValueRef v;
+	if (dt == DT_F16) {
+		v = call_helper(g, H_F16_TO_F32, bits);
+	} else {
+		LLVMValueRef w = LLVMBuildShl(g->b, LLVMBuildZExt(g->b, bits, g->t_i32, ""), u32c(g, 16), "");
+		v = LLVMBuildBitCast(g->b, w, g->t_f32, "");
+	}
+	if (!LLVMIsConstant(v))
+		half_remember(g, dt, v, bits);
+	return v;
 }
 
 LLVMValueRef cg_round(Cg *g, DType dt, LLVMValueRef v)
@@ -540,7 +666,7 @@ static LLVMValueRef float_op(Cg *g, Op op, DType dt, LLVMValueRef *a, Loc loc)
 	case IR_MAX: return cg_intrinsic(g, "llvm.maximum", t, a, 2);
 	case IR_NEG: return LLVMBuildFNeg(b, a[0], "");
 	case IR_ABS: return cg_intrinsic(g, "llvm.fabs", t, a, 1);
-	case IR_EXP: return cg_intrinsic(g, "llvm.exp", t, a, 1);
+	case IR_EXP: return t == g->t_f32 ? call_helper(g, H_EXPF, a[0]) : cg_intrinsic(g, "llvm.exp", t, a, 1);
 	case IR_EXP2: return cg_intrinsic(g, "llvm.exp2", t, a, 1);
 	case IR_LOG: return cg_intrinsic(g, "llvm.log", t, a, 1);
 	case IR_SQRT: return cg_intrinsic(g, "llvm.sqrt", t, a, 1);
@@ -549,12 +675,12 @@ static LLVMValueRef float_op(Cg *g, Op op, DType dt, LLVMValueRef *a, Loc loc)
 	case IR_FLOOR: return cg_intrinsic(g, "llvm.floor", t, a, 1);
 	case IR_CEIL: return cg_intrinsic(g, "llvm.ceil", t, a, 1);
 	case IR_LOG1P: return libm1(g, "log1p", a[0]);
-	case IR_TANH: return libm1(g, "tanh", a[0]);
+	case IR_TANH: return t == g->t_f32 ? call_helper(g, H_TANHF, a[0]) : libm1(g, "tanh", a[0]);
 	case IR_ERF: return libm1(g, "erf", a[0]);
 	case IR_RSQRT: return LLVMBuildFDiv(b, one, cg_intrinsic(g, "llvm.sqrt", t, a, 1), "");
 	case IR_SIGMOID: {
 		LLVMValueRef nx = LLVMBuildFNeg(b, a[0], "");
-		LLVMValueRef e = cg_intrinsic(g, "llvm.exp", t, &nx, 1);
+		LLVMValueRef e = t == g->t_f32 ? call_helper(g, H_EXPF, nx) : cg_intrinsic(g, "llvm.exp", t, &nx, 1);
 		return LLVMBuildFDiv(b, one, LLVMBuildFAdd(b, one, e, ""), "");
 	}
 	case IR_EQ: return LLVMBuildFCmp(b, LLVMRealOEQ, a[0], a[1], "");

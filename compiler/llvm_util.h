@@ -27,6 +27,8 @@ typedef enum CgHelper {
 	H_F16_TO_F32,     /* float (i16): exact */
 	H_F32_TO_BF16,    /* i16 (float): bfloat16 bits, round to nearest even */
 	H_F64_TO_F32_ODD, /* float (double): round to odd, so a second rounding is exact */
+	H_EXPF,           /* float (float): e^x, inline so loops of it vectorise */
+	H_TANHF,          /* float (float): tanh x, likewise */
 	H_COUNT
 } CgHelper;
 
@@ -43,6 +45,11 @@ typedef struct Cg {
 	LLVMTypeRef t_ptr;      /* the opaque pointer type (address space 0) */
 	LLVMValueRef helpers[H_COUNT]; /* internal conversion functions, NULL until used */
 	unsigned md_loop_kind;  /* metadata kind id of !llvm.loop */
+	LLVMValueRef *half_keys;/* f16/bf16 values (floats) whose bit pattern is known... */
+	LLVMValueRef *half_bits;/* ...and that pattern (i16): storing them needs no conversion... */
+	DType *half_dts;        /* ...as that dtype (DT_F16 or DT_BF16) */
+	size_t half_cap;        /* slots of the open-addressing table (a power of two, or 0) */
+	size_t half_len;        /* slots in use */
 	bool failed;            /* an error was reported: stop emitting */
 } Cg;
 
@@ -90,6 +97,9 @@ LLVMValueRef cg_intrinsic(Cg *g, const char *name, LLVMTypeRef overload, LLVMVal
 /* Calls (declaring on first use) an external C function such as tanhf. */
 LLVMValueRef cg_call_extern(Cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, int nparams,
                             bool vararg, LLVMValueRef *args, int nargs);
+/* Adds the enum attribute `name` (with value val) to a function
+ * (LLVMAttributeFunctionIndex), its return value or parameter index - 1. */
+void cg_attr(Cg *g, LLVMValueRef fn, LLVMAttributeIndex index, const char *name, uint64_t val);
 LLVMValueRef cg_i64(Cg *g, int64_t v);
 LLVMValueRef cg_i32(Cg *g, int32_t v);
 /* A new basic block at the end of the current function. */
@@ -103,10 +113,12 @@ LLVMBasicBlockRef cg_block(Cg *g, const char *name);
  * error_at. */
 bool cg_region(CgFn *f, const Region *r, LLVMValueRef *args, LLVMValueRef *yields);
 
-/* Per-program buffers: allocates every ALLOC of the body at the current
- * position (the entry block) and records its CgRef.  Buffers of at most
- * 256 KiB in total are allocas; otherwise one aligned_alloc, whose pointer is
- * returned in *heap (NULL when none) for cg_free_buffers. */
+/* Per-program buffers: places every ALLOC of the body at the current
+ * position (the entry block) and records its CgRef.  Local buffers of at
+ * most 256 KiB in total are one alloca, larger ones one aligned_alloc whose
+ * pointer is returned in *heap (NULL when none) for cg_free_buffers.
+ * Scratch buffers are thread-local: they persist from one program to the
+ * next on a thread. */
 bool cg_alloc_buffers(CgFn *f, const Region *body, LLVMValueRef *heap);
 void cg_free_buffers(CgFn *f, LLVMValueRef heap);
 

@@ -15,6 +15,7 @@
 #include "ast.h"
 #include "ir.h"
 #include "passes.h"
+#include "codegen.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -44,6 +45,9 @@ typedef struct Job {
 	AstFile *ast;           /* after parse */
 	IrModule *ir;           /* after sema; rewritten by later passes */
 	bool sema_done;         /* sema ran (so -D names have been matched) */
+	CodegenOptions cg;      /* -O, -march=; the output kind follows --emit */
+	const char *header_path; /* -H, or derived from the output (obj only); NULL: no header */
+	CodegenOutput code;     /* after llvm-host: the object, assembly or LLVM IR */
 } Job;
 
 /* ---- passes ------------------------------------------------------------ */
@@ -73,6 +77,14 @@ static bool pass_sema(Job *j)
 	return j->ir != NULL;
 }
 
+/* The host back end: tiled IR -> LLVM -> object code (or assembly, or
+ * LLVM IR: j->cg.emit, set from --emit), kept in memory until the output
+ * is written. */
+static bool pass_llvm_host(Job *j)
+{
+	return codegen_host(j->cc, j->ir, &j->cg, &j->code);
+}
+
 /* The pipeline, in order.  Adding a pass is adding a row, e.g.
  *	{"lower-refs", "...", NULL, pass_lower_refs}, */
 static const Pass passes[] = {
@@ -80,6 +92,7 @@ static const Pass passes[] = {
 	{"sema", "check types and shapes, build the typed IR", pass_sema, NULL},
 	{"lower-refs", "address whole arrays: inline index maps, masked edge blocks, scratch allocs", NULL, pass_lower_refs},
 	{"tile-host", "tensors to loop nests of scalar code over local buffers (with fusion)", NULL, pass_tile_host},
+	{"llvm-host", "compile the tiled IR with LLVM (object, assembly or LLVM IR)", pass_llvm_host, NULL},
 };
 enum { NPASSES = sizeof passes / sizeof passes[0] };
 
@@ -108,6 +121,22 @@ static bool write_ir(Job *j, FILE *out)
 	return true;
 }
 
+static bool write_code(Job *j, FILE *out)
+{
+	return fwrite(j->code.data, 1, j->code.size, out) == j->code.size;
+}
+
+/* The C header declaring the launch functions (-H). */
+static bool write_header(Job *j, FILE *out)
+{
+	CodegenOutput h = {0};
+	if (!header_generate(j->cc, j->ir, j->header_path, &h))
+		return false;
+	bool ok = fwrite(h.data, 1, h.size, out) == h.size;
+	codegen_output_free(&h);
+	return ok;
+}
+
 /* One --emit=NAME.  Adding an output format is adding a row. */
 struct EmitKind {
 	const char *name;      /* --emit=NAME */
@@ -118,7 +147,9 @@ struct EmitKind {
 };
 
 static const EmitKind emit_kinds[] = {
-	{"obj", "o", NULL, NULL, "object code generation"}, /* the default */
+	{"obj", "o", NULL, write_code, "object code generation"}, /* the default (and a header) */
+	{"llvm", "ll", NULL, write_code, "LLVM IR"},
+	{"asm", "s", NULL, write_code, "assembly"},
 	{"ast", "ast", "parse", write_ast, "AST dump"},
 	{"ir", "ir", "sema", write_ir, "IR dump"}, /* the stable IR form: after sema */
 };
@@ -345,7 +376,11 @@ static void print_help(void)
 	"\n"
 	"options:\n"
 	"  -o FILE                      write the output to FILE (\"-\": standard output)\n"
-	"  --emit=KIND                  what to write: obj (default), ast, ir\n"
+	"  --emit=KIND                  what to write: obj (default), llvm, asm, ast, ir\n"
+	"  -H FILE                      write the C header declaring the kernels to FILE\n"
+	"                               (default with --emit=obj: the object's name with .h)\n"
+	"  -O0, -O1, -O2, -O3           optimisation level of the generated code (default -O3)\n"
+	"  -march=CPU                   generate code for CPU (default x86-64; native: this machine)\n"
 	"  -fsyntax-only                check the input (parse and sema), write nothing\n"
 	"  -D NAME=VALUE, -DNAME=VALUE  override const NAME with VALUE (-D NAME means 1)\n"
 	"  -I DIR, -IDIR                search DIR for include files\n"
@@ -464,6 +499,21 @@ static int parse_args(Job *j, int argc, char **argv)
 			if (!(v = option_value(cc, argc, argv, &i, "-o")))
 				return EXIT_USAGE;
 			j->output = v;
+		} else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0 ||
+		           strcmp(a, "-O3") == 0) {
+			j->cg.opt_level = a[2] - '0';
+		} else if (starts_with(a, "-march=")) {
+			const char *cpu = a + strlen("-march=");
+			if (!codegen_cpu_valid(cpu)) {
+				error_at(cc, none, "unknown CPU '%s' in '%s' (expected an x86-64 processor such as x86-64, "
+				         "x86-64-v3, skylake-avx512, znver4, or native)", cpu, a);
+				return EXIT_USAGE;
+			}
+			j->cg.cpu = cpu;
+		} else if (starts_with(a, "-H")) {
+			if (!(v = option_value(cc, argc, argv, &i, "-H")))
+				return EXIT_USAGE;
+			j->header_path = v;
 		} else if (strcmp(a, "-fsyntax-only") == 0) {
 			j->syntax_only = true;
 		} else if (starts_with(a, "--emit=")) {
@@ -600,8 +650,22 @@ static int run(Job *j)
 		else
 			j->depfile_path = default_output(j, "d");
 	}
-	const char *outs[2] = {j->syntax_only ? NULL : j->output, j->depfile ? j->depfile_path : NULL};
-	for (int k = 0; k < 2; k++) {
+	/* The header: with -H, or next to an object file. */
+	bool codegen = j->emit->write == write_code && !j->syntax_only;
+	j->cg.emit = strcmp(j->emit->name, "llvm") == 0 ? CG_EMIT_LLVM
+	             : strcmp(j->emit->name, "asm") == 0 ? CG_EMIT_ASM : CG_EMIT_OBJ;
+	if (!codegen)
+		j->header_path = NULL;
+	else if (!j->header_path && strcmp(j->emit->name, "obj") == 0 && strcmp(j->output, "-") != 0)
+		j->header_path = replace_ext(cc->arena, j->output, "h", true);
+	if (j->header_path && strcmp(j->header_path, j->output) == 0) {
+		error_at(cc, none, "the header and the output are the same file '%s' (use -H to name the header)",
+		         j->output);
+		return EXIT_USAGE;
+	}
+	const char *outs[3] = {j->syntax_only ? NULL : j->output, j->depfile ? j->depfile_path : NULL,
+	                       j->header_path};
+	for (int k = 0; k < 3; k++) {
 		if (!outs[k] || strcmp(outs[k], "-") == 0)
 			continue;
 		if (strcmp(j->input, "-") != 0 && same_file(j->input, outs[k])) {
@@ -646,6 +710,8 @@ static int run(Job *j)
 		}
 		if (!write_output(j, j->output, j->emit->write))
 			return EXIT_INPUT;
+		if (j->header_path && !write_output(j, j->header_path, write_header))
+			return EXIT_INPUT;
 	}
 	if (j->depfile && !write_output(j, j->depfile_path, write_depfile_body))
 		return EXIT_INPUT;
@@ -659,6 +725,7 @@ int main(int argc, char **argv)
 	Job job = {0};
 	job.cc = &cc;
 	job.emit = &emit_kinds[0];
+	job.cg.opt_level = 3;
 	job.color = -1;
 	job.dump_after = arena_alloc(cc.arena, NPASSES * sizeof *job.dump_after);
 
@@ -696,6 +763,7 @@ int main(int argc, char **argv)
 	if (status == EXIT_OK)
 		succeeded = 1;
 	cleanup_run();
+	codegen_output_free(&job.code);
 	compiler_free(&cc);
 	return status;
 }

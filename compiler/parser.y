@@ -115,6 +115,8 @@ struct ParseCtx {
 	int depth_limit;       /* deepest expression or statement nesting allowed */
 	bool depth_reported;   /* the depth limit error was reported (once per file) */
 	const char *range_name;/* interned "range" */
+	const char *parallel_name;  /* interned "parallel" */
+	const char *arbitrary_name; /* interned "arbitrary" */
 	int section;           /* lang-spec clause the last token belongs to: 31..36 = §3.1..§3.6 */
 	int err_section;       /* the clause before it: where a syntax error at that token is */
 	bool in_kernel;        /* between 'kernel' and the end of its body */
@@ -134,6 +136,18 @@ struct ParseCtx {
 	bool seen_params;      /* a params clause was written */
 	Loc params_loc;        /* where the first one is */
 };
+
+/* Copies the list `v` into a fresh arena array `dst` of the element type
+ * of `dst` (each void* converted by assignment), and its length into `n`.
+ * The array is never NULL. */
+#define LIST_TO(pc, dst, n, v)                                                        \
+	do {                                                                           \
+		Vec v_ = (v);                                                          \
+		(n) = v_.len;                                                          \
+		(dst) = arena_alloc((pc)->cc->arena, (size_t)v_.len * sizeof *(dst) + 1); \
+		for (int i_ = 0; i_ < v_.len; i_++)                                    \
+			(dst)[i_] = v_.items[i_];                                      \
+	} while (0)
 
 #define YYMAXDEPTH 20000
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                      \
@@ -214,6 +228,7 @@ static Vec list1(ParseCtx *pc, void *item);
 	AstArg *arg;         /* a call argument */
 	AstKeyVal *kv;       /* a params(...) entry */
 	NameLoc nl;          /* an identifier with its location */
+	NameLoc *nlp;        /* the same, in the arena (list elements) */
 	Vec list;            /* lists of any of the above */
 }
 
@@ -248,7 +263,7 @@ static Vec list1(ParseCtx *pc, void *item);
 %type <dtype> opt_dtype
 %type <list> stmts block params opt_params exprs opt_exprs tuple_items args opt_args index
 %type <list> names opt_names bdims axis_sems kvs
-%type <expr> axis_sem
+%type <nlp> axis_sem
 
 %start file
 
@@ -376,9 +391,9 @@ clause
 		k->semantics = arena_alloc(pc->cc->arena, (size_t)$3.len * sizeof *k->semantics + 1);
 		k->semantics_locs = arena_alloc(pc->cc->arena, (size_t)$3.len * sizeof(Loc) + 1);
 		for (int i = 0; i < $3.len; i++) {
-			AstExpr *e = $3.items[i];
-			k->semantics[i] = (AxisSemantics)e->ival;
-			k->semantics_locs[i] = e->loc;
+			const NameLoc *a = $3.items[i];
+			k->semantics[i] = a->name == pc->arbitrary_name ? AXIS_ARBITRARY : AXIS_PARALLEL;
+			k->semantics_locs[i] = a->loc;
 		}
 	}
 	| SEMANTICS '(' error ')' {
@@ -390,10 +405,7 @@ clause
 		s->loc = @1;
 		s->operand = $2.name;
 		s->operand_loc = $2.loc;
-		s->nblock = $5.len;
-		s->block = arena_alloc(pc->cc->arena, (size_t)$5.len * sizeof *s->block + 1);
-		for (int i = 0; i < $5.len; i++)
-			s->block[i] = $5.items[i];
+		LIST_TO(pc, s->block, s->nblock, $5);
 		s->npids = $8.len;
 		s->pids = arena_alloc(pc->cc->arena, (size_t)$8.len * sizeof *s->pids + 1);
 		s->pid_locs = arena_alloc(pc->cc->arena, (size_t)$8.len * sizeof *s->pid_locs + 1);
@@ -402,10 +414,7 @@ clause
 			s->pids[i] = nl->name;
 			s->pid_locs[i] = nl->loc;
 		}
-		s->nindex = $12.len;
-		s->index = arena_alloc(pc->cc->arena, (size_t)$12.len * sizeof *s->index + 1);
-		for (int i = 0; i < $12.len; i++)
-			s->index[i] = $12.items[i];
+		LIST_TO(pc, s->index, s->nindex, $12);
 		list_push(pc, &pc->specs, s);
 	}
 	| SCRATCH name ':' type {
@@ -433,10 +442,9 @@ axis_sems
 	| axis_sems ',' axis_sem               { $$ = $1; list_push(pc, &$$, $3); }
 	;
 
-/* An axis semantics is carried in a throwaway INT node (ival, loc). */
 axis_sem
-	: PARALLEL                             { $$ = mk_int(pc, (IntLit){AXIS_PARALLEL, false}, @1); }
-	| ARBITRARY                            { $$ = mk_int(pc, (IntLit){AXIS_ARBITRARY, false}, @1); }
+	: PARALLEL                             { $$ = mk_nameloc(pc, pc->parallel_name, @1); }
+	| ARBITRARY                            { $$ = mk_nameloc(pc, pc->arbitrary_name, @1); }
 	;
 
 bdims
@@ -756,16 +764,7 @@ static Vec list1(ParseCtx *pc, void *item)
 	return v;
 }
 
-/* Copies a list of pointers into a fresh array of `n` pointers; never NULL
- * for the caller's convenience when n == 0 is cheap to check anyway. */
-static void **list_array(ParseCtx *pc, Vec v, size_t elem)
-{
-	void **a = arena_alloc(pc->cc->arena, (size_t)v.len * elem + 1);
-	for (int i = 0; i < v.len; i++)
-		a[i] = v.items[i];
-	return a;
-}
-#define LIST(pc, T, v) ((T **)list_array((pc), (v), sizeof(T *)))
+
 
 /* ---- AST constructors with depth accounting ---------------------------- */
 
@@ -900,8 +899,7 @@ static AstExpr *mk_list_node(ParseCtx *pc, AstExprKind kind, Loc loc, AstExpr *b
 		d = max2(d, expr_depth(items.items[i]));
 	AstExpr *e = new_expr(pc, kind, loc, d + 1);
 	e->lhs = base;
-	e->nitems = items.len;
-	e->items = LIST(pc, AstExpr, items);
+	LIST_TO(pc, e->items, e->nitems, items);
 	return checked(pc, e);
 }
 
@@ -946,8 +944,7 @@ static AstType *mk_type(ParseCtx *pc, Loc loc, DType dt, bool has_shape, Vec dim
 	t->loc = loc;
 	t->dtype = dt;
 	t->has_shape = has_shape;
-	t->ndims = dims.len;
-	t->dims = LIST(pc, AstExpr, dims);
+	LIST_TO(pc, t->dims, t->ndims, dims);
 	return t;
 }
 
@@ -970,14 +967,12 @@ static AstStmt *mk_stmt(ParseCtx *pc, AstStmtKind kind, Loc loc, Vec *body, Vec 
 	s->loc = loc;
 	s->assign_op = OP_COUNT;
 	if (body) {
-		s->nbody = body->len;
-		s->body = LIST(pc, AstStmt, *body);
+		LIST_TO(pc, s->body, s->nbody, *body);
 		for (int i = 0; i < body->len; i++)
 			d = max2(d, stmt_depth(body->items[i]));
 	}
 	if (els) {
-		s->nels = els->len;
-		s->els = LIST(pc, AstStmt, *els);
+		LIST_TO(pc, s->els, s->nels, *els);
 		for (int i = 0; i < els->len; i++)
 			d = max2(d, stmt_depth(els->items[i]));
 	}
@@ -1060,8 +1055,7 @@ static void kernel_begin(ParseCtx *pc, Loc loc, const char *name, Vec params)
 	AstKernel *k = arena_alloc(pc->cc->arena, sizeof *k);
 	k->loc = loc;
 	k->name = name;
-	k->nparams = params.len;
-	k->params = LIST(pc, AstParam, params);
+	LIST_TO(pc, k->params, k->nparams, params);
 	pc->kern = k;
 	pc->grid = pc->specs = pc->scratch = pc->cparams = pc->requires = (Vec){0};
 	pc->seen_params = false;
@@ -1072,18 +1066,12 @@ static void kernel_end(ParseCtx *pc, Vec body)
 	AstKernel *k = pc->kern;
 	if (!k)
 		return;
-	k->ngrid = pc->grid.len;
-	k->grid = LIST(pc, AstExpr, pc->grid);
-	k->nspecs = pc->specs.len;
-	k->specs = LIST(pc, AstSpec, pc->specs);
-	k->nscratch = pc->scratch.len;
-	k->scratch = LIST(pc, AstScratch, pc->scratch);
-	k->ncparams = pc->cparams.len;
-	k->cparams = LIST(pc, AstKeyVal, pc->cparams);
-	k->nrequires = pc->requires.len;
-	k->requires = LIST(pc, AstExpr, pc->requires);
-	k->nbody = body.len;
-	k->body = LIST(pc, AstStmt, body);
+	LIST_TO(pc, k->grid, k->ngrid, pc->grid);
+	LIST_TO(pc, k->specs, k->nspecs, pc->specs);
+	LIST_TO(pc, k->scratch, k->nscratch, pc->scratch);
+	LIST_TO(pc, k->cparams, k->ncparams, pc->cparams);
+	LIST_TO(pc, k->requires, k->nrequires, pc->requires);
+	LIST_TO(pc, k->body, k->nbody, body);
 	if (!k->semantics) {
 		k->semantics = arena_alloc(pc->cc->arena, 1);
 		k->semantics_locs = arena_alloc(pc->cc->arena, 1);
@@ -1403,7 +1391,10 @@ static void yyerror(Loc *loc, ParseCtx *pc, const char *msg)
 	(void)msg;
 	if (pc->lex.quiet || pc->cc->diag.stop || pc->depth_reported)
 		return;
-	depth_error(pc, *loc, "program");
+	/* the parser's stack (YYMAXDEPTH) ran out: a chain like else-if or
+	 * unary operators that long nests too deeply whatever the limit */
+	error_at(pc->cc, *loc, "program nested too deeply for the parser [§2.8]");
+	pc->depth_reported = true;
 }
 
 /* ---- entry points ------------------------------------------------------ */
@@ -1421,6 +1412,8 @@ static void parse_source(Compiler *cc, Source *src, Vec *items, ParseCtx *parent
 	int nest = cc->max_nesting > 0 ? cc->max_nesting : 256;
 	pc->depth_limit = nest * 4;
 	pc->range_name = intern_cstr(cc->strings, "range");
+	pc->parallel_name = intern_cstr(cc->strings, "parallel");
+	pc->arbitrary_name = intern_cstr(cc->strings, "arbitrary");
 	pc->section = 31;
 	lexer_init(&pc->lex, cc, src);
 	(void)yyparse(pc);

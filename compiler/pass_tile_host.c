@@ -44,8 +44,12 @@
  * another carried buffer) goes through a temporary first.  Tensor results
  * of an if are written by each branch into a buffer allocated before it.
  *
- * Numerics: reductions accumulate sequentially along the axis (init 0,
- * -inf/+inf, or the dtype's min/max for integers).  argmax/argmin return
+ * Numerics: reductions start from 0, -inf/+inf, or the dtype's min/max
+ * for integers, and accumulate in order along the axis, except that a long
+ * last axis (a multiple of REDUCE_LANES, at least 8 of them) is first
+ * reduced into REDUCE_LANES interleaved partial results, as a vectorised
+ * reduction would (float sums may then round differently from a strictly
+ * sequential sum).  argmax/argmin return
  * the first index of the extreme; as in jnp.argmax/argmin a NaN counts as
  * the extreme, so the index of the first NaN is returned when there is one.
  * dot converts both operands to the result (accumulator) dtype and runs an
@@ -54,6 +58,9 @@
 
 #include <math.h>
 #include <string.h>
+
+/* Partial accumulators of a reduction along a long last axis. */
+#define REDUCE_LANES 8
 
 /* ---- data structures ------------------------------------------------------- */
 
@@ -102,6 +109,7 @@ struct AccessPlan {
 	int cmp_arg;         /* operand index of the CAS compare value, or -1 */
 	int mask_arg;        /* operand index of the user mask, or -1 */
 	int other_arg;       /* operand index of `other`, or -1 */
+	bool no_result;      /* an atomic whose old value nobody uses */
 };
 
 /* One FOR being built. */
@@ -1015,7 +1023,7 @@ static Value *access_elem(TileHost *t, AccessPlan *p, Value **idx, Value *store_
 	DType dt = p->ref->type->dtype;
 	int atomic = i->op == IR_ATOMIC ? (int)i->ival : -1;
 	IfBuild b;
-	bool result = i->op != IR_STORE;
+	bool result = i->op != IR_STORE && !p->no_result;
 	if (cond)
 		if_open(t, &b, cond, result, &dt);
 	Value *out;
@@ -1078,6 +1086,7 @@ static void lower_access(TileHost *t, const Inst *i)
 	if (i->op == IR_LOAD && !has_result)
 		return; /* an unused load does nothing */
 	AccessPlan *p = plan_access(t, i, false);
+	p->no_result = !has_result;
 	DType dt = p->ref->type->dtype;
 	Value *buf = NULL;
 	if (has_result && p->rank > 0)
@@ -1198,14 +1207,42 @@ static void lower_reduce(TileHost *t, const Inst *i)
 		set_result(t, i->results[0], buf, NULL);
 		return;
 	}
-	/* The last axis: a loop carrying the accumulator, per result element. */
+	/* The last axis: a loop carrying the accumulator, per result element.
+	 * A long axis is first reduced into REDUCE_LANES interleaved partial
+	 * accumulators (element k goes to lane k % REDUCE_LANES): the inner
+	 * loop over the lanes is independent work LLVM can vectorise, where
+	 * one carried accumulator would be a serial chain (float adds may not
+	 * be reassociated).  Like any vectorised or tree reduction, the sum's
+	 * rounding then differs from a strictly sequential one. */
+	int64_t len = xt->dims[axis];
+	bool lanes = len >= 8 * REDUCE_LANES && len % REDUCE_LANES == 0;
+	int64_t nlanes = REDUCE_LANES;
+	Value *part = lanes ? alloc_local(t, rt->dtype, 1, &nlanes) : NULL;
 	Nest n;
 	Value **ridx = nest_open(t, &n, rt->rank, rt->dims, NULL, NULL);
 	Loop L;
-	loop_open(t, &L, ki64(t, 0), ki64(t, xt->dims[axis]), 1, &init);
-	Value *e = cast(t, elem(t, x, insert_axis(t, r, axis, ridx, L.iv)), rt->dtype);
-	Value *acc = emit2(t, comb, L.carried[0], e);
-	Value *sum = loop_close(t, &L, 1, &acc)[0];
+	if (lanes) {
+		Loop lj, lk;
+		loop_open(t, &lj, ki64(t, 0), ki64(t, nlanes), 0, NULL);
+		store_point(t, part, &lj.iv, init, -1, NULL);
+		loop_close(t, &lj, 0, NULL);
+		loop_open(t, &lk, ki64(t, 0), ki64(t, len / nlanes), 0, NULL);
+		loop_open(t, &lj, ki64(t, 0), ki64(t, nlanes), 0, NULL);
+		Value *k = add64(t, mul64(t, lk.iv, nlanes), lj.iv);
+		Value *e = cast(t, elem(t, x, insert_axis(t, r, axis, ridx, k)), rt->dtype);
+		store_point(t, part, &lj.iv, emit2(t, comb, load_point(t, part, &lj.iv), e), -1, NULL);
+		loop_close(t, &lj, 0, NULL);
+		loop_close(t, &lk, 0, NULL);
+		loop_open(t, &L, ki64(t, 0), ki64(t, nlanes), 1, &init);
+		Value *acc = emit2(t, comb, L.carried[0], load_point(t, part, &L.iv));
+		loop_close(t, &L, 1, &acc);
+	} else {
+		loop_open(t, &L, ki64(t, 0), ki64(t, len), 1, &init);
+		Value *e = cast(t, elem(t, x, insert_axis(t, r, axis, ridx, L.iv)), rt->dtype);
+		Value *acc = emit2(t, comb, L.carried[0], e);
+		loop_close(t, &L, 1, &acc);
+	}
+	Value *sum = L.inst->results[0];
 	if (buf)
 		store_point(t, buf, ridx, sum, -1, NULL);
 	nest_close(t, &n);

@@ -7,7 +7,6 @@
  * Expressions are in sema_expr.c, builtins in sema_builtins.c. */
 #include "sema.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,7 +62,6 @@ static bool parse_define_value(const char *text, ConstVal *out)
 	bool isfloat = base == 10 && strpbrk(buf, ".eE") != NULL;
 	if (isfloat) {
 		char *end;
-		errno = 0;
 		double v = strtod(buf, &end);
 		if (*end || !(buf[0] == '.' || (buf[0] >= '0' && buf[0] <= '9')))
 			return false;
@@ -111,7 +109,6 @@ Ex const_binding_value(Sema *s, Binding *b, Loc use)
 		s->clause = "§4.3";
 		s->scope = s->file;
 		s->k = s->dummy_k;
-		s->ak = NULL;
 		s->region = s->dummy_r;
 		AstConst *kc = b->konst;
 		Define *d = find_define(s, b->name);
@@ -257,41 +254,71 @@ static void sema_block(Sema *s, AstStmt **v, int n)
 	s->scope = sc.parent;
 }
 
-static bool name_in(const Vec *v, const char *name)
+/* The names declared inside the statements being scanned, in scope at
+ * the current point: a stack (for leaving blocks) and a count per name. */
+typedef struct Locals {
+	Vec stack;    /* declared names, innermost last */
+	PtrMap count; /* name -> how many times it is on the stack (as intptr_t) */
+} Locals;
+
+static void locals_push(Sema *s, Locals *l, const char *name)
 {
-	for (int i = 0; i < v->len; i++)
-		if (v->items[i] == name)
-			return true;
-	return false;
+	vec_push(s->a, &l->stack, (void *)name);
+	void **c = ptrmap_slot(s->a, &l->count, name, true);
+	*c = (void *)((intptr_t)*c + 1);
 }
+
+static void locals_pop_to(Locals *l, int mark)
+{
+	while (l->stack.len > mark) {
+		void **c = ptrmap_slot(NULL, &l->count, l->stack.items[--l->stack.len], false);
+		*c = (void *)((intptr_t)*c - 1);
+	}
+}
+
+static bool locals_has(Locals *l, const char *name)
+{
+	void **c = ptrmap_slot(NULL, &l->count, name, false);
+	return c && (intptr_t)*c > 0;
+}
+
+/* The assigned outer names, in order of first assignment. */
+typedef struct NameSet {
+	Vec names; /* in order */
+	PtrMap set; /* membership */
+} NameSet;
 
 /* Collects the names assigned (`x = ...`, `x += ...`) in statements that
  * refer to a declaration outside them: `locals` holds the names declared
  * inside, in scope at each point.  Names resolve lexically, so this is
  * exactly the set of outer vars the statements may change. */
-static void scan_assigned(Sema *s, AstStmt **v, int n, Vec *locals, Vec *out)
+static void scan_assigned(Sema *s, AstStmt **v, int n, Locals *locals, NameSet *out)
 {
-	int mark = locals->len;
+	int mark = locals->stack.len;
 	for (int i = 0; i < n; i++) {
 		AstStmt *st = v[i];
 		switch (st->kind) {
 		case AS_LET:
 		case AS_VAR:
-			vec_push(s->a, locals, (void *)st->name);
+			locals_push(s, locals, st->name);
 			break;
-		case AS_ASSIGN:
-			if (st->target->kind == AE_NAME && !name_in(locals, st->target->name) && !name_in(out, st->target->name))
-				vec_push(s->a, out, (void *)st->target->name);
+		case AS_ASSIGN: {
+			const char *name = st->target->kind == AE_NAME ? st->target->name : NULL;
+			if (name && !locals_has(locals, name) && !ptrmap_slot(NULL, &out->set, name, false)) {
+				*ptrmap_slot(s->a, &out->set, name, true) = (void *)name;
+				vec_push(s->a, &out->names, (void *)name);
+			}
 			break;
+		}
 		case AS_IF:
 			scan_assigned(s, st->body, st->nbody, locals, out);
 			scan_assigned(s, st->els, st->nels, locals, out);
 			break;
 		case AS_FOR: {
-			int m = locals->len;
-			vec_push(s->a, locals, (void *)st->name);
+			int m = locals->stack.len;
+			locals_push(s, locals, st->name);
 			scan_assigned(s, st->body, st->nbody, locals, out);
-			locals->len = m;
+			locals_pop_to(locals, m);
 			break;
 		}
 		case AS_WHILE:
@@ -303,7 +330,7 @@ static void scan_assigned(Sema *s, AstStmt **v, int n, Vec *locals, Vec *out)
 			break;
 		}
 	}
-	locals->len = mark;
+	locals_pop_to(locals, mark);
 }
 
 /* The vars in scope that statements (one or two lists) assign: the values
@@ -317,9 +344,11 @@ typedef struct Carried {
 
 static Carried carried_vars(Sema *s, AstStmt **a, int na, AstStmt **b, int nb)
 {
-	Vec locals = {0}, names = {0};
-	scan_assigned(s, a, na, &locals, &names);
-	scan_assigned(s, b, nb, &locals, &names);
+	Locals locals = {0};
+	NameSet out = {0};
+	scan_assigned(s, a, na, &locals, &out);
+	scan_assigned(s, b, nb, &locals, &out);
+	Vec names = out.names;
 	Carried c = {0};
 	c.vars = arena_alloc(s->a, sizeof(Binding *) * (size_t)(names.len + 1));
 	c.saved = vals(s, names.len);
@@ -496,12 +525,41 @@ static void sema_expr_stmt(Sema *s, AstStmt *st)
 		warning_at(s->cc, st->value->loc, "expression result unused [§6.7]");
 }
 
-/* if/when: vars assigned in a branch become results of the IF. */
+/* Checks a branch that a constant condition rules out: its statements
+ * are type-checked in a detached region, starting from the vars' values
+ * before the if, and leave the vars as they were. */
+static void dead_branch(Sema *s, AstStmt **v, int n, Carried *c)
+{
+	Value **now = vals(s, c->n);
+	for (int i = 0; i < c->n; i++)
+		now[i] = c->vars[i]->cur;
+	carried_set(c, NULL);
+	Region *parent = s->region;
+	s->region = detached_region(s);
+	sema_block(s, v, n);
+	s->region = parent;
+	carried_set(c, now);
+}
+
+/* if/when: vars assigned in a branch become results of the IF.  A
+ * constant condition selects its branch at compile time (the other one is
+ * still checked): `if BLOCK > 64 { ... }` specializes the kernel. */
 static void sema_if(Sema *s, AstStmt *st)
 {
 	const char *what = st->is_when ? "the condition of 'when'" : "the condition of 'if'";
-	Value *cond = condition(s, sema_expr(s, st->value), what, "§6.4");
+	Ex ce = rvalue(s, sema_expr(s, st->value));
 	Carried c = carried_vars(s, st->body, st->nbody, st->els, st->nels);
+	if (ce.kind == EX_CONST && ce.c.dtype == DT_BOOL) {
+		if (ce.c.i) {
+			sema_block(s, st->body, st->nbody);
+			dead_branch(s, st->els, st->nels, &c);
+		} else {
+			dead_branch(s, st->body, st->nbody, &c);
+			sema_block(s, st->els, st->nels);
+		}
+		return;
+	}
+	Value *cond = condition(s, ce, what, "§6.4");
 	Region *parent = s->region;
 	Inst *iff = NULL;
 	Region *then_r, *else_r;
@@ -1092,7 +1150,6 @@ static IrKernel *sema_kernel(Sema *s, AstKernel *ak)
 	Scope *ks = new_scope(s, s->file);
 	KernelBuild kb = {0};
 	s->k = k;
-	s->ak = ak;
 	s->scope = ks;
 
 	sema_params(s, ak, ks, &kb);
@@ -1127,7 +1184,6 @@ static IrKernel *sema_kernel(Sema *s, AstKernel *ak)
 		sema_body(s, ak, k, ks);
 	s->scope = s->file;
 	s->k = s->dummy_k;
-	s->ak = NULL;
 	return k;
 }
 

@@ -95,10 +95,25 @@ typedef struct Binding {
 	struct Binding *next; /* next binding of the same scope */
 } Binding;
 
+/* A hash map keyed by pointers (interned names), open addressing; arrays
+ * live in the arena and are abandoned on growth. */
+typedef struct PtrMap {
+	const void **keys; /* NULL = empty slot */
+	void **vals;       /* value of each key */
+	int cap;           /* slots (a power of 2, or 0) */
+	int n;             /* keys present */
+} PtrMap;
+
+/* The value slot of key; with insert, created (NULL-valued) if absent,
+ * else NULL when absent. */
+void **ptrmap_slot(Arena *a, PtrMap *m, const void *key, bool insert);
+
 /* A lexical scope: a list of bindings and the enclosing scope. */
 typedef struct Scope {
 	Binding *first;       /* bindings, most recent first */
 	struct Scope *parent; /* enclosing scope, NULL for the file scope */
+	PtrMap index;         /* name -> most recent binding, once the scope is large */
+	int n;                /* bindings in the list */
 } Scope;
 
 /* Which names and operations an expression may use. */
@@ -118,7 +133,6 @@ typedef struct Sema {
 	Ctx ctx;              /* what the current expression may use */
 	const char *clause;   /* clause cited for context violations (e.g. "§5.3") */
 	IrKernel *k;          /* kernel being built (a dummy one in constant contexts) */
-	AstKernel *ak;        /* its AST, NULL in constant contexts */
 	Region *region;       /* where new instructions are appended */
 	Value **sizes;        /* current region's value of each size symbol (grid, requires, body) */
 	Value **scalars;      /* current region's value of each scalar parameter */
@@ -146,8 +160,6 @@ int ex_rank(const Ex *e);
 const int64_t *ex_dims(const Ex *e);
 /* "f32[16,8]", "i32" - for messages. */
 const char *ex_type_str(Sema *s, const Ex *e);
-/* The dtype a weak constant takes when nothing else decides (i32, f32). */
-DType default_dtype(DType dt, bool weak);
 
 /* Turns an access into a load, and rejects non-values (Refs, dtypes,
  * tuples, None, void) with an error naming `what`.  CONST and VALUE pass. */

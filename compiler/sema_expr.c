@@ -95,12 +95,6 @@ const char *ex_type_str(Sema *s, const Ex *e)
 	return "<error>";
 }
 
-DType default_dtype(DType dt, bool weak)
-{
-	(void)weak; /* weak literals already carry JAX's defaults, i32 and f32 */
-	return dt;
-}
-
 /* ---- constants ------------------------------------------------------------ */
 
 static bool is_intlike(DType dt) { return dt == DT_BOOL || dtype_is_int(dt); }
@@ -446,8 +440,8 @@ Value *to_value(Sema *s, Ex e, Type *t)
 
 Value *as_value(Sema *s, Ex e)
 {
-	if (e.kind == EX_CONST)
-		return to_value(s, e, type_scalar(s->a, default_dtype(e.c.dtype, e.c.weak)));
+	if (e.kind == EX_CONST) /* weak literals already carry JAX's defaults, i32 and f32 */
+		return to_value(s, e, type_scalar(s->a, e.c.dtype));
 	PKC_ASSERT(e.kind == EX_VALUE);
 	return e.v;
 }
@@ -557,8 +551,43 @@ Value *coerce_store(Sema *s, Ex e, Type *t, const char *what, const char *clause
 
 /* ---- names ------------------------------------------------------------------ */
 
+void **ptrmap_slot(Arena *a, PtrMap *m, const void *key, bool insert)
+{
+	if (insert && 2 * (m->n + 1) > m->cap) {
+		PtrMap g = {.cap = m->cap ? 2 * m->cap : 16};
+		g.keys = arena_alloc(a, sizeof(void *) * (size_t)g.cap);
+		g.vals = arena_alloc(a, sizeof(void *) * (size_t)g.cap);
+		for (int i = 0; i < m->cap; i++)
+			if (m->keys[i])
+				*ptrmap_slot(a, &g, m->keys[i], true) = m->vals[i];
+		*m = g;
+	}
+	if (!m->cap)
+		return NULL;
+	size_t h = ((uintptr_t)key >> 3) * UINT64_C(0x9E3779B97F4A7C15) >> 7;
+	for (int i = (int)(h & (size_t)(m->cap - 1));; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == key)
+			return &m->vals[i];
+		if (!m->keys[i]) {
+			if (!insert)
+				return NULL;
+			m->keys[i] = key;
+			m->n++;
+			return &m->vals[i];
+		}
+	}
+}
+
+/* Scopes stay lists while small; a large one (thousands of lets) gets an
+ * index so lookups stay O(1). */
+enum { SCOPE_INDEX_MIN = 16 };
+
 Binding *lookup_in(Scope *sc, const char *name)
 {
+	if (sc->index.cap) {
+		void **slot = ptrmap_slot(NULL, &sc->index, name, false);
+		return slot ? *slot : NULL;
+	}
 	for (Binding *b = sc->first; b; b = b->next)
 		if (b->name == name)
 			return b;
@@ -583,6 +612,17 @@ Binding *bind(Sema *s, Scope *sc, BindKind kind, const char *name, Loc loc)
 	b->loc = loc;
 	b->next = sc->first;
 	sc->first = b;
+	sc->n++;
+	if (sc->n == SCOPE_INDEX_MIN) { /* index the whole list, oldest first */
+		Binding **all = arena_alloc(s->a, sizeof(Binding *) * SCOPE_INDEX_MIN);
+		int i = SCOPE_INDEX_MIN;
+		for (Binding *x = sc->first; x; x = x->next)
+			all[--i] = x;
+		for (i = 0; i < SCOPE_INDEX_MIN; i++)
+			*ptrmap_slot(s->a, &sc->index, all[i]->name, true) = all[i];
+	} else if (sc->index.cap) {
+		*ptrmap_slot(s->a, &sc->index, name, true) = b;
+	}
 	return b;
 }
 

@@ -34,6 +34,14 @@ extern "C" {
 #define PK_PRINTF(fmt, args)
 #endif
 
+/* 16-bit floats as their bit patterns, for generated launch functions'
+ * f16/bf16 parameters (generated headers repeat these under the same guard). */
+#ifndef PK_F16_TYPES_DEFINED
+#define PK_F16_TYPES_DEFINED
+typedef uint16_t pk_f16;  /* IEEE 754 binary16, as its bits */
+typedef uint16_t pk_bf16; /* bfloat16, as its bits */
+#endif
+
 /* ---- status and errors ------------------------------------------------- */
 
 /* Result of every fallible runtime call (and of generated launch functions).
@@ -165,13 +173,20 @@ typedef struct pk_host_launch {
 } pk_host_launch;
 
 /* Runs every program of the grid exactly once, then returns (the launch is
- * synchronous on the host, whatever the stream).  Programs whose pids differ
- * only on parallel axes may run concurrently on pool threads; for each
- * combination of parallel pids, the programs along the arbitrary axes run in
- * increasing lexicographic order on one thread, so an output block revisited
- * along an arbitrary axis works as an accumulator.  A grid with an extent 0
- * runs nothing and succeeds.  `s` must be a host stream (NULL: default).
- * Safe to call concurrently from several threads, and from inside a program. */
+ * synchronous on the host, whatever the stream).
+ *   - A task is one combination of pids on the parallel axes.  Different
+ *     tasks may run concurrently, on the calling thread and pool workers.
+ *   - Within a task, the programs along the arbitrary axes run in increasing
+ *     lexicographic order, back to back on one thread, with no other program
+ *     of any launch in between (except launches a program makes itself).  So
+ *     an output block revisited along an arbitrary axis works as an
+ *     accumulator, and thread-local scratch carries from one program of a
+ *     task to the next.  It starts with whatever the thread's previous task
+ *     left there.
+ *   - Writes made by the programs are visible to the caller on return.
+ * A grid with an extent 0 runs nothing and succeeds.  `s` must be a host
+ * stream (NULL: the default).  Safe to call concurrently from several
+ * threads, and from inside a program (nested launches). */
 PK_API pk_status pk_launch_host(pk_stream *s, const pk_host_launch *l);
 
 /* The number of threads that execute a host launch: the calling thread

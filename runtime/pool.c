@@ -44,6 +44,11 @@
  * can balance the load, few enough that claiming stays cheap. */
 #define PKRT_CHUNKS_PER_THREAD 8
 
+/* Workers each thread joining a launch wakes (see wake_helpers_locked). */
+#ifndef PKRT_WAKE_FANOUT
+#define PKRT_WAKE_FANOUT 2
+#endif
+
 /* Stack size of pool workers: generated programs may keep sizeable scratch
  * blocks on the stack. */
 #define PKRT_WORKER_STACK (16u << 20)
@@ -146,6 +151,20 @@ static pkrt_job *find_job_locked(void)
 	return NULL;
 }
 
+/* Wakes up to PKRT_WAKE_FANOUT sleeping workers if j has more unclaimed
+ * chunks than threads working on it (its users plus the launcher).  The
+ * launcher and every worker that joins call this, so helpers arrive as a
+ * tree: a big launch gets every worker after a few wake-up latencies, while
+ * a small one does not wake (and contend with) workers it cannot use.
+ * Called with pool.mu held. */
+static void wake_helpers_locked(const pkrt_job *j)
+{
+	int64_t left = j->nchunks - atomic_load_explicit(&j->next_chunk, memory_order_relaxed);
+	int64_t spare = left - (j->users + 1);
+	for (int64_t i = 0; i < spare && i < PKRT_WAKE_FANOUT; i++)
+		pthread_cond_signal(&pool.work);
+}
+
 static void *worker_main(void *unused)
 {
 	(void)unused;
@@ -157,6 +176,7 @@ static void *worker_main(void *unused)
 			continue;
 		}
 		j->users++;
+		wake_helpers_locked(j);
 		pthread_mutex_unlock(&pool.mu);
 		run_chunks(j);
 		pthread_mutex_lock(&pool.mu);
@@ -234,13 +254,24 @@ static void pool_init(void)
 	pthread_mutex_unlock(&pool.mu);
 }
 
-int pkrt_pool_threads(void)
+/* Starts the pool if needed (again, in a forked child) and returns the
+ * number of threads a launch can use, caller included. */
+static int pool_start(void)
 {
 	pthread_once(&pool.once, pool_init);
 	pthread_mutex_lock(&pool.mu);
+	if (pool.respawn) {
+		pool.respawn = false;
+		spawn_workers_locked();
+	}
 	int n = pool.nworkers + 1;
 	pthread_mutex_unlock(&pool.mu);
 	return n;
+}
+
+int pkrt_pool_threads(void)
+{
+	return pool_start();
 }
 
 int pk_host_num_threads(void)
@@ -368,14 +399,7 @@ pk_status pk_launch_host(pk_stream *s, const pk_host_launch *l)
 	if (st != PK_SUCCESS || empty)
 		return st;
 
-	pthread_once(&pool.once, pool_init);
-	pthread_mutex_lock(&pool.mu);
-	if (pool.respawn) {
-		pool.respawn = false;
-		spawn_workers_locked();
-	}
-	int nthreads = pool.nworkers + 1;
-	pthread_mutex_unlock(&pool.mu);
+	int nthreads = pool_start();
 
 	/* Chunk size: about PKRT_CHUNKS_PER_THREAD chunks per thread. */
 	int64_t target = (int64_t)nthreads * PKRT_CHUNKS_PER_THREAD;
@@ -402,13 +426,7 @@ pk_status pk_launch_host(pk_stream *s, const pk_host_launch *l)
 	else
 		pool.head = &job;
 	pool.tail = &job;
-	/* Wake only as many workers as there are chunks beyond the caller's. */
-	int64_t wake = job.nchunks - 1 < pool.nworkers ? job.nchunks - 1 : pool.nworkers;
-	if (wake >= pool.nworkers)
-		pthread_cond_broadcast(&pool.work);
-	else
-		for (int64_t i = 0; i < wake; i++)
-			pthread_cond_signal(&pool.work);
+	wake_helpers_locked(&job);
 	pthread_mutex_unlock(&pool.mu);
 
 	run_chunks(&job);

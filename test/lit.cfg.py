@@ -8,6 +8,8 @@
 #             %exit 1 %pkc -fsyntax-only %s 2>&1 | FileCheck %s
 #   %python   the Python running lit
 #   %samples  the samples/ directory
+#   %build    the build directory (build/ or build/asan/): unit tests, libpkrt
+#   %root     the repository root
 # plus lit's own %s %S %t %T.  FileCheck, not and count come from LLVM 22.
 import os
 import sys
@@ -39,6 +41,9 @@ config.substitutions.append(("%pkc", pkc))
 config.substitutions.append(("%exit", "bash %s" % os.path.join(test_root, "tools", "exit.sh")))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%samples", os.path.join(repo_root, "samples")))
+# %build: the build directory (unit-test programs, libpkrt); %root: the repository.
+config.substitutions.append(("%build", os.path.abspath(build_dir)))
+config.substitutions.append(("%root", repo_root))
 
 # FileCheck, not, count first on PATH; keep the rest of PATH for the shell
 # tools tests use (cat, rm, test...).

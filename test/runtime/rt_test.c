@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -300,9 +301,16 @@ typedef struct count_args {
 	atomic_int bad;          /* programs that saw an inconsistent pid/nprog */
 } count_args;
 
+/* The last order_program this thread ran (see order_program); other
+ * programs reset it, so a program of another task or launch running in
+ * the middle of a task is caught. */
+static _Thread_local const void *tl_last_args;
+static _Thread_local int tl_last_row, tl_last_idx;
+
 static void count_program(void *vargs, const int32_t *pid, const int32_t *nprog)
 {
 	count_args *a = vargs;
+	tl_last_args = NULL;
 	int64_t lin = 0;
 	for (int k = 0; k < PK_MAX_GRID; k++) {
 		if (k < a->ngrid) {
@@ -400,7 +408,7 @@ typedef struct order_args {
 	int *len;      /* per row: entries logged so far (plain ints: a race shows under TSan) */
 	int *log;      /* per row: the logged arbitrary indices */
 	int *tid;      /* per row: the thread that ran it, -1 before the first program */
-	atomic_int bad; /* a row ran on two threads */
+	atomic_int bad; /* a row ran on two threads, or was interrupted */
 } order_args;
 
 /* Logs the linearised arbitrary indices (all axes but row_axis) per row. */
@@ -416,11 +424,18 @@ static void order_program(void *vargs, const int32_t *pid, const int32_t *nprog)
 		a->tid[row] = my_tid();
 	else if (a->tid[row] != my_tid())
 		atomic_fetch_add(&a->bad, 1);
+	/* The task's programs run back to back: this thread's previous program
+	 * was the task's previous one. */
+	if (idx > 0 && !(tl_last_args == a && tl_last_row == row && tl_last_idx == idx - 1))
+		atomic_fetch_add(&a->bad, 1);
+	tl_last_args = a;
+	tl_last_row = row;
+	tl_last_idx = idx;
 	a->log[row * a->cols + a->len[row]++] = idx;
 }
 
 /* Runs the grid with one parallel axis `row_axis` (or none: -1) and checks
- * that each row logged 0..cols-1 in order on one thread. */
+ * that each row logged 0..cols-1 in order, back to back on one thread. */
 static int run_order(int ngrid, const int64_t *ext, int row_axis)
 {
 	uint8_t par[PK_MAX_GRID] = {0};
@@ -656,6 +671,43 @@ static void test_invalid_grids(void)
 	CHECK(atomic_load(&never_count) == 0);
 }
 
+/* ---- fork ------------------------------------------------------------------------ */
+
+/* TSan by default kills a child that starts threads after a fork of a
+ * multi-threaded process, which the pool does by design: skip there. */
+#if defined(__SANITIZE_THREAD__)
+#define RT_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RT_TSAN 1
+#endif
+#endif
+
+static void test_fork(void)
+{
+#ifndef RT_TSAN
+	/* The pool is running (earlier tests used it).  The child gets no
+	 * workers from fork(); its launches must still work, on a new pool. */
+	int nthreads = pk_host_num_threads();
+	fflush(NULL);
+	pid_t child = fork();
+	if (child == 0) {
+		int64_t g[] = {50, 40};
+		static const uint8_t par[] = {1, 0};
+		int ok = pk_host_num_threads() == nthreads && run_count(NULL, 2, g, par) && run_order(2, g, 0);
+		_exit(ok ? 0 : 1);
+	}
+	CHECK(child > 0);
+	int status = 0;
+	CHECK(waitpid(child, &status, 0) == child);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* ...and the parent's pool is unharmed. */
+	int64_t g[] = {1000};
+	static const uint8_t par[] = {1};
+	CHECK(run_count(NULL, 1, g, par));
+#endif
+}
+
 int main(void)
 {
 	printf("rt_test: device \"%s\"\n", pk_device_name(NULL));
@@ -669,6 +721,7 @@ int main(void)
 	test_concurrency();
 	test_concurrent_launches();
 	test_invalid_grids();
+	test_fork();
 
 	int checks = atomic_load(&n_checks), failed = atomic_load(&n_failed);
 	if (failed) {
