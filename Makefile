@@ -2,11 +2,14 @@
 #
 #   make                 build build/bin/pkc
 #   make check           run the lit test suite (last line: "N passed, N failed")
-#   make demo            compile the samples and show what happened
+#   make demo            compile add_vectors and softmax, run them (on the GPU if there is one)
+#   make samples         build the sample programs build/samples/<name> (samples/<name>.c)
 #   make SANITIZE=1 ...  the same with ASan+UBSan, in build/asan (kept apart)
 #   make fuzz            libFuzzer on the front end for $(FUZZ_SECONDS) s (fuzz-smoke: 20 s)
-#   make bench           time the front end on a generated 10,000-line file
-#   make install         install bin/pkc under $(PREFIX) (honours DESTDIR)
+#   make bench           time pkc (compile time, front end) and the host add_vectors
+#                        kernel against memcpy (bench/RESULTS.md)
+#   make install         install pkc, libpkrt, pk_runtime.h, pkc.pc and the CMake
+#                        package under $(PREFIX) (honours DESTDIR, INSTALL_NOBUILD=1)
 #   make deps            install the build dependencies (.ci/install-deps)
 #
 # New compiler/*.c files are picked up automatically; header dependencies
@@ -37,8 +40,13 @@ LLVM_LIBDIR = $(shell $(LLVM_CONFIG) --libdir)
 LLVM_LIBS = $(shell $(LLVM_CONFIG) --ldflags --libs) $(shell $(LLVM_CONFIG) --system-libs) \
             -Wl,-rpath,$(LLVM_LIBDIR)
 MLIR_CAPI_LIBS = $(wildcard $(LLVM_LIBDIR)/libMLIRCAPI*.a)
-MLIR_LIBS = -L$(LLVM_LIBDIR) $(MLIR_CAPI_LIBS) -lMLIR -Wl,-rpath,$(LLVM_LIBDIR)
+# The C API archives (grouped: they refer to each other) before libMLIR,
+# which they call into; both are C++ underneath.
+MLIR_LIBS = -L$(LLVM_LIBDIR) -Wl,--start-group $(MLIR_CAPI_LIBS) -Wl,--end-group -lMLIR -lLLVM -lstdc++ \
+            -Wl,-rpath,$(LLVM_LIBDIR)
 USE_LLVM := $(if $(shell grep -l 'include <llvm-c/' compiler/*.c compiler/*.h 2>/dev/null),1)
+# The same for MLIR (the Mosaic TPU back end, codegen_mosaic.c, mosaic_*.c).
+USE_MLIR := $(if $(shell grep -l 'include <mlir-c/' compiler/*.c compiler/*.h 2>/dev/null),1)
 
 # ---- flags --------------------------------------------------------------------
 
@@ -66,6 +74,10 @@ LDLIBS += -lm
 ifeq ($(USE_LLVM),1)
 ALL_CPPFLAGS += $(LLVM_CFLAGS)
 LDLIBS += $(LLVM_LIBS)
+endif
+ifeq ($(USE_MLIR),1)
+ALL_CPPFLAGS += -I$(shell $(LLVM_CONFIG) --includedir)
+LDLIBS += $(MLIR_LIBS)
 endif
 
 # ---- sources ------------------------------------------------------------------
@@ -123,6 +135,24 @@ deps-check:
 deps:
 	.ci/install-deps
 
+# ==== Python env for the Pallas fidelity tests (owner: test/pallas/) =========
+# `make pyenv` makes build/pyenv, a virtualenv with jax and jaxlib 0.11.2 and
+# numpy from PyPI (pinned in test/pallas/requirements.txt), where
+# test/pallas/compare.py runs each sample's Pallas mirror (samples/pallas/) in
+# interpret mode and compares it with pkc.  Only these tests need Python; pkc
+# never does.  Made once (build/pyenv/.stamp), again when the requirements or
+# test/pallas/mkpyenv.sh change; always build/pyenv, shared by SANITIZE=1
+# builds.  Needs Python >= 3.12 (found on PATH or in pyenv, or given as
+# PYENV_PYTHON=/path/to/python3.12) and PyPI; `make check` depends on it and
+# fails if it cannot be made.
+PYENV := build/pyenv
+PYENV_STAMP := $(PYENV)/.stamp
+.PHONY: pyenv
+pyenv: $(PYENV_STAMP)
+$(PYENV_STAMP): test/pallas/requirements.txt test/pallas/mkpyenv.sh
+	@echo "pyenv: making $(PYENV) for the Pallas fidelity tests (jax from PyPI, about a minute)"
+	@PYENV_PYTHON="$(PYENV_PYTHON)" test/pallas/mkpyenv.sh $(PYENV) test/pallas/requirements.txt
+
 # ---- tests ------------------------------------------------------------------
 
 LIT_JOBS ?= 2
@@ -135,14 +165,13 @@ $(UNIT_DIR)/%: test/unit/%.c $(UNIT_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(UNIT_OBJS) $(ALL_LDFLAGS) $(LDLIBS)
 
-TEST_BINS := $(patsubst test/unit/%.c,$(UNIT_DIR)/%,$(wildcard test/unit/*.c)) \
-             $(RT_TEST_DIR)/rt_test $(RT_TEST_DIR)/rt_test_shared $(RT_TEST_DIR)/header_cxx \
-             $(RT_TEST_DIR)/header_c99.o
+TEST_BINS := $(patsubst test/unit/%.c,$(UNIT_DIR)/%,$(wildcard test/unit/*.c)) $(RT_TEST_BINS)
 test-bins: $(TEST_BINS)
 
-check: deps-check
+check: deps-check pyenv
 	@if $(MAKE) --no-print-directory $(PKC) $(RUNTIME_LIBS) test-bins; then \
-		$(PYTHON) test/run_lit.py --lit $(LIT) --pkc $(abspath $(PKC)) \
+		$(MAKE) --no-print-directory -k samples || echo "check: some samples did not build (their tests fail)"; \
+		PKC_REQUIRE_PALLAS=1 $(PYTHON) test/run_lit.py --lit $(LIT) --pkc $(abspath $(PKC)) \
 			--build-dir $(abspath $(BUILD)) -j $(LIT_JOBS) test; \
 	else \
 		echo "build of $(PKC) failed: no tests run"; \
@@ -150,15 +179,70 @@ check: deps-check
 		exit 1; \
 	fi
 
+# ==== samples and demo (sample programs; owner: samples/*.c) ==================
+# build/samples/<name>.o and <name>.h come from pkc; build/samples/<name>
+# links samples/<name>.c with that object, samples/common/sample_util.c and
+# libpkrt.a (with the sanitizer flags under SANITIZE=1).  `make samples`
+# builds every sample that has both a .pk and a .c; run one with --help.
+SAMPLE_DIR := $(BUILD)/samples
+SAMPLE_NAMES := $(sort $(notdir $(basename $(filter $(patsubst %.pk,%.c,$(wildcard samples/*.pk)),\
+                  $(wildcard samples/*.c)))))
+SAMPLE_BINS := $(SAMPLE_NAMES:%=$(SAMPLE_DIR)/%)
+SAMPLE_UTIL_OBJ := $(SAMPLE_DIR)/common/sample_util.o
+SAMPLE_CFLAGS := -std=c11 $(CFLAGS) $(WARN_FLAGS) $(SAN_FLAGS)
+SAMPLE_CPPFLAGS := -I$(SAMPLE_DIR) -Iruntime -Isamples/common
+SAMPLE_LIBS := $(BUILD)/lib/libpkrt.a -lm -pthread
+
+.PHONY: samples
+samples: deps-check $(SAMPLE_BINS)
+
+# One pkc run writes the object, the header and the depfile (-MD: includes).
+$(SAMPLE_DIR)/%.o $(SAMPLE_DIR)/%.h: samples/%.pk $(PKC)
+	@mkdir -p $(@D)
+	$(PKC) -MD $< -o $(SAMPLE_DIR)/$*.o
+
+$(SAMPLE_UTIL_OBJ): samples/common/sample_util.c samples/common/sample_util.h runtime/pk_runtime.h
+	@mkdir -p $(@D)
+	$(CC) $(SAMPLE_CPPFLAGS) $(SAMPLE_CFLAGS) -c -o $@ $<
+
+$(SAMPLE_BINS): $(SAMPLE_DIR)/%: samples/%.c $(SAMPLE_DIR)/%.o $(SAMPLE_DIR)/%.h $(SAMPLE_UTIL_OBJ) \
+                $(BUILD)/lib/libpkrt.a samples/common/sample_util.h runtime/pk_runtime.h
+	$(CC) $(SAMPLE_CPPFLAGS) $(SAMPLE_CFLAGS) -o $@ $< $(SAMPLE_DIR)/$*.o $(SAMPLE_UTIL_OBJ) \
+		$(SAMPLE_LIBS)
+
+-include $(SAMPLE_NAMES:%=$(SAMPLE_DIR)/%.d)
+
+# make demo: compile add_vectors and softmax with pkc, link them with
+# libpkrt and run them, showing every command, the sizes, the launch time
+# and the error against the C reference.  Always recompiles (into
+# $(BUILD)/demo), so the pkc commands are shown every time.
+DEMO_DIR := $(BUILD)/demo
+DEMO_SAMPLES := add_vectors softmax
+
 demo: all
-	@echo "== pkc: compiling the samples to the IR =="
-	@mkdir -p $(BUILD)/demo
-	@for s in add_vectors softmax; do \
-		echo "\$$ $(PKC) --emit=ir samples/$$s.pk -o $(BUILD)/demo/$$s.ir"; \
-		$(PKC) --emit=ir samples/$$s.pk -o $(BUILD)/demo/$$s.ir || exit 1; \
-		cat $(BUILD)/demo/$$s.ir; echo; \
-	done
-	@echo "== done: the IR of each sample is in $(BUILD)/demo/ (running kernels comes with the code generators) =="
+	@set -e; mkdir -p $(DEMO_DIR); \
+	echo "== pkc demo: compile .pk kernels ahead of time, link them, run them =="; \
+	targets=host; device=host; \
+	if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then \
+		cc=$$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d ' .'); \
+		sm=sm_$$cc; [ "$$cc" = 90 ] && sm=sm_90a; \
+		echo "GPU present: $$(nvidia-smi -L | head -n 1): compiling for host and $$sm, running on the GPU"; \
+		targets=host,$$sm; device=cuda; \
+	else \
+		echo "no GPU here: compiling for the host and running there"; \
+	fi; \
+	run() { echo "\$$ $$*"; "$$@"; }; \
+	run $(CC) -Iruntime -Isamples/common $(SAMPLE_CFLAGS) -c samples/common/sample_util.c -o $(DEMO_DIR)/sample_util.o; \
+	for s in $(DEMO_SAMPLES); do \
+		echo; echo "== $$s =="; \
+		run $(PKC) --target=$$targets samples/$$s.pk -o $(DEMO_DIR)/$$s.o; \
+		echo "   (pkc wrote the object $(DEMO_DIR)/$$s.o for $$targets and the header $(DEMO_DIR)/$$s.h)"; \
+		grep '^pk_status' $(DEMO_DIR)/$$s.h | sed 's/^/   /'; \
+		run $(CC) -I$(DEMO_DIR) -Iruntime -Isamples/common $(SAMPLE_CFLAGS) samples/$$s.c \
+			$(DEMO_DIR)/$$s.o $(DEMO_DIR)/sample_util.o $(SAMPLE_LIBS) -o $(DEMO_DIR)/$$s; \
+		run env PK_DEVICE=$$device $(DEMO_DIR)/$$s -v; \
+	done; \
+	echo; echo "== done: add_vectors and softmax ran on the $$device and matched the C reference =="
 
 # ---- fuzzing ------------------------------------------------------------------
 
@@ -185,18 +269,36 @@ fuzz-smoke:
 
 # ---- benchmark ----------------------------------------------------------------
 
+# Benchmarks, not tests (results: bench/RESULTS.md): pkc's compile time
+# (bench/compile_time.sh, which runs bench/frontend.sh too) and the host
+# add_vectors kernel's bandwidth against memcpy (bench/host.sh).
 bench: all
-	bench/frontend.sh $(PKC)
+	bench/compile_time.sh $(PKC)
+	BENCH_CFLAGS='$(SAN_FLAGS)' bench/host.sh $(BUILD)
 
 # ---- install and clean ----------------------------------------------------------
 
-# Installs the compiler; the runtime and headers join it when they exist.
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
-	install -m 755 $(PKC) $(DESTDIR)$(PREFIX)/bin/pkc
-	install -m 644 $(BUILD)/lib/libpkrt.a $(DESTDIR)$(PREFIX)/lib/libpkrt.a
-	install -m 755 $(BUILD)/lib/libpkrt.so $(DESTDIR)$(PREFIX)/lib/libpkrt.so
-	install -m 644 runtime/pk_runtime.h $(DESTDIR)$(PREFIX)/include/pk_runtime.h
+# Installs the compiler, the runtime, its header, and pkg-config and CMake
+# package files made from runtime/packaging/*.in (for PREFIX; DESTDIR only
+# stages).  INSTALL_NOBUILD=1 installs what $(BUILD) already holds without
+# building first (test/install does, so it never rebuilds the binaries under
+# test).  A SANITIZE=1 installation tells its users to link with -fsanitize.
+PKC_VERSION = $(shell sed -n 's/^.define PKC_VERSION "\(.*\)"$$/\1/p' compiler/pkc.h)
+INSTALL_ROOT = $(DESTDIR)$(PREFIX)
+PACKAGING_SUBST = sed -e 's|@PREFIX@|$(abspath $(PREFIX))|g' -e 's|@VERSION@|$(PKC_VERSION)|g' \
+                      -e 's|@EXTRA_LIBS@|$(addprefix $(PACKAGING_SPACE),$(filter -fsanitize=%,$(SAN_FLAGS)))|g'
+PACKAGING_SPACE := $(subst ,, )
+install: $(if $(filter 1,$(INSTALL_NOBUILD)),,all)
+	install -d $(INSTALL_ROOT)/bin $(INSTALL_ROOT)/lib/pkgconfig $(INSTALL_ROOT)/lib/cmake/pkc $(INSTALL_ROOT)/include
+	install -m 755 $(PKC) $(INSTALL_ROOT)/bin/pkc
+	install -m 644 $(BUILD)/lib/libpkrt.a $(INSTALL_ROOT)/lib/libpkrt.a
+	install -m 755 $(BUILD)/lib/libpkrt.so $(INSTALL_ROOT)/lib/libpkrt.so
+	install -m 644 runtime/pk_runtime.h $(INSTALL_ROOT)/include/pk_runtime.h
+	@set -e; for f in pkgconfig/pkc.pc cmake/pkc/pkcConfig.cmake cmake/pkc/pkcConfigVersion.cmake; do \
+		echo "generate $(INSTALL_ROOT)/lib/$$f"; \
+		$(PACKAGING_SUBST) runtime/packaging/$${f##*/}.in >$(INSTALL_ROOT)/lib/$$f; \
+		chmod 644 $(INSTALL_ROOT)/lib/$$f; \
+	done
 
 clean:
 	rm -rf build

@@ -14,10 +14,15 @@ typedef enum CodegenEmit {
 	CG_EMIT_ASM   /* assembly text (.s) */
 } CodegenEmit;
 
+struct GpuOutput;
+
 typedef struct CodegenOptions {
 	int opt_level;   /* 0..3: -O0..-O3 (LLVM pass pipeline and code generator) */
 	const char *cpu; /* -march=CPU; NULL = "x86-64"; "native" = the host's CPU and features */
 	CodegenEmit emit;/* output kind */
+	const struct GpuOutput *gpu; /* GPU targets (gpu.h): their images go into the object and each
+	                                launch function launches them on CUDA streams; NULL: none */
+	bool no_host_variant;        /* no host target: launch functions only launch on GPUs */
 } CodegenOptions;
 
 /* Bytes produced by the back end (codegen_host, header_generate).  data is

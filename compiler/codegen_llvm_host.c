@@ -10,6 +10,7 @@
  * emission of an object file, assembly or LLVM IR text to memory.
  * compiler/HOST-DESIGN.md is the design. */
 #include "llvm_util.h"
+#include "gpu.h"
 #include "../runtime/pk_runtime.h"
 
 #include <llvm-c/Analysis.h>
@@ -291,7 +292,7 @@ static const char *fmt_escape(Arena *a, const char *s)
 }
 
 /* if (failed) return pk_set_error(st, fmt, args...); and go on after it. */
-static void fail_if(Cg *g, LLVMValueRef failed, pk_status st, const char *fmt, LLVMValueRef *args, int nargs)
+void cg_fail_if(Cg *g, LLVMValueRef failed, int st, const char *fmt, LLVMValueRef *args, int nargs)
 {
 	LLVMBuilderRef b = g->b;
 	LLVMBasicBlockRef err = cg_block(g, "error"), ok = cg_block(g, "ok");
@@ -383,7 +384,8 @@ static const char *requires_message(Cg *g, const IrKernel *k, const KernelClause
 	return msg;
 }
 
-static LLVMValueRef emit_stub(Cg *g, const IrKernel *k, LLVMTypeRef args_ty, LLVMValueRef program)
+static LLVMValueRef emit_stub(Cg *g, const IrKernel *k, LLVMTypeRef args_ty, LLVMValueRef program,
+                              const CodegenOptions *opt, LLVMValueRef cuda_module, int kidx)
 {
 	Arena *a = g->cc->arena;
 	LLVMBuilderRef b = g->b;
@@ -430,14 +432,14 @@ static LLVMValueRef emit_stub(Cg *g, const IrKernel *k, LLVMTypeRef args_ty, LLV
 	for (int o = 0; o < k->noperands; o++) {
 		LLVMValueRef p = param[order_pos(k, KP_OPERAND, o)];
 		const char *msg = arena_printf(a, "%s: array argument '%s' is NULL", k->name, k->operands[o]->name);
-		fail_if(g, LLVMBuildIsNull(b, p, ""), PK_ERR_INVALID_VALUE, fmt_escape(a, msg), NULL, 0);
+		cg_fail_if(g, LLVMBuildIsNull(b, p, ""), PK_ERR_INVALID_VALUE, fmt_escape(a, msg), NULL, 0);
 	}
 	/* Sizes must not be negative. */
 	LLVMValueRef *sizes = arena_alloc(a, (size_t)(k->nsizes + 1) * sizeof *sizes);
 	for (int s = 0; s < k->nsizes; s++) {
 		sizes[s] = param[order_pos(k, KP_SIZE, s)];
 		const char *msg = arena_printf(a, "%s: size %s = %%lld is negative", k->name, k->sizes[s]);
-		fail_if(g, LLVMBuildICmp(b, LLVMIntSLT, sizes[s], cg_i64(g, 0), ""), PK_ERR_INVALID_VALUE, msg,
+		cg_fail_if(g, LLVMBuildICmp(b, LLVMIntSLT, sizes[s], cg_i64(g, 0), ""), PK_ERR_INVALID_VALUE, msg,
 		        &sizes[s], 1);
 	}
 
@@ -468,7 +470,7 @@ static LLVMValueRef emit_stub(Cg *g, const IrKernel *k, LLVMTypeRef args_ty, LLV
 			LLVMValueRef *vargs;
 			int nvargs;
 			const char *msg = requires_message(g, k, kc, c, rargs, &vargs, &nvargs);
-			fail_if(g, LLVMBuildNot(b, ok[c], ""), PK_ERR_SIZE_CONSTRAINT, msg, vargs, nvargs);
+			cg_fail_if(g, LLVMBuildNot(b, ok[c], ""), PK_ERR_SIZE_CONSTRAINT, msg, vargs, nvargs);
 		}
 	}
 
@@ -489,6 +491,15 @@ static LLVMValueRef emit_stub(Cg *g, const IrKernel *k, LLVMTypeRef args_ty, LLV
 			LLVMValueRef idx[2] = {cg_i64(g, 0), cg_i64(g, d)};
 			LLVMBuildStore(b, e, LLVMBuildInBoundsGEP2(b, gt, grid, idx, 2, ""));
 		}
+	}
+
+	/* GPU variants (nvptx_fatobj.c): a CUDA stream launches the kernel's
+	 * cubin; without a host variant, other devices get an error. */
+	if (opt->gpu) {
+		cg_cuda_dispatch(g, k, &opt->gpu->kernels[kidx], cuda_module, LLVMGetParam(fn, 0), param, grid,
+		                 !opt->no_host_variant);
+		if (opt->no_host_variant)
+			return fn;
 	}
 
 	/* The args struct. */
@@ -589,12 +600,13 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 	g.t_ptr = LLVMPointerTypeInContext(g.ctx, 0);
 	g.md_loop_kind = LLVMGetMDKindIDInContext(g.ctx, "llvm.loop", 9);
 
+	LLVMValueRef cuda_module = opt->gpu ? cg_cuda_module(&g, opt->gpu) : NULL;
 	for (int i = 0; i < m->nkernels && !g.failed; i++) {
 		const IrKernel *k = m->kernels[i];
 		LLVMTypeRef args_ty = args_struct_type(&g, k);
-		LLVMValueRef program = emit_program(&g, k, args_ty);
-		if (program && !g.failed)
-			emit_stub(&g, k, args_ty, program);
+		LLVMValueRef program = opt->no_host_variant ? NULL : emit_program(&g, k, args_ty);
+		if ((program || opt->no_host_variant) && !g.failed)
+			emit_stub(&g, k, args_ty, program, opt, cuda_module, i);
 	}
 
 	bool ok = !g.failed && cc->diag.nerrors == nerr;

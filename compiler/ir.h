@@ -86,6 +86,8 @@ struct Inst {
 	int nidx;
 	bool has_mask;      /* LOAD/STORE/ATOMIC: a mask operand follows */
 	bool has_other;     /* LOAD: an 'other' operand follows the mask (or the indices) */
+	bool reassoc;       /* FOR made by tile-host for a tensor op: its float reductions may be
+	                       reassociated (vectorised); loops the user wrote keep their order */
 	Inst *prev, *next;  /* siblings in the region */
 	Region *parent;     /* the region holding this instruction */
 };

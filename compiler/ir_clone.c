@@ -126,6 +126,7 @@ Inst *ir_clone_inst(Arena *a, IrKernel *k, const Inst *src, ValueMap *m, InsertP
 	c->idx = dup_array(a, src->idx, src->nidx, sizeof *src->idx);
 	c->has_mask = src->has_mask;
 	c->has_other = src->has_other;
+	c->reassoc = src->reassoc;
 	for (int r = 0; r < src->nregions; r++) {
 		const Region *sr = src->regions[r];
 		Type **atypes = arena_alloc(a, (size_t)(sr->nargs + 1) * sizeof *atypes);

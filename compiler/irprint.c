@@ -244,6 +244,10 @@ static void put_attrs(Printer *p, const Inst *i)
 			fputs("other", p->out);
 		}
 	}
+	if (i->op == IR_FOR && i->reassoc) {
+		SEP();
+		fputs("reassoc", p->out);
+	}
 	if (n)
 		fputs("}", p->out);
 #undef SEP

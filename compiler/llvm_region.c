@@ -250,18 +250,26 @@ static bool check_access(CgFn *f, const Inst *i, CgRef *r)
 	return true;
 }
 
+/* An element's memory form <-> compute form, for an element stored in
+ * compute form (per-program buffers) or not (user memory). */
+static LLVMValueRef to_stored_form(Cg *g, DType dt, bool compute_form, LLVMValueRef v)
+{
+	return compute_form && dt != DT_BOOL ? v : cg_to_mem(g, dt, v);
+}
+
+static LLVMValueRef from_stored_form(Cg *g, DType dt, bool compute_form, LLVMValueRef v)
+{
+	return compute_form && dt != DT_BOOL ? v : cg_from_mem(g, dt, v);
+}
+
 static LLVMValueRef to_stored(Cg *g, CgRef *r, LLVMValueRef v)
 {
-	if (r->compute_form && r->dtype != DT_BOOL)
-		return v;
-	return cg_to_mem(g, r->dtype, v);
+	return to_stored_form(g, r->dtype, r->compute_form, v);
 }
 
 static LLVMValueRef from_stored(Cg *g, CgRef *r, LLVMValueRef v)
 {
-	if (r->compute_form && r->dtype != DT_BOOL)
-		return v;
-	return cg_from_mem(g, r->dtype, v);
+	return from_stored_form(g, r->dtype, r->compute_form, v);
 }
 
 static bool emit_load(CgFn *f, const Inst *i)
@@ -287,34 +295,52 @@ static bool emit_store(CgFn *f, const Inst *i)
 	return true;
 }
 
+/* Orders an atomic instruction: sequentially consistent on the host,
+ * relaxed at device (GPU) scope in the CUDA back end. */
+static void atomic_order(Cg *g, LLVMValueRef inst, bool cmpxchg)
+{
+	if (!g->nvptx)
+		return;
+	if (cmpxchg) {
+		LLVMSetCmpXchgSuccessOrdering(inst, LLVMAtomicOrderingMonotonic);
+		LLVMSetCmpXchgFailureOrdering(inst, LLVMAtomicOrderingMonotonic);
+	} else {
+		LLVMSetOrdering(inst, LLVMAtomicOrderingMonotonic);
+	}
+	LLVMSetAtomicSyncScopeID(inst, LLVMGetSyncScopeID(g->ctx, "device", 6));
+}
+
 /* An atomic read-modify-write done with a compare-exchange loop on the
  * element's bits: for f16/bf16, whose results must be rounded (no native
  * 16-bit float atomics; a local buffer holds them as float, and a plain
  * float atomic add would not round to the dtype). */
-static LLVMValueRef atomic_cas_loop(CgFn *f, const Inst *i, CgRef *r, LLVMValueRef p, LLVMValueRef v)
+static LLVMValueRef atomic_cas_loop(Cg *g, int kind, DType dt, LLVMTypeRef mem, bool compute_form, LLVMValueRef p,
+                                    LLVMValueRef v, unsigned align, Loc loc)
 {
-	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
 	/* cmpxchg takes integers: f16 in memory already is one, float is not. */
-	LLVMTypeRef it = r->mem == g->t_f32 ? g->t_i32 : r->mem;
+	LLVMTypeRef it = mem == g->t_f32 ? g->t_i32 : mem;
 	LLVMValueRef init = LLVMBuildLoad2(b, it, p, "");
 	LLVMSetOrdering(init, LLVMAtomicOrderingMonotonic);
-	LLVMSetAlignment(init, elem_align(g, r));
+	LLVMSetAlignment(init, align);
+	if (g->nvptx)
+		LLVMSetAtomicSyncScopeID(init, LLVMGetSyncScopeID(g->ctx, "device", 6));
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
 	LLVMBasicBlockRef loop = cg_block(g, "atomic.loop"), done = cg_block(g, "atomic.done");
 	LLVMBuildBr(b, loop);
 	LLVMPositionBuilderAtEnd(b, loop);
 	LLVMValueRef old = LLVMBuildPhi(b, it, "old");
-	LLVMValueRef oldv = from_stored(g, r, LLVMBuildBitCast(b, old, r->mem, ""));
+	LLVMValueRef oldv = from_stored_form(g, dt, compute_form, LLVMBuildBitCast(b, old, mem, ""));
 	LLVMValueRef args[2] = {oldv, v};
-	Op op = i->ival == ATOMIC_ADD ? IR_ADD : i->ival == ATOMIC_MAX ? IR_MAX : IR_MIN;
-	LLVMValueRef nv = cg_elementwise(g, op, r->dtype, args, i->loc);
+	Op op = kind == ATOMIC_ADD ? IR_ADD : kind == ATOMIC_MAX ? IR_MAX : IR_MIN;
+	LLVMValueRef nv = cg_elementwise(g, op, dt, args, loc);
 	if (!nv)
 		return NULL;
-	LLVMValueRef nbits = LLVMBuildBitCast(b, to_stored(g, r, nv), it, "");
+	LLVMValueRef nbits = LLVMBuildBitCast(b, to_stored_form(g, dt, compute_form, nv), it, "");
 	LLVMValueRef pair = LLVMBuildAtomicCmpXchg(b, p, old, nbits, LLVMAtomicOrderingSequentiallyConsistent,
 	                                           LLVMAtomicOrderingSequentiallyConsistent, 0);
-	LLVMSetAlignment(pair, elem_align(g, r));
+	LLVMSetAlignment(pair, align);
+	atomic_order(g, pair, true);
 	LLVMValueRef seen = LLVMBuildExtractValue(b, pair, 0, "");
 	LLVMValueRef ok = LLVMBuildExtractValue(b, pair, 1, "");
 	LLVMAddIncoming(old, &init, &pre, 1);
@@ -325,25 +351,26 @@ static LLVMValueRef atomic_cas_loop(CgFn *f, const Inst *i, CgRef *r, LLVMValueR
 	return oldv;
 }
 
-static bool emit_atomic(CgFn *f, const Inst *i)
+static LLVMValueRef atomic_fail(Cg *g, Loc loc, const char *kernel, int kind)
 {
-	Cg *g = f->g;
+	error_at(g->cc, loc, "%s: atomic %s on a float is not supported", kernel, atomic_kind_names[kind]);
+	g->failed = true;
+	return NULL;
+}
+
+LLVMValueRef cg_atomic(Cg *g, int kind, DType dt, LLVMTypeRef mem, bool compute_form, LLVMValueRef p,
+                       LLVMValueRef v, LLVMValueRef cmp, const char *kernel, Loc loc)
+{
 	LLVMBuilderRef b = g->b;
-	CgRef *r = ref_of(f, i->args[0]);
-	if (!check_access(f, i, r))
-		return false;
-	LLVMValueRef p = element_ptr(f, i, r);
-	LLVMValueRef v = val(f, i->args[1 + r->rank]);
-	DType dt = r->dtype;
 	bool half = dt == DT_F16 || dt == DT_BF16;
+	unsigned align = LLVMABIAlignmentOfType(LLVMGetModuleDataLayout(g->mod), mem);
 	LLVMValueRef old;
 	LLVMAtomicOrdering sc = LLVMAtomicOrderingSequentiallyConsistent;
 
-	if (i->ival == ATOMIC_CAS) {
-		LLVMValueRef cmp = val(f, i->args[2 + r->rank]);
+	if (kind == ATOMIC_CAS) {
 		/* cmpxchg compares bits: floats go through their integer bits
 		 * (so -0.0 and 0.0 differ, and a NaN can match itself). */
-		LLVMValueRef sv = to_stored(g, r, v), sc_ = to_stored(g, r, cmp);
+		LLVMValueRef sv = to_stored_form(g, dt, compute_form, v), sc_ = to_stored_form(g, dt, compute_form, cmp);
 		LLVMTypeRef mt = LLVMTypeOf(sv);
 		if (LLVMGetTypeKind(mt) != LLVMIntegerTypeKind) {
 			LLVMTypeRef it = mt == g->t_f64 ? g->t_i64 : g->t_i32;
@@ -351,38 +378,52 @@ static bool emit_atomic(CgFn *f, const Inst *i)
 			sc_ = LLVMBuildBitCast(b, sc_, it, "");
 		}
 		LLVMValueRef pair = LLVMBuildAtomicCmpXchg(b, p, sc_, sv, sc, sc, 0);
-		LLVMSetAlignment(pair, elem_align(g, r));
+		LLVMSetAlignment(pair, align);
+		atomic_order(g, pair, true);
 		old = LLVMBuildExtractValue(b, pair, 0, "");
-		if (LLVMTypeOf(old) != r->mem)
-			old = LLVMBuildBitCast(b, old, r->mem, "");
-		old = from_stored(g, r, old);
-	} else if (half && i->ival != ATOMIC_XCHG) {
-		if (i->ival != ATOMIC_ADD && i->ival != ATOMIC_MAX && i->ival != ATOMIC_MIN)
-			return fail(f, i->loc, "%s: atomic %s on a float is not supported", f->k->name,
-			            atomic_kind_names[i->ival]);
-		old = atomic_cas_loop(f, i, r, p, v);
-		if (!old)
-			return false;
-	} else {
-		bool fl = dtype_is_float(dt), s = dtype_is_signed(dt);
-		LLVMAtomicRMWBinOp op;
-		switch (i->ival) {
-		case ATOMIC_ADD: op = fl ? LLVMAtomicRMWBinOpFAdd : dt == DT_BOOL ? LLVMAtomicRMWBinOpOr : LLVMAtomicRMWBinOpAdd; break;
-		case ATOMIC_MAX: op = fl ? LLVMAtomicRMWBinOpFMaximum : s ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax; break;
-		case ATOMIC_MIN: op = fl ? LLVMAtomicRMWBinOpFMinimum : s ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin; break;
-		case ATOMIC_AND: op = LLVMAtomicRMWBinOpAnd; break;
-		case ATOMIC_OR: op = LLVMAtomicRMWBinOpOr; break;
-		case ATOMIC_XOR: op = LLVMAtomicRMWBinOpXor; break;
-		case ATOMIC_XCHG: op = LLVMAtomicRMWBinOpXchg; break;
-		default: return fail(f, i->loc, "unknown atomic kind %lld", (long long)i->ival);
-		}
-		if (fl && (op == LLVMAtomicRMWBinOpAnd || op == LLVMAtomicRMWBinOpOr || op == LLVMAtomicRMWBinOpXor))
-			return fail(f, i->loc, "%s: atomic %s on a float is not supported", f->k->name,
-			            atomic_kind_names[i->ival]);
-		LLVMValueRef rmw = LLVMBuildAtomicRMW(b, op, p, to_stored(g, r, v), sc, 0);
-		LLVMSetAlignment(rmw, elem_align(g, r));
-		old = from_stored(g, r, rmw);
+		if (LLVMTypeOf(old) != mem)
+			old = LLVMBuildBitCast(b, old, mem, "");
+		return from_stored_form(g, dt, compute_form, old);
 	}
+	if (half && kind != ATOMIC_XCHG) {
+		if (kind != ATOMIC_ADD && kind != ATOMIC_MAX && kind != ATOMIC_MIN)
+			return atomic_fail(g, loc, kernel, kind);
+		return atomic_cas_loop(g, kind, dt, mem, compute_form, p, v, align, loc);
+	}
+	bool fl = dtype_is_float(dt), s = dtype_is_signed(dt);
+	LLVMAtomicRMWBinOp op;
+	switch (kind) {
+	case ATOMIC_ADD: op = fl ? LLVMAtomicRMWBinOpFAdd : dt == DT_BOOL ? LLVMAtomicRMWBinOpOr : LLVMAtomicRMWBinOpAdd; break;
+	case ATOMIC_MAX: op = fl ? LLVMAtomicRMWBinOpFMaximum : s ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax; break;
+	case ATOMIC_MIN: op = fl ? LLVMAtomicRMWBinOpFMinimum : s ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin; break;
+	case ATOMIC_AND: op = LLVMAtomicRMWBinOpAnd; break;
+	case ATOMIC_OR: op = LLVMAtomicRMWBinOpOr; break;
+	case ATOMIC_XOR: op = LLVMAtomicRMWBinOpXor; break;
+	case ATOMIC_XCHG: op = LLVMAtomicRMWBinOpXchg; break;
+	default:
+		error_at(g->cc, loc, "unknown atomic kind %d", kind);
+		g->failed = true;
+		return NULL;
+	}
+	if (fl && (op == LLVMAtomicRMWBinOpAnd || op == LLVMAtomicRMWBinOpOr || op == LLVMAtomicRMWBinOpXor))
+		return atomic_fail(g, loc, kernel, kind);
+	LLVMValueRef rmw = LLVMBuildAtomicRMW(b, op, p, to_stored_form(g, dt, compute_form, v), sc, 0);
+	LLVMSetAlignment(rmw, align);
+	atomic_order(g, rmw, false);
+	return from_stored_form(g, dt, compute_form, rmw);
+}
+
+static bool emit_atomic(CgFn *f, const Inst *i)
+{
+	CgRef *r = ref_of(f, i->args[0]);
+	if (!check_access(f, i, r))
+		return false;
+	LLVMValueRef p = element_ptr(f, i, r);
+	LLVMValueRef v = val(f, i->args[1 + r->rank]);
+	LLVMValueRef cmp = i->ival == ATOMIC_CAS ? val(f, i->args[2 + r->rank]) : NULL;
+	LLVMValueRef old = cg_atomic(f->g, (int)i->ival, r->dtype, r->mem, r->compute_form, p, v, cmp, f->k->name, i->loc);
+	if (!old)
+		return false;
 	f->vals[i->results[0]->id] = old;
 	return true;
 }
@@ -420,20 +461,6 @@ static bool has_loop(const Region *r)
 	return false;
 }
 
-/* Was this FOR written by the user (its location is a `for` statement)
- * rather than made by tile-host for a tensor operation? */
-static bool user_loop(Cg *g, const Inst *i)
-{
-	const Source *src = i->loc.file ? source_find(g->cc, i->loc.file) : NULL;
-	if (!src || i->loc.line < 1 || i->loc.line > src->nlines || i->loc.col < 1)
-		return false;
-	const char *p = src->lines[i->loc.line - 1] + (i->loc.col - 1);
-	const char *end = src->text + src->size;
-	return p + 3 <= end && strncmp(p, "for", 3) == 0 &&
-	       (p + 3 == end || !(p[3] == '_' || (p[3] >= 'a' && p[3] <= 'z') || (p[3] >= 'A' && p[3] <= 'Z') ||
-	                          (p[3] >= '0' && p[3] <= '9')));
-}
-
 /* !llvm.loop !{self, !{"llvm.loop.vectorize.enable", i1 true}}: asks the
  * vectoriser to vectorise an innermost loop of a tensor operation,
  * reductions included: that permits reassociating them, as the tree
@@ -452,22 +479,11 @@ static void vectorize_hint(Cg *g, LLVMValueRef br)
 	LLVMSetMetadata(br, g->md_loop_kind, LLVMMetadataAsValue(g->ctx, node));
 }
 
-/* for iv in range(lo, hi, step): the trip count is computed first (in 64
- * bits, so no overflow of iv can loop forever), then a canonical counter c
- * runs 0..trips and iv = lo + c * step.  step 0 runs no iterations. */
-static bool emit_for(CgFn *f, const Inst *i)
+LLVMValueRef cg_for_trips(Cg *g, DType dt, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef step)
 {
-	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
-	DType dt = i->args[0]->type->dtype;
 	bool s = dtype_is_signed(dt);
 	LLVMTypeRef t = cg_type(g, dt);
-	int n = i->nargs - 3;
-	if (!scalar_values(f, i, i->args + 3, n))
-		return false;
-	LLVMValueRef lo = val(f, i->args[0]), hi = val(f, i->args[1]), step = val(f, i->args[2]);
-
-	/* Trip count. */
 	LLVMValueRef zero = cg_i64(g, 0);
 	LLVMValueRef a = lo, z = hi, st = step;
 	if (t != g->t_i64) {
@@ -486,7 +502,25 @@ static bool emit_for(CgFn *f, const Inst *i)
 	LLVMValueRef q = LLVMBuildUDiv(b, dist, magnz, "");
 	LLVMValueRef rem = LLVMBuildURem(b, dist, magnz, "");
 	q = LLVMBuildAdd(b, q, LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntNE, rem, zero, ""), g->t_i64, ""), "");
-	LLVMValueRef trips = LLVMBuildSelect(b, nonempty, q, zero, "trips");
+	return LLVMBuildSelect(b, nonempty, q, zero, "trips");
+}
+
+/* for iv in range(lo, hi, step): the trip count is computed first (in 64
+ * bits, so no overflow of iv can loop forever), then a canonical counter c
+ * runs 0..trips and iv = lo + c * step.  step 0 runs no iterations. */
+static bool emit_for(CgFn *f, const Inst *i)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	DType dt = i->args[0]->type->dtype;
+	LLVMTypeRef t = cg_type(g, dt);
+	int n = i->nargs - 3;
+	if (!scalar_values(f, i, i->args + 3, n))
+		return false;
+	LLVMValueRef lo = val(f, i->args[0]), hi = val(f, i->args[1]), step = val(f, i->args[2]);
+
+	LLVMValueRef zero = cg_i64(g, 0);
+	LLVMValueRef trips = cg_for_trips(g, dt, lo, hi, step);
 
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
 	LLVMBasicBlockRef head = cg_block(g, "for.head"), body = cg_block(g, "for.body"), exit = cg_block(g, "for.exit");
@@ -511,7 +545,7 @@ static bool emit_for(CgFn *f, const Inst *i)
 	LLVMSetNUW(c1, 1);
 	LLVMSetNSW(c1, 1);
 	LLVMValueRef back = LLVMBuildBr(b, head);
-	if (!has_loop(r) && !user_loop(g, i))
+	if (!has_loop(r) && i->reassoc)
 		vectorize_hint(g, back);
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
 

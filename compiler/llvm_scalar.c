@@ -127,7 +127,7 @@ static LLVMValueRef libm1(Cg *g, const char *fname, LLVMValueRef x)
 {
 	LLVMTypeRef t = LLVMTypeOf(x);
 	bool f32 = t == g->t_f32;
-	const char *name = f32 ? arena_printf(g->cc->arena, "%sf", fname) : fname;
+	const char *name = arena_printf(g->cc->arena, "%s%s%s", g->nvptx ? "__nv_" : "", fname, f32 ? "f" : "");
 	LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
 	LLVMTypeRef fty = LLVMFunctionType(t, &t, 1, 0);
 	if (!fn) {
@@ -137,6 +137,29 @@ static LLVMValueRef libm1(Cg *g, const char *fname, LLVMValueRef x)
 		fn_attr(g, fn, "memory", 0); /* memory(none) */
 	}
 	return LLVMBuildCall2(g->b, fty, fn, &x, 1, "");
+}
+
+/* A math function: the LLVM intrinsic `intrinsic` on the host; on the GPU,
+ * which lowers few of them exactly, libdevice's __nv_<fname>[f] (linked into
+ * the module by the CUDA back end). */
+static LLVMValueRef math_fn(Cg *g, const char *intrinsic, const char *fname, LLVMValueRef *a, int n)
+{
+	LLVMTypeRef t = LLVMTypeOf(a[0]);
+	if (!g->nvptx)
+		return cg_intrinsic(g, intrinsic, t, a, n);
+	if (n == 1)
+		return libm1(g, fname, a[0]);
+	const char *name = arena_printf(g->cc->arena, "__nv_%s%s", fname, t == g->t_f32 ? "f" : "");
+	LLVMTypeRef params[2] = {t, t};
+	LLVMTypeRef fty = LLVMFunctionType(t, params, (unsigned)n, 0);
+	LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
+	if (!fn) {
+		fn = LLVMAddFunction(g->mod, name, fty);
+		fn_attr(g, fn, "nounwind", 0);
+		fn_attr(g, fn, "willreturn", 0);
+		fn_attr(g, fn, "memory", 0);
+	}
+	return LLVMBuildCall2(g->b, fty, fn, a, (unsigned)n, "");
 }
 
 /* ---- f16 / bf16 conversions ------------------------------------------------ */
@@ -373,12 +396,21 @@ static LLVMValueRef half_known(Cg *g, DType dt, LLVMValueRef v)
 	return g->half_keys[i] && g->half_dts[i] == dt ? g->half_bits[i] : NULL;
 }
 
-/* float -> f16/bf16 bits (round to nearest even). */
+/* The LLVM type of a 16-bit float dtype (the CUDA back end's conversions). */
+static LLVMTypeRef half_type(Cg *g, DType dt)
+{
+	return dt == DT_F16 ? LLVMHalfTypeInContext(g->ctx) : LLVMBFloatTypeInContext(g->ctx);
+}
+
+/* float -> f16/bf16 bits (round to nearest even).  The GPU converts in
+ * hardware (cvt.rn.f16.f32 / cvt.rn.bf16.f32). */
 static LLVMValueRef half_bits(Cg *g, DType dt, LLVMValueRef f32)
 {
 	LLVMValueRef known = half_known(g, dt, f32);
 	if (known)
 		return known;
+	if (g->nvptx)
+		return LLVMBuildBitCast(g->b, LLVMBuildFPTrunc(g->b, f32, half_type(g, dt), ""), g->t_i16, "");
 	return call_helper(g, dt == DT_F16 ? H_F32_TO_F16 : H_F32_TO_BF16, f32);
 }
 
@@ -386,7 +418,9 @@ static LLVMValueRef half_bits(Cg *g, DType dt, LLVMValueRef f32)
 static LLVMValueRef half_value(Cg *g, DType dt, LLVMValueRef bits)
 {
 	LLVMValueRef v;
-	if (dt == DT_F16) {
+	if (g->nvptx) {
+		v = LLVMBuildFPExt(g->b, LLVMBuildBitCast(g->b, bits, half_type(g, dt), ""), g->t_f32, "");
+	} else if (dt == DT_F16) {
 		v = call_helper(g, H_F16_TO_F32, bits);
 	} else {
 		LLVMValueRef w = LLVMBuildShl(g->b, LLVMBuildZExt(g->b, bits, g->t_i32, ""), u32c(g, 16), "");
@@ -536,7 +570,9 @@ static LLVMValueRef float_floordiv_mod(Cg *g, bool is_mod, LLVMValueRef a, LLVMV
 	LLVMBuilderRef b = g->b;
 	LLVMTypeRef t = LLVMTypeOf(a);
 	LLVMValueRef zero = LLVMConstReal(t, 0.0), one = LLVMConstReal(t, 1.0);
-	LLVMValueRef mod = LLVMBuildFRem(b, a, d, "");
+	LLVMValueRef ad[2] = {a, d};
+	/* NVPTX lowers frem approximately: the GPU uses libdevice's fmod. */
+	LLVMValueRef mod = g->nvptx ? math_fn(g, NULL, "fmod", ad, 2) : LLVMBuildFRem(b, a, d, "");
 	LLVMValueRef div = LLVMBuildFDiv(b, LLVMBuildFSub(b, a, mod, ""), d, "");
 	LLVMValueRef modnz = LLVMBuildFCmp(b, LLVMRealUNE, mod, zero, "");
 	LLVMValueRef adj = LLVMBuildAnd(b, modnz,
@@ -643,7 +679,8 @@ static LLVMValueRef shift(Cg *g, bool left, bool arith, LLVMValueRef a, LLVMValu
 
 static LLVMValueRef unsupported(Cg *g, Op op, DType dt, Loc loc)
 {
-	error_at(g->cc, loc, "the host back end does not support '%s' on %s", op_info[op].name, dtype_str(dt));
+	error_at(g->cc, loc, "the %s back end does not support '%s' on %s", g->nvptx ? "CUDA" : "host",
+	         op_info[op].name, dtype_str(dt));
 	g->failed = true;
 	return NULL;
 }
@@ -661,17 +698,17 @@ static LLVMValueRef float_op(Cg *g, Op op, DType dt, LLVMValueRef *a, Loc loc)
 	case IR_DIV: return LLVMBuildFDiv(b, a[0], a[1], "");
 	case IR_FLOORDIV: return float_floordiv_mod(g, false, a[0], a[1]);
 	case IR_MOD: return float_floordiv_mod(g, true, a[0], a[1]);
-	case IR_POW: return cg_intrinsic(g, "llvm.pow", t, a, 2);
+	case IR_POW: return math_fn(g, "llvm.pow", "pow", a, 2);
 	case IR_MIN: return cg_intrinsic(g, "llvm.minimum", t, a, 2); /* NaN-propagating, as jnp.minimum */
 	case IR_MAX: return cg_intrinsic(g, "llvm.maximum", t, a, 2);
 	case IR_NEG: return LLVMBuildFNeg(b, a[0], "");
 	case IR_ABS: return cg_intrinsic(g, "llvm.fabs", t, a, 1);
-	case IR_EXP: return t == g->t_f32 ? call_helper(g, H_EXPF, a[0]) : cg_intrinsic(g, "llvm.exp", t, a, 1);
-	case IR_EXP2: return cg_intrinsic(g, "llvm.exp2", t, a, 1);
-	case IR_LOG: return cg_intrinsic(g, "llvm.log", t, a, 1);
+	case IR_EXP: return t == g->t_f32 ? call_helper(g, H_EXPF, a[0]) : math_fn(g, "llvm.exp", "exp", a, 1);
+	case IR_EXP2: return math_fn(g, "llvm.exp2", "exp2", a, 1);
+	case IR_LOG: return math_fn(g, "llvm.log", "log", a, 1);
 	case IR_SQRT: return cg_intrinsic(g, "llvm.sqrt", t, a, 1);
-	case IR_SIN: return cg_intrinsic(g, "llvm.sin", t, a, 1);
-	case IR_COS: return cg_intrinsic(g, "llvm.cos", t, a, 1);
+	case IR_SIN: return math_fn(g, "llvm.sin", "sin", a, 1);
+	case IR_COS: return math_fn(g, "llvm.cos", "cos", a, 1);
 	case IR_FLOOR: return cg_intrinsic(g, "llvm.floor", t, a, 1);
 	case IR_CEIL: return cg_intrinsic(g, "llvm.ceil", t, a, 1);
 	case IR_LOG1P: return libm1(g, "log1p", a[0]);
@@ -680,7 +717,7 @@ static LLVMValueRef float_op(Cg *g, Op op, DType dt, LLVMValueRef *a, Loc loc)
 	case IR_RSQRT: return LLVMBuildFDiv(b, one, cg_intrinsic(g, "llvm.sqrt", t, a, 1), "");
 	case IR_SIGMOID: {
 		LLVMValueRef nx = LLVMBuildFNeg(b, a[0], "");
-		LLVMValueRef e = t == g->t_f32 ? call_helper(g, H_EXPF, nx) : cg_intrinsic(g, "llvm.exp", t, &nx, 1);
+		LLVMValueRef e = t == g->t_f32 ? call_helper(g, H_EXPF, nx) : math_fn(g, "llvm.exp", "exp", &nx, 1);
 		return LLVMBuildFDiv(b, one, LLVMBuildFAdd(b, one, e, ""), "");
 	}
 	case IR_EQ: return LLVMBuildFCmp(b, LLVMRealOEQ, a[0], a[1], "");

@@ -51,6 +51,8 @@ typedef struct Cg {
 	size_t half_cap;        /* slots of the open-addressing table (a power of two, or 0) */
 	size_t half_len;        /* slots in use */
 	bool failed;            /* an error was reported: stop emitting */
+	bool nvptx;             /* the CUDA back end (nvptx.h) uses these helpers: native f16/bf16
+	                           conversions, libdevice (__nv_*) math, device-scope relaxed atomics */
 } Cg;
 
 /* A Ref in a function: where element [0, ..., 0] is and how to step. */
@@ -105,6 +107,26 @@ LLVMValueRef cg_i32(Cg *g, int32_t v);
 /* A new basic block at the end of the current function. */
 LLVMBasicBlockRef cg_block(Cg *g, const char *name);
 
+/* ---- codegen_llvm_host.c ---------------------------------------------------- */
+
+/* In a launch function: if (failed) return pk_set_error(st, fmt, args...);
+ * the builder goes on after it. */
+void cg_fail_if(Cg *g, LLVMValueRef failed, int st, const char *fmt, LLVMValueRef *args, int nargs);
+
+/* ---- nvptx_fatobj.c: the CUDA part of the host object ------------------------ */
+
+struct GpuOutput;
+struct GpuKernel;
+/* Embeds the GPU images and their pk_cuda_module table; returns the
+ * module (a pointer). */
+LLVMValueRef cg_cuda_module(Cg *g, const struct GpuOutput *gpu);
+/* In launch function of k (stream, params in launch order, grid: the
+ * [ngrid x i64] extents or NULL): launches on a CUDA stream and returns;
+ * on other devices goes on (host_variant) or returns
+ * PK_ERR_NO_KERNEL_FOR_DEVICE. */
+void cg_cuda_dispatch(Cg *g, const IrKernel *k, const struct GpuKernel *gk, LLVMValueRef module,
+                      LLVMValueRef stream, LLVMValueRef *param, LLVMValueRef grid, bool host_variant);
+
 /* ---- llvm_region.c: regions, control flow, memory ------------------------ */
 
 /* Emits region r at the builder's position with its arguments bound to args
@@ -121,6 +143,20 @@ bool cg_region(CgFn *f, const Region *r, LLVMValueRef *args, LLVMValueRef *yield
  * next on a thread. */
 bool cg_alloc_buffers(CgFn *f, const Region *body, LLVMValueRef *heap);
 void cg_free_buffers(CgFn *f, LLVMValueRef heap);
+
+/* The trip count (i64) of `for iv in range(lo, hi, step)` over integer dtype
+ * dt: computed in 64 bits so no overflow of iv can loop forever; step 0
+ * runs no iterations. */
+LLVMValueRef cg_for_trips(Cg *g, DType dt, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef step);
+
+/* The atomic op `kind` (AtomicKind) on the element at p of dtype dt, stored
+ * as mem (compute_form: a per-program buffer's compute form), with v (and
+ * cmp for CAS) in compute form.  Returns the old value in compute form, or
+ * NULL after error_at(loc) naming `kernel`.  Sequentially consistent on the
+ * host; relaxed at device scope when g->nvptx (lang-spec §7.8 orders
+ * nothing else). */
+LLVMValueRef cg_atomic(Cg *g, int kind, DType dt, LLVMTypeRef mem, bool compute_form, LLVMValueRef p,
+                       LLVMValueRef v, LLVMValueRef cmp, const char *kernel, Loc loc);
 
 /* A CgRef for a Ref of type t at base, with dynamic dims given by size
  * values (sizes[i] is size symbol i of the kernel, i64). */

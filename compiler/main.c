@@ -1,7 +1,7 @@
 /* main.c - the pkc driver: command line, the pipeline of passes, output
  * files and depfiles.  Conventions follow gcc/clang:
  *
- *   pkc file.pk [-o out] [--emit=obj|ast|ir] [-fsyntax-only] ...
+ *   pkc file.pk [-o out] [--target=host,sm_90a|mosaic-tpu] [--emit=KIND] [-fsyntax-only] ...
  *
  * Exit status: 0 compiled, 1 error in the input, 2 bad command line,
  * 70 internal error.  Outputs are written to a temporary file next to the
@@ -16,6 +16,8 @@
 #include "ir.h"
 #include "passes.h"
 #include "codegen.h"
+#include "codegen_mosaic.h"
+#include "gpu.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -29,12 +31,45 @@
 
 typedef struct EmitKind EmitKind;
 
+/* What --target= selects: the back end, hence the passes after sema and
+ * the output kinds.  Adding a target is adding a row to `targets` (and
+ * its bit to the passes and emit kinds it uses). */
+typedef enum TargetBit {
+	TGT_HOST = 1u << 0,       /* x86-64 object code and a C launch function (the default) */
+	TGT_MOSAIC_TPU = 1u << 1, /* a Mosaic TPU kernel (MLIR) as JAX Pallas builds it */
+	TGT_CUDA = 1u << 2,       /* GPU targets sm_80...: cubins in the host object (GPU-DESIGN.md) */
+	TGT_ALL = ~0u             /* the front end: every target */
+} TargetBit;
+
+typedef struct Target {
+	const char *name;  /* --target=NAME */
+	TargetBit bit;     /* its bit in Pass.targets and EmitKind.targets */
+	const char *emit;  /* the default --emit */
+} Target;
+
+static const Target targets[] = {
+	{"host", TGT_HOST, "obj"},
+	{"mosaic-tpu", TGT_MOSAIC_TPU, "mlir"},
+};
+enum { NTARGETS = sizeof targets / sizeof targets[0] };
+/* --target= with GPU targets only (sm_80...): the object has launch
+ * functions but no host variant. */
+static const Target cuda_target = {"cuda", TGT_CUDA, "obj"};
+
 /* The options of this run and what the pipeline has built so far. */
 typedef struct Job {
 	Compiler *cc;           /* the compilation context */
 	const char *input;      /* input path ("-" = stdin) */
 	const char *output;     /* output path ("-" = stdout); NULL with -fsyntax-only */
-	const EmitKind *emit;   /* what to write */
+	const EmitKind *emit;   /* what to write (--emit, else the target's default) */
+	const Target *target;   /* --target= (the host row when the list has host) */
+	unsigned tbits;         /* TargetBits of every target in the --target= list */
+	const GpuTarget **gpu_targets; /* the GPU targets of --target=, in order */
+	int ngpu;
+	const char *ptxas;      /* --ptxas=PATH */
+	bool resource_usage;    /* --resource-usage */
+	GpuEmit gpu_emit;       /* what nvptx produces, from --emit */
+	GpuOutput gpu;          /* after nvptx: the GPU images (or --emit=ptx/cubin/nvvm text) */
 	bool syntax_only;       /* -fsyntax-only: check, write nothing but a depfile */
 	bool depfile;           /* -MD (or -MF): write a depfile */
 	const char *depfile_path; /* -MF, or derived from the output */
@@ -46,8 +81,9 @@ typedef struct Job {
 	IrModule *ir;           /* after sema; rewritten by later passes */
 	bool sema_done;         /* sema ran (so -D names have been matched) */
 	CodegenOptions cg;      /* -O, -march=; the output kind follows --emit */
+	MosaicEmit mosaic;      /* --target=mosaic-tpu: the output kind, from --emit */
 	const char *header_path; /* -H, or derived from the output (obj only); NULL: no header */
-	CodegenOutput code;     /* after llvm-host: the object, assembly or LLVM IR */
+	CodegenOutput code;     /* after llvm-host: the object, assembly or LLVM IR; after mosaic-tpu: the MLIR */
 } Job;
 
 /* ---- passes ------------------------------------------------------------ */
@@ -62,6 +98,7 @@ typedef struct Pass {
 	const char *help;                        /* one line for --dump-after=help */
 	bool (*run)(Job *j);                     /* front-end step, or NULL */
 	bool (*ir)(Compiler *cc, IrModule *m);   /* IR pass, or NULL */
+	unsigned targets;                        /* TargetBits of the pipelines it is part of */
 } Pass;
 
 static bool pass_parse(Job *j)
@@ -85,14 +122,46 @@ static bool pass_llvm_host(Job *j)
 	return codegen_host(j->cc, j->ir, &j->cg, &j->code);
 }
 
-/* The pipeline, in order.  Adding a pass is adding a row, e.g.
- *	{"lower-refs", "...", NULL, pass_lower_refs}, */
+/* The CUDA back end (gpu.h): the IR after lower-refs -> PTX per GPU
+ * target -> cubins (ptxas), kept for llvm-host to embed, or the PTX/cubin
+ * /NVVM text itself with --emit=ptx/cubin/nvvm. */
+static bool pass_nvptx(Job *j)
+{
+	GpuOptions o = {j->gpu_targets, j->ngpu, j->cg.opt_level, j->ptxas, j->resource_usage, j->gpu_emit};
+	return codegen_nvptx(j->cc, j->ir, &o, &j->gpu);
+}
+
+/* The host object: with GPU targets, their images and a CUDA path in each
+ * launch function; without host, no host variant. */
+static bool pass_llvm_host_fat(Job *j)
+{
+	j->cg.gpu = j->tbits & TGT_CUDA ? &j->gpu : NULL;
+	j->cg.no_host_variant = !(j->tbits & TGT_HOST);
+	return pass_llvm_host(j);
+}
+
+/* The Mosaic TPU back end: the IR after sema -> an MLIR module, kept in
+ * memory (text, bytecode or the custom-call JSON, as --emit says). */
+static bool pass_mosaic_tpu(Job *j)
+{
+	return codegen_mosaic(j->cc, j->ir, j->mosaic, &j->code);
+}
+
+/* The pipelines, in order: a pass runs when it belongs to the target's.
+ * Adding a pass is adding a row, e.g.
+ *	{"lower-refs", "...", NULL, pass_lower_refs, TGT_HOST}, */
 static const Pass passes[] = {
-	{"parse", "parse the source and its includes into an AST", pass_parse, NULL},
-	{"sema", "check types and shapes, build the typed IR", pass_sema, NULL},
-	{"lower-refs", "address whole arrays: inline index maps, masked edge blocks, scratch allocs", NULL, pass_lower_refs},
-	{"tile-host", "tensors to loop nests of scalar code over local buffers (with fusion)", NULL, pass_tile_host},
-	{"llvm-host", "compile the tiled IR with LLVM (object, assembly or LLVM IR)", pass_llvm_host, NULL},
+	{"parse", "parse the source and its includes into an AST", pass_parse, NULL, TGT_ALL},
+	{"sema", "check types and shapes, build the typed IR", pass_sema, NULL, TGT_ALL},
+	{"lower-refs", "address whole arrays: inline index maps, masked edge blocks, scratch allocs", NULL, pass_lower_refs,
+	 TGT_HOST | TGT_CUDA},
+	{"nvptx", "compile the IR for the GPU targets (PTX with LLVM, cubins with ptxas)", pass_nvptx, NULL, TGT_CUDA},
+	{"tile-host", "tensors to loop nests of scalar code over local buffers (with fusion)", NULL, pass_tile_host,
+	 TGT_HOST | TGT_CUDA},
+	{"llvm-host", "compile the tiled IR with LLVM (object, assembly or LLVM IR)", pass_llvm_host_fat, NULL,
+	 TGT_HOST | TGT_CUDA},
+	{"mosaic-tpu", "build the Mosaic TPU kernel (MLIR) from the IR after sema", pass_mosaic_tpu, NULL,
+	 TGT_MOSAIC_TPU},
 };
 enum { NPASSES = sizeof passes / sizeof passes[0] };
 
@@ -126,6 +195,12 @@ static bool write_code(Job *j, FILE *out)
 	return fwrite(j->code.data, 1, j->code.size, out) == j->code.size;
 }
 
+/* --emit=ptx/cubin/nvvm: the GPU back end's text (or cubin). */
+static bool write_gpu(Job *j, FILE *out)
+{
+	return fwrite(j->gpu.text, 1, j->gpu.text_size, out) == j->gpu.text_size;
+}
+
 /* The C header declaring the launch functions (-H). */
 static bool write_header(Job *j, FILE *out)
 {
@@ -144,14 +219,21 @@ struct EmitKind {
 	const char *last_pass; /* the pipeline runs through this pass (NULL: all) */
 	bool (*write)(Job *j, FILE *out); /* writes the output; NULL: not implemented yet */
 	const char *what;      /* for the "not implemented" error */
+	unsigned targets;      /* TargetBits it is available for */
 };
 
 static const EmitKind emit_kinds[] = {
-	{"obj", "o", NULL, write_code, "object code generation"}, /* the default (and a header) */
-	{"llvm", "ll", NULL, write_code, "LLVM IR"},
-	{"asm", "s", NULL, write_code, "assembly"},
-	{"ast", "ast", "parse", write_ast, "AST dump"},
-	{"ir", "ir", "sema", write_ir, "IR dump"}, /* the stable IR form: after sema */
+	{"obj", "o", NULL, write_code, "object code generation", TGT_HOST | TGT_CUDA}, /* the host default (and a header) */
+	{"llvm", "ll", NULL, write_code, "LLVM IR", TGT_HOST | TGT_CUDA},
+	{"asm", "s", NULL, write_code, "assembly", TGT_HOST | TGT_CUDA},
+	{"ptx", "ptx", "nvptx", write_gpu, "PTX", TGT_CUDA},
+	{"cubin", "cubin", "nvptx", write_gpu, "cubin", TGT_CUDA},
+	{"nvvm", "nvvm.ll", "nvptx", write_gpu, "NVVM IR", TGT_CUDA},
+	{"mlir", "mlir", NULL, write_code, "MLIR text", TGT_MOSAIC_TPU}, /* the mosaic-tpu default */
+	{"mlirbc", "mlirbc", NULL, write_code, "MLIR bytecode", TGT_MOSAIC_TPU},
+	{"tpu-custom-call", "json", NULL, write_code, "tpu_custom_call JSON", TGT_MOSAIC_TPU},
+	{"ast", "ast", "parse", write_ast, "AST dump", TGT_ALL},
+	{"ir", "ir", "sema", write_ir, "IR dump", TGT_ALL}, /* the stable IR form: after sema */
 };
 enum { NEMIT = sizeof emit_kinds / sizeof emit_kinds[0] };
 
@@ -376,13 +458,24 @@ static void print_help(void)
 	"\n"
 	"options:\n"
 	"  -o FILE                      write the output to FILE (\"-\": standard output)\n"
-	"  --emit=KIND                  what to write: obj (default), llvm, asm, ast, ir\n"
+	"  --target=TARGET              host (default: x86-64 object code) or mosaic-tpu (a Mosaic TPU\n"
+	"                               kernel as JAX Pallas builds it; sizes must be given with -D);\n"
+	"                               or a comma list of host and GPU targets sm_80, sm_86, sm_89,\n"
+	"                               sm_90, sm_90a: one object with every variant (host,sm_90a)\n"
+	"  --emit=KIND                  what to write: for host obj (default), llvm, asm; for mosaic-tpu\n"
+	"                               mlir (default), mlirbc, tpu-custom-call (JSON); for one GPU\n"
+	"                               target ptx, cubin, nvvm (its NVVM IR); for any: ast, ir\n"
+	"  --ptxas=PATH                 the CUDA assembler (default: ptxas on PATH, then\n"
+	"                               /usr/local/cuda/bin/ptxas; without one, or with --ptxas=none,\n"
+	"                               the object embeds PTX only)\n"
+	"  --resource-usage             report registers, shared memory and spills per GPU kernel\n"
 	"  -H FILE                      write the C header declaring the kernels to FILE\n"
 	"                               (default with --emit=obj: the object's name with .h)\n"
 	"  -O0, -O1, -O2, -O3           optimisation level of the generated code (default -O3)\n"
 	"  -march=CPU                   generate code for CPU (default x86-64; native: this machine)\n"
 	"  -fsyntax-only                check the input (parse and sema), write nothing\n"
-	"  -D NAME=VALUE, -DNAME=VALUE  override const NAME with VALUE (-D NAME means 1)\n"
+	"  -D NAME=VALUE, -DNAME=VALUE  override const NAME with VALUE (-D NAME means 1); with\n"
+	"                               --target=mosaic-tpu also the value of size symbol NAME\n"
 	"  -I DIR, -IDIR                search DIR for include files\n"
 	"  -MD                          also write a make depfile (default: output with .d)\n"
 	"  -MF FILE                     write the depfile to FILE (implies -MD)\n"
@@ -477,6 +570,7 @@ static int parse_args(Job *j, int argc, char **argv)
 	Compiler *cc = j->cc;
 	Loc none = {0};
 	bool only_inputs = false; /* after "--" */
+	const char *emit_arg = NULL; /* the last --emit= */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v;
@@ -517,18 +611,59 @@ static int parse_args(Job *j, int argc, char **argv)
 		} else if (strcmp(a, "-fsyntax-only") == 0) {
 			j->syntax_only = true;
 		} else if (starts_with(a, "--emit=")) {
-			const char *k = a + strlen("--emit=");
-			j->emit = NULL;
-			for (int e = 0; e < NEMIT; e++)
-				if (strcmp(emit_kinds[e].name, k) == 0)
-					j->emit = &emit_kinds[e];
-			if (!j->emit) {
-				const char *list = "";
-				for (int e = 0; e < NEMIT; e++)
-					list = arena_printf(cc->arena, "%s%s%s", list, e ? ", " : "", emit_kinds[e].name);
-				error_at(cc, none, "invalid value '%s' in '%s' (expected one of: %s)", k, a, list);
+			emit_arg = a; /* checked once the target is known */
+		} else if (starts_with(a, "--target=")) {
+			/* A comma list: host and GPU targets combine; mosaic-tpu stands alone. */
+			const char *t = a + strlen("--target=");
+			j->target = NULL;
+			j->tbits = 0;
+			j->ngpu = 0;
+			j->gpu_targets = arena_alloc(cc->arena, (strlen(t) + 1) * sizeof *j->gpu_targets);
+			for (const char *p = t;;) {
+				const char *comma = strchr(p, ',');
+				size_t n = comma ? (size_t)(comma - p) : strlen(p);
+				const char *item = arena_strndup(cc->arena, p, n);
+				const Target *row = NULL;
+				for (int e = 0; e < NTARGETS; e++)
+					if (strcmp(targets[e].name, item) == 0)
+						row = &targets[e];
+				const GpuTarget *gt = row ? NULL : gpu_target_find(item);
+				if (!row && !gt) {
+					const char *list = "";
+					for (int e = 0; e < NTARGETS; e++)
+						list = arena_printf(cc->arena, "%s%s%s", list, e ? ", " : "", targets[e].name);
+					error_at(cc, none, "invalid value '%s' in '%s' (expected one of: %s, %s)", item, a, list,
+					         gpu_target_list());
+					return EXIT_USAGE;
+				}
+				bool dup = row ? (j->tbits & row->bit) != 0 : false;
+				for (int g = 0; gt && g < j->ngpu; g++)
+					dup |= j->gpu_targets[g] == gt;
+				if (dup) {
+					error_at(cc, none, "target '%s' appears twice in '%s'", item, a);
+					return EXIT_USAGE;
+				}
+				if (row) {
+					j->tbits |= row->bit;
+					j->target = row;
+				} else {
+					j->tbits |= TGT_CUDA;
+					j->gpu_targets[j->ngpu++] = gt;
+				}
+				if (!comma)
+					break;
+				p = comma + 1;
+			}
+			if ((j->tbits & TGT_MOSAIC_TPU) && j->tbits != TGT_MOSAIC_TPU) {
+				error_at(cc, none, "--target=mosaic-tpu cannot be combined with other targets in '%s'", a);
 				return EXIT_USAGE;
 			}
+			if (!j->target)
+				j->target = &cuda_target;
+		} else if (starts_with(a, "--ptxas=")) {
+			j->ptxas = a + strlen("--ptxas=");
+		} else if (strcmp(a, "--resource-usage") == 0) {
+			j->resource_usage = true;
 		} else if (starts_with(a, "-D")) {
 			if (!(v = option_value(cc, argc, argv, &i, "-D")) || !add_define(cc, v))
 				return EXIT_USAGE;
@@ -595,8 +730,34 @@ static int parse_args(Job *j, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	/* The output kind: the target's default, or one the target has. */
+	const char *kind = emit_arg ? emit_arg + strlen("--emit=") : j->target->emit;
+	for (int e = 0; e < NEMIT && !j->emit; e++)
+		if (strcmp(emit_kinds[e].name, kind) == 0)
+			j->emit = &emit_kinds[e];
+	if (!j->emit || !(j->emit->targets & j->tbits)) {
+		const char *list = "";
+		for (int e = 0; e < NEMIT; e++)
+			if (emit_kinds[e].targets & j->tbits)
+				list = arena_printf(cc->arena, "%s%s%s", list, *list ? ", " : "", emit_kinds[e].name);
+		if (!j->emit)
+			error_at(cc, none, "invalid value '%s' in '%s' (expected one of: %s)", kind, emit_arg, list);
+		else
+			error_at(cc, none, "--emit=%s is not available for --target=%s (expected one of: %s)", kind,
+			         j->target->name, list);
+		return EXIT_USAGE;
+	}
+	if (j->emit->write == write_gpu && j->ngpu != 1) {
+		error_at(cc, none, "--emit=%s writes the code of one GPU target; --target= names %d", j->emit->name, j->ngpu);
+		return EXIT_USAGE;
+	}
 	if (!j->input) {
 		error_at(cc, none, "no input files");
+		return EXIT_USAGE;
+	}
+	if (j->header_path && !(j->tbits & (TGT_HOST | TGT_CUDA))) {
+		error_at(cc, none, "-H is only available for --target=host (--target=%s has no C launch functions)",
+		         j->target->name);
 		return EXIT_USAGE;
 	}
 	return ARGS_OK;
@@ -651,9 +812,16 @@ static int run(Job *j)
 			j->depfile_path = default_output(j, "d");
 	}
 	/* The header: with -H, or next to an object file. */
-	bool codegen = j->emit->write == write_code && !j->syntax_only;
+	bool codegen = j->emit->write == write_code && !j->syntax_only && (j->tbits & (TGT_HOST | TGT_CUDA));
 	j->cg.emit = strcmp(j->emit->name, "llvm") == 0 ? CG_EMIT_LLVM
 	             : strcmp(j->emit->name, "asm") == 0 ? CG_EMIT_ASM : CG_EMIT_OBJ;
+	j->gpu_emit = strcmp(j->emit->name, "ptx") == 0     ? GPU_EMIT_PTX
+	              : strcmp(j->emit->name, "cubin") == 0 ? GPU_EMIT_CUBIN
+	              : strcmp(j->emit->name, "nvvm") == 0  ? GPU_EMIT_NVVM
+	                                                    : GPU_EMIT_IMAGES;
+	j->mosaic = strcmp(j->emit->name, "mlirbc") == 0            ? MOSAIC_EMIT_MLIRBC
+	            : strcmp(j->emit->name, "tpu-custom-call") == 0 ? MOSAIC_EMIT_CUSTOM_CALL
+	                                                           : MOSAIC_EMIT_MLIR;
 	if (!codegen)
 		j->header_path = NULL;
 	else if (!j->header_path && strcmp(j->emit->name, "obj") == 0 && strcmp(j->output, "-") != 0)
@@ -681,6 +849,8 @@ static int run(Job *j)
 
 	for (int k = 0; k <= last; k++) {
 		const Pass *p = &passes[k];
+		if (!(p->targets & j->tbits))
+			continue;
 		PKC_ASSERT(p->run || (p->ir && j->ir));
 		bool ok = p->run ? p->run(j) : p->ir(cc, j->ir);
 		if (cc->diag.nerrors > 0)
@@ -724,7 +894,8 @@ int main(int argc, char **argv)
 	compiler_init(&cc);
 	Job job = {0};
 	job.cc = &cc;
-	job.emit = &emit_kinds[0];
+	job.target = &targets[0];
+	job.tbits = TGT_HOST;
 	job.cg.opt_level = 3;
 	job.color = -1;
 	job.dump_after = arena_alloc(cc.arena, NPASSES * sizeof *job.dump_after);
@@ -764,6 +935,7 @@ int main(int argc, char **argv)
 		succeeded = 1;
 	cleanup_run();
 	codegen_output_free(&job.code);
+	gpu_output_free(&job.gpu);
 	compiler_free(&cc);
 	return status;
 }

@@ -13,9 +13,13 @@
  *    i64 element offset per array dim: block_index * block_dim;
  *  - every LOAD/STORE/ATOMIC of a block view is rewritten to address the
  *    whole array: squeezed dims come back as points at their offset,
- *    every other indexer is shifted by its dim's offset, and indexers of
- *    DIM_DYNAMIC array dims are marked `masked` (an edge block may be
- *    partial there; static dims divide by sema's rule §5.5).
+ *    every other indexer is shifted by its dim's offset;
+ *  - finally every indexer of every access (spec'd operands, whole arrays,
+ *    scratch) is marked `masked` unless it provably stays inside its dim:
+ *    a partial edge block, an index map that points past the array, a ds()
+ *    or a gather off the end must never touch memory outside the array
+ *    (lang-spec §8).  Only FULL indexers and constant points/slices inside a
+ *    static dim are left unmasked.
  *
  * Offsets are shared: identical index-map results (e.g. the program id in
  * `(i) -> (i)` of several specs) give the same offset value, and constant
@@ -212,7 +216,7 @@ static void rewrite_access(LowerRefs *L, Inst *i, int o)
 	for (int d = 0; d < arr->rank; d++) {
 		Value *off = L->op_offsets[o][d];
 		bool dynamic = arr->dims[d] == DIM_DYNAMIC;
-		Indexer x = {.masked = dynamic};
+		Indexer x = {0}; /* `masked` is decided by mask_unproven */
 		if (op->squeezed[d]) {
 			x.kind = IDX_POINT;
 			args[nargs++] = off;
@@ -276,6 +280,39 @@ static void rewrite_region(LowerRefs *L, Region *r, Value **views)
 		}
 		for (int j = 0; j < i->nregions; j++)
 			rewrite_region(L, i->regions[j], views);
+	}
+}
+
+/* Does indexer x of dim `extent` provably stay inside it?  FULL always does;
+ * a point or slice only with a constant start inside a static extent. */
+static bool in_bounds(Indexer x, const Value *start, int64_t extent)
+{
+	int64_t c;
+	if (x.kind == IDX_FULL)
+		return true;
+	if (x.kind == IDX_GATHER || extent == DIM_DYNAMIC || !const_value(start, &c))
+		return false;
+	int64_t n = x.kind == IDX_SLICE ? x.size : 1;
+	return c >= 0 && n <= extent && c <= extent - n;
+}
+
+/* Marks `masked` every indexer of every access in r that is not provably in
+ * bounds (see the comment at the top), recursively. */
+static void mask_unproven(Region *r)
+{
+	for (Inst *i = r->first; i; i = i->next) {
+		if (i->op == IR_LOAD || i->op == IR_STORE || i->op == IR_ATOMIC) {
+			const Type *ref = i->args[0]->type;
+			int next = 1;
+			for (int d = 0; d < i->nidx; d++) {
+				Indexer *x = &i->idx[d];
+				const Value *start = x->kind == IDX_FULL ? NULL : i->args[next++];
+				if (!in_bounds(*x, start, ref->dims[d]))
+					x->masked = true;
+			}
+		}
+		for (int j = 0; j < i->nregions; j++)
+			mask_unproven(i->regions[j]);
 	}
 }
 
@@ -362,6 +399,7 @@ static void lower_kernel(LowerRefs *L)
 
 	body->args = args;
 	body->nargs = nparams;
+	mask_unproven(body);
 	drop_unused_top(L);
 	k->refs_lowered = true;
 }

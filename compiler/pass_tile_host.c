@@ -1,7 +1,7 @@
 /* pass_tile_host.c - tile-host: block values become loops of scalar code.
  *
  * Input: the IR after lower-refs (tensor-valued SSA, accesses of whole
- * arrays with masked indexers on dynamic dims).  Output: the form
+ * arrays with masked indexers where bounds are not provable).  Output: the form
  * HOST-DESIGN.md lists "after tile-host": every non-Ref value is a scalar;
  * each tensor of the input lives in an ALLOC of SPACE_LOCAL filled by FOR
  * nests (the innermost loop runs over the last, contiguous dim), or is
@@ -356,6 +356,7 @@ static void loop_open(TileHost *t, Loop *L, Value *lo, Value *hi, int n, Value *
 		rtypes[j] = atypes[1 + j] = inits[j]->type;
 	}
 	L->inst = ir_inst_new(t->a, t->k, IR_FOR, t->loc, 3 + n, args, n, rtypes);
+	L->inst->reassoc = true; /* a loop of a tensor op: no order the user wrote */
 	ir_append(t->cur, L->inst);
 	Region *body = ir_add_region(t->a, t->k, L->inst, 1 + n, atypes);
 	L->iv = body->args[0];

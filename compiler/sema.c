@@ -84,78 +84,265 @@ static bool parse_define_value(const char *text, ConstVal *out)
 	return true;
 }
 
+/* A -D VALUE is an expression of literals and operators (§4.3), parsed
+ * here by precedence climbing into AST nodes (without locations) that sema
+ * then folds like any constant expression. */
+typedef struct DParser {
+	Sema *s;       /* for the arena */
+	const char *p; /* next character */
+	bool bad;      /* a syntax error was seen */
+} DParser;
+
+static AstExpr *dp_expr(DParser *d);
+
+static AstExpr *dp_node(DParser *d, AstExprKind kind)
+{
+	AstExpr *e = arena_alloc(d->s->a, sizeof *e);
+	e->kind = kind;
+	return e;
+}
+
+static void dp_space(DParser *d)
+{
+	while (*d->p == ' ' || *d->p == '\t')
+		d->p++;
+}
+
+static bool ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Consumes `tok` (an operator, or a word followed by a non-identifier
+ * character) if it comes next. */
+static bool dp_eat(DParser *d, const char *tok)
+{
+	dp_space(d);
+	size_t n = strlen(tok);
+	if (strncmp(d->p, tok, n) != 0 || (ident_char(tok[0]) && ident_char(d->p[n])))
+		return false;
+	d->p += n;
+	return true;
+}
+
+static AstExpr *dp_unary(DParser *d, AstOp op, AstExpr *x)
+{
+	AstExpr *e = dp_node(d, AE_UNARY);
+	e->op = op;
+	e->lhs = x;
+	return e;
+}
+
+static AstExpr *dp_binary(DParser *d, AstOp op, AstExpr *a, AstExpr *b)
+{
+	AstExpr *e = dp_node(d, AE_BINARY);
+	e->op = op;
+	e->lhs = a;
+	e->rhs = b;
+	return e;
+}
+
+/* A literal (digits, letters, '_', '.', and a sign after an exponent). */
+static AstExpr *dp_primary(DParser *d)
+{
+	dp_space(d);
+	if (dp_eat(d, "(")) {
+		AstExpr *e = dp_expr(d);
+		if (!dp_eat(d, ")"))
+			d->bad = true;
+		return e;
+	}
+	const char *start = d->p;
+	bool hex = d->p[0] == '0' && (d->p[1] == 'x' || d->p[1] == 'X');
+	while (ident_char(*d->p) || *d->p == '.' ||
+	       ((*d->p == '+' || *d->p == '-') && !hex && d->p > start && (d->p[-1] == 'e' || d->p[-1] == 'E')))
+		d->p++;
+	char *text = arena_strndup(d->s->a, start, (size_t)(d->p - start));
+	ConstVal c;
+	AstExpr *e = dp_node(d, AE_INT);
+	if (d->p == start || !parse_define_value(text, &c)) {
+		d->bad = true;
+		return e;
+	}
+	if (c.dtype == DT_BOOL) {
+		e->kind = AE_BOOL;
+		e->ival = c.i;
+	} else if (dtype_is_float(c.dtype)) {
+		e->kind = AE_FLOAT;
+		e->fval = c.f;
+	} else {
+		e->ival = c.i;
+	}
+	return e;
+}
+
+static AstExpr *dp_prefix(DParser *d);
+
+/* power = primary [ "**" prefix ] (right-associative) */
+static AstExpr *dp_power(DParser *d)
+{
+	AstExpr *e = dp_primary(d);
+	return dp_eat(d, "**") ? dp_binary(d, OP_POW, e, dp_prefix(d)) : e;
+}
+
+static AstExpr *dp_prefix(DParser *d)
+{
+	if (dp_eat(d, "-"))
+		return dp_unary(d, OP_NEG, dp_prefix(d));
+	if (dp_eat(d, "+"))
+		return dp_unary(d, OP_PLUS, dp_prefix(d));
+	if (dp_eat(d, "~"))
+		return dp_unary(d, OP_BITNOT, dp_prefix(d));
+	return dp_power(d);
+}
+
+/* Binary levels, loosest first; longer spellings before their prefixes. */
+static const struct DLevel {
+	const char *tok[6]; /* operator spellings */
+	AstOp op[6];        /* their operators */
+} dp_levels[] = {
+	{{"or"}, {OP_OR}},
+	{{"and"}, {OP_AND}},
+	{{0}, {0}}, /* not: prefix, handled in dp_level */
+	{{"==", "!=", "<=", ">=", "<", ">"}, {OP_EQ, OP_NE, OP_LE, OP_GE, OP_LT, OP_GT}},
+	{{"|"}, {OP_BITOR}},
+	{{"^"}, {OP_BITXOR}},
+	{{"&"}, {OP_BITAND}},
+	{{"<<", ">>"}, {OP_SHL, OP_SHR}},
+	{{"+", "-"}, {OP_ADD, OP_SUB}},
+	{{"//", "*", "/", "%"}, {OP_FLOORDIV, OP_MUL, OP_DIV, OP_MOD}},
+};
+enum { DP_NOT = 2, DP_LEVELS = sizeof dp_levels / sizeof dp_levels[0] };
+
+static AstExpr *dp_level(DParser *d, int level)
+{
+	if (level == DP_LEVELS)
+		return dp_prefix(d);
+	if (level == DP_NOT)
+		return dp_eat(d, "not") ? dp_unary(d, OP_NOT, dp_level(d, level)) : dp_level(d, level + 1);
+	AstExpr *e = dp_level(d, level + 1);
+	for (;;) {
+		int k = 0;
+		const struct DLevel *l = &dp_levels[level];
+		dp_space(d);
+		while (k < 6 && l->tok[k] && !dp_eat(d, l->tok[k]))
+			k++;
+		if (k == 6 || !l->tok[k])
+			return e;
+		e = dp_binary(d, l->op[k], e, dp_level(d, level + 1));
+	}
+}
+
+static AstExpr *dp_expr(DParser *d)
+{
+	return dp_level(d, 0);
+}
+
+/* Evaluates a -D VALUE (errors are reported without a location). */
+static Ex define_value(Sema *s, Define *d)
+{
+	DParser dp = {.s = s, .p = d->value};
+	AstExpr *e = dp_expr(&dp);
+	dp_space(&dp);
+	if (dp.bad || *dp.p) {
+		error_at(s->cc, (Loc){0}, "-D %s=%s: '%s' is not an expression of literals and operators", d->name,
+		         d->value, d->value);
+		return ex_error((Loc){0});
+	}
+	Ex v = rvalue(s, sema_expr(s, e));
+	if (v.kind == EX_VALUE) {
+		error_at(s->cc, (Loc){0}, "-D %s=%s: not a compile-time constant", d->name, d->value);
+		return ex_error((Loc){0});
+	}
+	return v;
+}
+
 /* ---- consts (§4.3) ----------------------------------------------------------- */
 
-/* Whether a value of dtype `from` may initialize or be assigned to `to`. */
+/* Whether a constant of dtype `from` may initialize a const of dtype `to`:
+ * as in an assignment, a weak value converts, a strong one must match. */
 static bool implicitly_converts(DType from, bool weak, DType to)
 {
 	bool w;
-	return from == to || promote_dtypes(from, weak, to, false, &w) == to;
+	return from == to || (weak && promote_dtypes(from, true, to, false, &w) == to);
 }
 
-/* Evaluates a const declaration (once; cycles are errors).  Consts are
- * visible everywhere in the file, before or after their declaration. */
+/* Evaluates a const declaration (or its -D override) into b->ex. */
+static void eval_const_decl(Sema *s, Binding *b)
+{
+	Sema saved = *s;
+	s->ctx = CTX_CONST;
+	s->clause = "§4.3";
+	s->scope = s->file;
+	s->k = s->dummy_k;
+	s->region = s->dummy_r;
+	AstConst *kc = b->konst;
+	Define *d = find_define(s, b->name);
+	Ex e;
+	if (d) {
+		d->used = true;
+		e = define_value(s, d);
+	} else {
+		e = rvalue(s, sema_expr(s, kc->value));
+		if (e.kind == EX_VALUE) {
+			error_at(s->cc, kc->value->loc, "the value of constant '%s' is not a compile-time constant [§4.3]",
+			         b->name);
+			e = ex_error(kc->loc);
+		}
+	}
+	if (e.kind == EX_CONST && kc->dtype != DT_NONE) {
+		const char *kind = e.c.dtype == DT_BOOL ? "a bool" : dtype_is_float(e.c.dtype) ? "a float" : "an integer";
+		if (!implicitly_converts(e.c.dtype, e.c.weak, kc->dtype)) {
+			if (d)
+				error_at(s->cc, (Loc){0}, "-D %s=%s: constant '%s' of type %s cannot be initialized with %s",
+				         d->name, d->value, b->name, dtype_str(kc->dtype), kind);
+			else
+				error_at(s->cc, kc->value->loc, "constant '%s' of type %s cannot be initialized with %s%s [§4.3]",
+				         b->name, dtype_str(kc->dtype), e.c.weak ? "a weak " : "", dtype_str(e.c.dtype));
+			e = ex_error(kc->loc);
+		} else if (d && !const_fits(&e.c, kc->dtype)) {
+			error_at(s->cc, (Loc){0}, "-D %s=%s: the value is out of range for constant '%s' of type %s", d->name,
+			         d->value, b->name, dtype_str(kc->dtype));
+			e = ex_error(kc->loc);
+		} else if (!const_convert(s, &e.c, kc->dtype, false, d ? (Loc){0} : kc->value->loc)) {
+			e = ex_error(kc->loc);
+		}
+	}
+	if (e.kind != EX_CONST && e.kind != EX_ERROR) {
+		error_at(s->cc, kc->value->loc, "the value of constant '%s' must be a scalar constant [§4.3]", b->name);
+		e = ex_error(kc->loc);
+	}
+	*s = saved;
+	b->ex = e;
+}
+
 Ex const_binding_value(Sema *s, Binding *b, Loc use)
 {
-	if (b->state == 1) {
-		error_at(s->cc, use, "constant '%s' is defined in terms of itself [§4.3]", b->name);
-		note_at(s->cc, b->loc, "'%s' is declared here", b->name);
-		return ex_error(use);
-	}
-	if (b->state == 0) {
-		b->state = 1;
-		Sema saved = *s;
-		s->ctx = CTX_CONST;
-		s->clause = "§4.3";
-		s->scope = s->file;
-		s->k = s->dummy_k;
-		s->region = s->dummy_r;
-		AstConst *kc = b->konst;
-		Define *d = find_define(s, b->name);
-		Ex e;
-		if (d) {
-			d->used = true;
-			ConstVal c;
-			if (!parse_define_value(d->value, &c)) {
-				error_at(s->cc, (Loc){0}, "-D %s=%s: '%s' is not an integer, float or bool literal", d->name,
-				         d->value, d->value);
-				e = ex_error(kc->loc);
-			} else {
-				e = ex_const(c, kc->loc);
-			}
-		} else {
-			e = rvalue(s, sema_expr(s, kc->value));
-			if (e.kind == EX_VALUE) {
-				error_at(s->cc, kc->value->loc, "the value of constant '%s' is not a compile-time constant [§4.3]",
-				         b->name);
-				e = ex_error(kc->loc);
-			}
-		}
-		if (e.kind == EX_CONST && kc->dtype != DT_NONE) {
-			const char *kind = e.c.dtype == DT_BOOL ? "a bool" : dtype_is_float(e.c.dtype) ? "a float" : "an integer";
-			if (!implicitly_converts(e.c.dtype, e.c.weak, kc->dtype)) {
-				if (d)
-					error_at(s->cc, (Loc){0}, "-D %s=%s: constant '%s' of type %s cannot be initialized with %s",
-					         d->name, d->value, b->name, dtype_str(kc->dtype), kind);
-				else
-					error_at(s->cc, kc->value->loc, "constant '%s' of type %s cannot be initialized with %s [§4.3]",
-					         b->name, dtype_str(kc->dtype), dtype_str(e.c.dtype));
-				e = ex_error(kc->loc);
-			} else if (d && !const_fits(&e.c, kc->dtype)) {
-				error_at(s->cc, (Loc){0}, "-D %s=%s: the value is out of range for constant '%s' of type %s", d->name,
-				         d->value, b->name, dtype_str(kc->dtype));
-				e = ex_error(kc->loc);
-			} else if (!const_convert(s, &e.c, kc->dtype, false, d ? (Loc){0} : kc->value->loc)) {
-				e = ex_error(kc->loc);
-			}
-		}
-		*s = saved;
-		b->ex = e;
-		b->state = 2;
-	}
+	(void)s;
 	Ex e = b->ex;
 	e.loc = use;
 	return e;
+}
+
+/* The names a declaration may not take (§5.10): builtins (and range),
+ * and anything declared in the scopes from `sc` outwards (no shadowing). */
+static bool check_new_name(Sema *s, Scope *sc, const char *name, Loc loc)
+{
+	if (is_builtin_name(name)) {
+		error_at(s->cc, loc, "'%s' is the name of a builtin and cannot be declared [§5.10]", name);
+		return false;
+	}
+	for (; sc; sc = sc->parent) {
+		Binding *prev = lookup_in(sc, name);
+		if (prev) {
+			error_at(s->cc, loc, "'%s' is already declared (as %s); names cannot be redeclared or shadowed [§5.10]",
+			         name, binding_desc(prev));
+			if (prev->loc.line)
+				note_at(s->cc, prev->loc, "'%s' is declared here", name);
+			return false;
+		}
+	}
+	return true;
 }
 
 /* ---- helpers ------------------------------------------------------------------- */
@@ -210,18 +397,6 @@ static Type *static_type(Sema *s, AstType *t, const char *clause)
 	for (int d = 0; d < t->ndims; d++)
 		ok &= positive_int(s, eval_const(s, t->dims[d], clause), "a dimension", clause, &dims[d]);
 	return ok ? type_tensor(s->a, t->dtype, t->ndims, dims) : NULL;
-}
-
-/* Reports a second declaration of a name in one scope. */
-static bool check_redeclared(Sema *s, Scope *sc, const char *name, Loc loc, const char *clause)
-{
-	Binding *prev = lookup_in(sc, name);
-	if (!prev)
-		return true;
-	error_at(s->cc, loc, "redeclaration of '%s' in the same scope [%s]", name, clause);
-	if (prev->loc.line)
-		note_at(s->cc, prev->loc, "'%s' was declared here", name);
-	return false;
 }
 
 static void name_arg(Region *r, int i, const char *name)
@@ -389,9 +564,7 @@ static Region *detached_region(Sema *s)
 
 static void sema_let(Sema *s, AstStmt *st)
 {
-	Ex e = sema_expr(s, st->value);
-	if (e.kind == EX_ACCESS || e.kind == EX_VOID)
-		e = rvalue(s, e);
+	Ex e = rvalue(s, sema_expr(s, st->value));
 	if (st->type && e.kind != EX_ERROR) {
 		Type *t = static_type(s, st->type, "§6.1");
 		const char *what = arena_printf(s->a, "let '%s'", st->name);
@@ -400,8 +573,8 @@ static void sema_let(Sema *s, AstStmt *st)
 		} else if (e.kind == EX_CONST && t->rank == 0) {
 			/* An annotated scalar constant stays a constant. */
 			if (!implicitly_converts(e.c.dtype, e.c.weak, t->dtype)) {
-				error_at(s->cc, e.loc, "%s: %s does not promote to %s; convert with astype [§6.1]", what,
-				         dtype_str(e.c.dtype), dtype_str(t->dtype));
+				error_at(s->cc, e.loc, "%s: expected dtype %s, found %s; convert with astype(..., %s) [§6.1]", what,
+				         dtype_str(t->dtype), dtype_str(e.c.dtype), dtype_str(t->dtype));
 				e = ex_error(e.loc);
 			} else if (const_convert(s, &e.c, t->dtype, false, e.loc)) {
 				e.c.weak = false;
@@ -409,11 +582,11 @@ static void sema_let(Sema *s, AstStmt *st)
 				e = ex_error(e.loc);
 			}
 		} else {
-			Value *v = coerce_assign(s, e, t, what, "§6.1");
+			Value *v = coerce_value(s, e, t, what, "§6.1");
 			e = v ? ex_value(v, false, e.loc) : ex_error(e.loc);
 		}
 	}
-	if (!check_redeclared(s, s->scope, st->name, st->name_loc, "§5.10"))
+	if (!check_new_name(s, s->scope, st->name, st->name_loc))
 		return;
 	Binding *b = bind(s, s->scope, B_LET, st->name, st->name_loc);
 	b->ex = e;
@@ -429,12 +602,12 @@ static void sema_var(Sema *s, AstStmt *st)
 	if (st->type) {
 		t = static_type(s, st->type, "§6.2");
 		if (t && e.kind != EX_ERROR)
-			v = coerce_assign(s, e, t, arena_printf(s->a, "var '%s'", st->name), "§6.2");
+			v = coerce_value(s, e, t, arena_printf(s->a, "var '%s'", st->name), "§6.2");
 	} else if (e.kind != EX_ERROR) {
 		v = as_value(s, e);
 		t = v->type;
 	}
-	if (!check_redeclared(s, s->scope, st->name, st->name_loc, "§5.10"))
+	if (!check_new_name(s, s->scope, st->name, st->name_loc))
 		return;
 	Binding *b = bind(s, s->scope, B_VAR, st->name, st->name_loc);
 	b->cur = v;
@@ -467,7 +640,7 @@ static void assign_var(Sema *s, AstStmt *st)
 		return;
 	if (st->assign_op != OP_COUNT)
 		rhs = sema_binary_ast(s, st->assign_op, tg->loc, ex_value(b->cur, false, tg->loc), rhs);
-	Value *v = coerce_assign(s, rhs, b->type, arena_printf(s->a, "assignment to '%s'", b->name), "§6.2");
+	Value *v = coerce_value(s, rhs, b->type, arena_printf(s->a, "assignment to '%s'", b->name), "§6.2");
 	if (v)
 		b->cur = v;
 }
@@ -499,7 +672,7 @@ static void assign_ref(Sema *s, AstStmt *st)
 		v = sema_binary_ast(s, st->assign_op, tg->loc, ex_value(old, false, tg->loc), v);
 	}
 	const char *what = arena_printf(s->a, "%s '%s'", verb, base.b ? base.b->name : "ref");
-	Value *val = coerce_store(s, v, acc->type, what, "§6.3");
+	Value *val = coerce_value(s, v, acc->type, what, "§6.3");
 	if (val)
 		emit_store(s, acc, val, NULL, tg->loc);
 }
@@ -516,13 +689,12 @@ static void sema_assign(Sema *s, AstStmt *st)
 	}
 }
 
+/* Only store() and atomics may be statements (§6.7). */
 static void sema_expr_stmt(Sema *s, AstStmt *st)
 {
 	Ex e = sema_expr(s, st->value);
-	if (e.kind == EX_ACCESS)
-		e = rvalue(s, e); /* a read is still performed */
-	if ((e.kind == EX_CONST || e.kind == EX_VALUE) && !call_is_effect(st->value))
-		warning_at(s->cc, st->value->loc, "expression result unused [§6.7]");
+	if (e.kind != EX_ERROR && !call_is_effect(st->value))
+		error_at(s->cc, st->value->loc, "statement has no effect: only store() and atomics can be expression statements [§6.7]");
 }
 
 /* Checks a branch that a constant condition rules out: its statements
@@ -605,8 +777,9 @@ static void sema_for(Sema *s, AstStmt *st)
 	bool ok = loop_bound(s, st->lo, &b[0], const_int(0, DT_I32, true), st->loc);
 	ok &= loop_bound(s, st->hi, &b[1], const_int(0, DT_I32, true), st->loc);
 	ok &= loop_bound(s, st->step, &b[2], const_int(1, DT_I32, true), st->loc);
-	if (ok && b[2].kind == EX_CONST && b[2].c.i == 0) {
-		error_at(s->cc, b[2].loc, "the step of range() must not be zero [§6.5]");
+	if (ok && (b[2].kind != EX_CONST || b[2].c.i == 0)) {
+		error_at(s->cc, b[2].loc, "the step of range() must be a non-zero constant integer, found %s [§6.5]",
+		         b[2].kind == EX_CONST ? "0" : "a runtime value");
 		ok = false;
 	}
 	DType dt = DT_I32;
@@ -644,8 +817,10 @@ static void sema_for(Sema *s, AstStmt *st)
 	s->region = r;
 	Scope sc = {.parent = s->scope};
 	s->scope = &sc;
-	Binding *iv = bind(s, &sc, B_LOOP, st->name, st->name_loc);
-	iv->ex = ok ? ex_value(r->args[0], false, st->name_loc) : ex_error(st->name_loc);
+	if (check_new_name(s, s->scope, st->name, st->name_loc)) {
+		Binding *iv = bind(s, &sc, B_LOOP, st->name, st->name_loc);
+		iv->ex = ok ? ex_value(r->args[0], false, st->name_loc) : ex_error(st->name_loc);
+	}
 	sema_stmts(s, st->body, st->nbody);
 	yield_carried(s, &c, st->loc);
 	s->scope = sc.parent;
@@ -722,17 +897,11 @@ static void push_order(Sema *s, KernelBuild *kb, KParamKind kind, int index)
 	vec_push(s->a, &kb->order_index, (void *)(intptr_t)index);
 }
 
-/* Declares a kernel-level name (parameter, size, scratch) once. */
+/* Declares a kernel-level name (parameter, scratch): not a builtin, not a
+ * const, once per kernel (§5.10). */
 static Binding *declare(Sema *s, Scope *ks, BindKind kind, const char *name, Loc loc)
 {
-	Binding *prev = lookup_in(ks, name);
-	if (prev) {
-		error_at(s->cc, loc, "'%s' is already declared in this kernel (as %s) [§5.10]", name,
-		         prev->kind == B_SIZE ? "a size symbol" : prev->kind == B_SCRATCH ? "a scratch buffer" : "a parameter");
-		note_at(s->cc, prev->loc, "'%s' is declared here", name);
-		return NULL;
-	}
-	return bind(s, ks, kind, name, loc);
+	return check_new_name(s, ks, name, loc) ? bind(s, ks, kind, name, loc) : NULL;
 }
 
 /* The first name in a dimension expression that is not a known constant
@@ -763,6 +932,8 @@ static int64_t param_dim(Sema *s, Scope *ks, KernelBuild *kb, AstExpr *e, const 
 	if (e->kind == AE_NAME) {
 		Binding *b = lookup(s, e->name);
 		if (!b) {
+			if (!check_new_name(s, NULL, e->name, e->loc) || used_before_declaration(s, e->name, e->loc))
+				return 0;
 			b = bind(s, ks, B_SIZE, e->name, e->loc);
 			b->index = kb->sizes.len;
 			vec_push(s->a, &kb->sizes, (void *)e->name);
@@ -815,6 +986,9 @@ static void sema_params(Sema *s, AstKernel *ak, Scope *ks, KernelBuild *kb)
 			push_order(s, kb, KP_SCALAR, b->index);
 			continue;
 		}
+		if (t->ndims == 0)
+			error_at(s->cc, t->loc, "array parameter '%s' needs a shape of rank 1 or more, e.g. %s[1] [§5.1]", p->name,
+			         dtype_str(t->dtype));
 		int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->ndims + 1));
 		const char **syms = arena_alloc(s->a, sizeof(char *) * (size_t)(t->ndims + 1));
 		bool dynamic = false, ok = true;
@@ -848,7 +1022,14 @@ static void sema_scratch(Sema *s, AstKernel *ak, Scope *ks, KernelBuild *kb)
 	for (int i = 0; i < ak->nscratch; i++) {
 		AstScratch *sc = ak->scratch[i];
 		Type *t = static_type(s, sc->type, "§5.7");
+		if (t && t->rank == 0) {
+			error_at(s->cc, sc->type->loc, "scratch buffer '%s' needs a shape, e.g. %s[1] [§5.7]", sc->name,
+			         dtype_str(t->dtype));
+			t = NULL;
+		}
 		Binding *b = declare(s, ks, B_SCRATCH, sc->name, sc->loc);
+		if (b && !t)
+			b->poisoned = true; /* its uses are not checked against a guess */
 		if (!b || !t)
 			continue;
 		IrScratch *x = arena_alloc(s->a, sizeof *x);
@@ -929,9 +1110,21 @@ static Region *sema_index_map(Sema *s, AstSpec *sp, IrKernel *k, Scope *ks, IrOp
 	Region *r = ir_region_new(s->a, k, sp->npids, types);
 	Scope *ps = new_scope(s, ks);
 	for (int i = 0; i < sp->npids; i++) {
-		name_arg(r, i, sp->pids[i]);
-		if (check_redeclared(s, ps, sp->pids[i], sp->pid_locs[i], "§5.6"))
-			bind(s, ps, B_PID, sp->pids[i], sp->pid_locs[i])->index = i;
+		/* Distinct, not a builtin, not a const; kernel-scope names may be
+		 * reused (they are not visible in index maps, §5.10). */
+		const char *name = sp->pids[i];
+		Binding *prev = lookup_in(ps, name);
+		if (!prev)
+			prev = lookup_in(s->file, name);
+		name_arg(r, i, name);
+		if (!check_new_name(s, NULL, name, sp->pid_locs[i]))
+			continue;
+		if (prev) {
+			error_at(s->cc, sp->pid_locs[i], "'%s' is already declared (as %s) [§5.10]", name, binding_desc(prev));
+			note_at(s->cc, prev->loc, "'%s' is declared here", name);
+			continue;
+		}
+		bind(s, ps, B_PID, name, sp->pid_locs[i])->index = i;
 	}
 	s->scope = ps;
 	s->ctx = CTX_INDEX_MAP;
@@ -1069,16 +1262,19 @@ static void sema_requires(Sema *s, AstKernel *ak, IrKernel *k)
 	int n = 0;
 	for (int i = 0; i < ak->nrequires; i++) {
 		Ex e = sema_value_expr(s, ak->requires[i]);
+		if (e.kind == EX_CONST && e.c.dtype == DT_BOOL) { /* checked now: false is an error, true is dropped */
+			if (!e.c.i)
+				error_at(s->cc, ak->requires[i]->loc, "this requirement is always false [§5.9]");
+			continue;
+		}
 		Value *c = condition(s, e, "a requires clause", "§5.9");
 		if (!c)
 			continue;
-		if (e.kind == EX_CONST && !e.c.i)
-			error_at(s->cc, ak->requires[i]->loc, "this requirement is always false [§5.9]");
 		k->require_locs[n] = ak->requires[i]->loc;
 		v[n++] = c;
 	}
 	ir_yield(s->a, k, r, ak->loc, n, v);
-	k->requires = r;
+	k->requires = n ? r : NULL;
 	k->nrequires = n;
 }
 
@@ -1153,6 +1349,11 @@ static IrKernel *sema_kernel(Sema *s, AstKernel *ak)
 	s->scope = ks;
 
 	sema_params(s, ak, ks, &kb);
+	bool writes = false;
+	for (int i = 0; i < kb.operands.len; i++)
+		writes |= ((IrOperand *)kb.operands.items[i])->mode != PM_IN;
+	if (!writes)
+		warning_at(s->cc, ak->loc, "kernel '%s' has no out or inout parameter, so it has no effect [§5.1]", ak->name);
 	k->operands = (IrOperand **)vec_copy(s, &kb.operands, sizeof(void *));
 	k->noperands = kb.operands.len;
 	k->scalars = (IrScalar **)vec_copy(s, &kb.scalars, sizeof(void *));
@@ -1205,43 +1406,54 @@ IrModule *sema_file(Compiler *cc, AstFile *f)
 	s->k = s->dummy_k;
 	s->region = s->dummy_r;
 
-	/* Declare every const first: kernels and consts may use consts
-	 * declared later in the file. */
-	for (int i = 0; i < f->nitems; i++) {
-		if (f->items[i]->is_kernel)
-			continue;
-		AstConst *kc = f->items[i]->konst;
-		Binding *prev = lookup_in(s->file, kc->name);
-		if (prev) {
-			error_at(cc, kc->loc, "redefinition of constant '%s' [§3.3]", kc->name);
-			note_at(cc, prev->loc, "the previous definition of '%s' is here", kc->name);
-			continue;
-		}
-		bind(s, s->file, B_CONST, kc->name, kc->loc)->konst = kc;
-	}
-	for (int i = 0; i < f->nitems && !cc->diag.stop; i++) {
-		if (f->items[i]->is_kernel)
-			continue;
-		Binding *b = lookup_in(s->file, f->items[i]->konst->name);
-		if (b->konst == f->items[i]->konst && b->state == 0)
-			const_binding_value(s, b, b->loc);
-	}
+	/* Every const of the file, to tell a use before the declaration from
+	 * an unknown name. */
+	for (int i = 0; i < f->nitems; i++)
+		if (!f->items[i]->is_kernel)
+			*ptrmap_slot(s->a, &s->all_consts, f->items[i]->konst->name, true) = f->items[i]->konst;
 
+	/* Items in order: a const is visible from its declaration on (§5.10);
+	 * consts and kernels share one namespace. */
 	IrModule *m = arena_alloc(s->a, sizeof *m);
 	m->source = cc->sources.len ? ((Source *)cc->sources.items[0])->path : NULL;
 	Vec kernels = {0};
 	for (int i = 0; i < f->nitems && !cc->diag.stop; i++) {
-		if (!f->items[i]->is_kernel)
-			continue;
-		AstKernel *ak = f->items[i]->kernel;
-		for (int j = 0; j < kernels.len; j++) {
-			IrKernel *prev = kernels.items[j];
-			if (prev->name == ak->name) {
-				error_at(cc, ak->loc, "redefinition of kernel '%s' [§3.4]", ak->name);
-				note_at(cc, prev->loc, "the previous definition of '%s' is here", ak->name);
-			}
+		const char *name = f->items[i]->is_kernel ? f->items[i]->kernel->name : f->items[i]->konst->name;
+		Loc loc = f->items[i]->is_kernel ? f->items[i]->kernel->loc : f->items[i]->konst->loc;
+		Binding *prev_const = lookup_in(s->file, name);
+		IrKernel *prev_kernel = NULL;
+		for (int j = 0; j < kernels.len; j++)
+			if (((IrKernel *)kernels.items[j])->name == name)
+				prev_kernel = kernels.items[j];
+		/* A kernel is never referred to from .pk code, so it may take a
+		 * builtin's name (a kernel called iota or softmax); consts may not. */
+		bool ok = f->items[i]->is_kernel || check_new_name(s, NULL, name, loc);
+		if (ok && (prev_const || prev_kernel)) {
+			bool same = f->items[i]->is_kernel ? prev_kernel != NULL : prev_const != NULL;
+			if (same)
+				error_at(cc, loc, "redefinition of %s '%s' [%s]", f->items[i]->is_kernel ? "kernel" : "constant", name,
+				         f->items[i]->is_kernel ? "§3.4" : "§3.3");
+			else
+				error_at(cc, loc, "'%s' is already declared (as a %s); consts and kernels share one namespace [§5.10]",
+				         name, prev_const ? "constant" : "kernel");
+			note_at(cc, prev_const ? prev_const->loc : prev_kernel->loc, "the previous definition of '%s' is here",
+			        name);
+			ok = false;
 		}
-		vec_push(s->a, &kernels, sema_kernel(s, ak));
+		if (!f->items[i]->is_kernel) {
+			AstConst *kc = f->items[i]->konst;
+			Binding b = {.kind = B_CONST, .name = kc->name, .loc = kc->loc, .konst = kc};
+			eval_const_decl(s, &b); /* its own errors even when the name is taken */
+			if (ok) {
+				Binding *nb = bind(s, s->file, B_CONST, kc->name, kc->loc);
+				nb->konst = kc;
+				nb->ex = b.ex;
+			}
+			continue;
+		}
+		IrKernel *k = sema_kernel(s, f->items[i]->kernel);
+		if (ok)
+			vec_push(s->a, &kernels, k);
 	}
 	m->kernels = (IrKernel **)vec_copy(s, &kernels, sizeof(void *));
 	m->nkernels = kernels.len;

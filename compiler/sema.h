@@ -87,8 +87,7 @@ typedef struct Binding {
 	int index;            /* SIZE, SCALAR, OPERAND, SCRATCH, PID: position in its kernel list */
 	ParamMode mode;       /* OPERAND: in/out/inout */
 	AstConst *konst;      /* CONST: the declaration */
-	int state;            /* CONST: 0 not evaluated, 1 being evaluated, 2 done */
-	Ex ex;                /* CONST (when done), LET, LOOP: the bound meaning */
+	Ex ex;                /* CONST, LET, LOOP: the bound meaning */
 	Value *cur;           /* VAR: the current SSA value */
 	Type *type;           /* VAR: its fixed type; NULL when the declaration was in error */
 	bool poisoned;        /* its declaration had an error: uses are silently poison */
@@ -128,7 +127,8 @@ typedef enum Ctx {
 typedef struct Sema {
 	Compiler *cc;         /* diagnostics, arena, -D defines */
 	Arena *a;             /* where types and IR are allocated (the compilation's arena) */
-	Scope *file;          /* consts */
+	Scope *file;          /* consts (each bound at its declaration) */
+	PtrMap all_consts;    /* every const of the file, name -> AstConst*, for use-before-declaration errors */
 	Scope *scope;         /* innermost scope of the current context */
 	Ctx ctx;              /* what the current expression may use */
 	const char *clause;   /* clause cited for context violations (e.g. "§5.3") */
@@ -189,13 +189,11 @@ Value *broadcast_value(Sema *s, Value *v, int rank, const int64_t *dims, Loc loc
 Value *reshape_value(Sema *s, Value *v, int rank, const int64_t *dims, Loc loc);
 Value *transpose_value(Sema *s, Value *v, const int64_t *perm, Loc loc);
 
-/* Converts e for assignment to a var/let of type t: the dtype must
- * promote to exactly t's (weak literals adapt) and the shape broadcast to
- * exactly t's.  Returns NULL after reporting (citing clause). */
-Value *coerce_assign(Sema *s, Ex e, Type *t, const char *what, const char *clause);
-/* Converts e for a store into a Ref of type t: weak values adapt, other
- * dtypes must equal t's; the shape broadcasts to t's. */
-Value *coerce_store(Sema *s, Ex e, Type *t, const char *what, const char *clause);
+/* Converts e to type t for a store into a Ref, an assignment to a var, an
+ * annotated let (§6.2, §6.3): a weak value converts (§4.7), a strong one
+ * must have t's dtype exactly; the shape must broadcast to t's.  Returns
+ * NULL after reporting (`what` names the target, clause is cited). */
+Value *coerce_value(Sema *s, Ex e, Type *t, const char *what, const char *clause);
 
 /* Elementwise binary operations. */
 typedef enum BinClass {
@@ -216,7 +214,7 @@ typedef struct BinInfo {
 	const char *clause; /* clause cited for operand errors */
 } BinInfo;
 
-extern const BinInfo bin_min, bin_max, bin_pow, bin_add, bin_sub, bin_floordiv;
+extern const BinInfo bin_min, bin_max, bin_add, bin_sub, bin_floordiv;
 Ex sema_binop(Sema *s, const BinInfo *bi, Loc loc, Ex a, Ex b);
 Ex sema_binary_ast(Sema *s, AstOp op, Loc loc, Ex a, Ex b);
 
@@ -236,13 +234,16 @@ void emit_store(Sema *s, Access *acc, Value *v, Value *mask, Loc loc);
 Binding *lookup(Sema *s, const char *name);
 Binding *lookup_in(Scope *sc, const char *name);
 Binding *bind(Sema *s, Scope *sc, BindKind kind, const char *name, Loc loc);
+const char *binding_desc(const Binding *b); /* "a scalar parameter", ... */
 Ex name_value(Sema *s, Binding *b, Loc loc);
 void report_unknown_name(Sema *s, const char *name, Loc loc, const char *what,
                          const char *const *extra, int nextra);
 const char *closest_name(const char *name, const char *const *cands, int n);
 
-/* Const evaluation (sema.c). */
+/* The value of a const at a use (sema.c). */
 Ex const_binding_value(Sema *s, Binding *b, Loc use);
+/* Reports (and returns true) when name is a const declared later in the file. */
+bool used_before_declaration(Sema *s, const char *name, Loc loc);
 
 /* Shared shape helpers. */
 bool shape_arg(Sema *s, Ex e, const char *fname, const char *clause, bool allow_minus1,

@@ -49,13 +49,23 @@ typedef struct Builtin {
 
 /* ---- helpers ----------------------------------------------------------------- */
 
+/* Where the current expression is, for messages. */
+static const char *ctx_phrase(const Sema *s)
+{
+	switch (s->ctx) {
+	case CTX_CONST: return "a constant expression";
+	case CTX_GRID: return strcmp(s->clause, "§5.9") == 0 ? "a requires clause" : "the grid";
+	case CTX_INDEX_MAP: return "an index map";
+	case CTX_BODY: break;
+	}
+	return "a kernel body";
+}
+
 /* The argument as a value, or poison. */
 static Ex val(Sema *s, Ex e)
 {
 	return rvalue(s, e);
 }
-
-static bool is_intlike(DType dt) { return dt == DT_BOOL || dtype_is_int(dt); }
 
 static DType kw_dtype(Sema *s, Call *c, Kw k, DType dflt)
 {
@@ -136,11 +146,6 @@ static Value *mask_value(Sema *s, Call *c, const Type *shape)
 static Ex bi_program_id(Sema *s, Call *c)
 {
 	const char *fname = c->bi->name;
-	if (s->ctx != CTX_BODY) {
-		error_at(s->cc, c->loc, "%s() can only be used in a kernel body%s [§7.15]", fname,
-		         s->ctx == CTX_INDEX_MAP ? "; an index map receives the program ids as its parameters" : "");
-		return ex_error(c->loc);
-	}
 	if (!c->has[KW_AXIS]) {
 		error_at(s->cc, c->loc, "%s() needs the grid axis: %s(0) [§7.15]", fname, fname);
 		return ex_error(c->loc);
@@ -159,7 +164,10 @@ static Ex bi_program_id(Sema *s, Call *c)
 	return ex_of(v, c->loc);
 }
 
-/* cdiv(a, b) = (a + b - 1) // b, as pl.cdiv; folds on constants. */
+/* cdiv(a, b): the ceiling of a / b (§7.17).  With a positive constant or
+ * unsigned divisor it is (a + b - 1) // b, as pl.cdiv; otherwise
+ * -((-a) // b), which is right for every sign.  Folds on constants (a
+ * constant zero divisor is an error there). */
 static Ex bi_cdiv(Sema *s, Call *c)
 {
 	Ex a = val(s, c->pos[0]), b = val(s, c->pos[1]);
@@ -170,14 +178,16 @@ static Ex bi_cdiv(Sema *s, Call *c)
 		         ex_type_str(s, &b));
 		return ex_error(c->loc);
 	}
-	if (b.kind == EX_CONST && b.c.i <= 0) {
-		error_at(s->cc, b.loc, "the divisor of cdiv() must be positive, found %lld [§7.17]", (long long)b.c.i);
-		return ex_error(c->loc);
+	bool weak;
+	DType dt = promote_dtypes(ex_dtype(&a), ex_weak(&a), ex_dtype(&b), ex_weak(&b), &weak);
+	if (dtype_is_unsigned(dt) || (b.kind == EX_CONST && b.c.i > 0)) {
+		Ex one = ex_const(const_int(1, DT_I32, true), c->loc);
+		Ex t = sema_binop(s, &bin_add, c->loc, a, sema_binop(s, &bin_sub, c->loc, b, one));
+		return sema_binop(s, &bin_floordiv, c->loc, t, b);
 	}
-	Ex one = ex_const(const_int(1, DT_I32, true), c->loc);
-	Ex bm1 = sema_binop(s, &bin_sub, c->loc, b, one);
-	Ex t = sema_binop(s, &bin_add, c->loc, a, bm1);
-	return sema_binop(s, &bin_floordiv, c->loc, t, b);
+	Ex zero = ex_const(const_int(0, DT_I32, true), c->loc);
+	Ex q = sema_binop(s, &bin_floordiv, c->loc, sema_binop(s, &bin_sub, c->loc, zero, a), b);
+	return sema_binop(s, &bin_sub, c->loc, zero, q);
 }
 
 static Ex bi_ds(Sema *s, Call *c)
@@ -246,11 +256,14 @@ static Ex bi_math(Sema *s, Call *c)
 	if (x.kind == EX_ERROR)
 		return x;
 	DType dt = ex_dtype(&x);
+	Op op = (Op)c->bi->arg;
+	if (!dtype_is_float(dt) && (op == IR_FLOOR || op == IR_CEIL))
+		return x; /* the identity on integers and bool, as in JAX (§7.10) */
 	if (!dtype_is_float(dt))
 		dt = DT_F32;
 	Type *t = type_tensor(s->a, dt, ex_rank(&x), ex_dims(&x));
 	Value *v = to_value(s, x, t);
-	return ex_value(emit(s, (Op)c->bi->arg, c->loc, t, 1, v), ex_weak(&x), c->loc);
+	return ex_value(emit(s, op, c->loc, t, 1, v), ex_weak(&x), c->loc);
 }
 
 static Ex bi_abs(Sema *s, Call *c)
@@ -278,9 +291,10 @@ static Ex bi_abs(Sema *s, Call *c)
 	return ex_value(emit(s, IR_ABS, c->loc, x.v->type, 1, x.v), x.weak, c->loc);
 }
 
-static Ex bi_pow(Sema *s, Call *c)
+/* pow(a, b) and floordiv(a, b) are the operators ** and //. */
+static Ex bi_operator(Sema *s, Call *c)
 {
-	return sema_binop(s, &bin_pow, c->loc, c->pos[0], c->pos[1]);
+	return sema_binary_ast(s, (AstOp)c->bi->arg, c->loc, c->pos[0], c->pos[1]);
 }
 
 /* ---- reductions (§7.11) ------------------------------------------------------ */
@@ -324,6 +338,10 @@ static bool reduce_axes(Sema *s, Call *c, int rank, bool *axes)
 	Ex *items = &a;
 	int n = 1;
 	if (a.kind == EX_TUPLE) {
+		if (c->bi->arg == IR_ARGMAX || c->bi->arg == IR_ARGMIN) {
+			error_at(s->cc, a.loc, "the axis of %s() must be one constant integer [§7.11]", c->bi->name);
+			return false;
+		}
 		items = a.items;
 		n = a.nitems;
 	}
@@ -385,7 +403,7 @@ static Ex reduce_call(Sema *s, Call *c, Op op)
 	}
 	if (keep)
 		r = reshape_value(s, r, t->rank, kdims, c->loc);
-	return ex_of(r, c->loc);
+	return ex_value(r, ex_weak(&x), c->loc); /* weak arguments give weak results */
 }
 
 static Ex bi_reduce(Sema *s, Call *c)
@@ -406,9 +424,9 @@ static Ex bi_minmax(Sema *s, Call *c)
 			}
 		return sema_binop(s, is_max ? &bin_max : &bin_min, c->loc, c->pos[0], c->pos[1]);
 	}
-	if (s->ctx == CTX_CONST) {
-		error_at(s->cc, c->loc, "%s() with one argument (a reduction) cannot be used in a constant expression [%s]",
-		         c->bi->name, s->clause);
+	if (s->ctx != CTX_BODY) {
+		error_at(s->cc, c->loc, "%s() with one argument (a reduction) cannot be used in %s [%s]", c->bi->name,
+		         ctx_phrase(s), s->clause);
 		return ex_error(c->loc);
 	}
 	return reduce_call(s, c, (Op)c->bi->arg);
@@ -441,7 +459,8 @@ static Ex bi_cumsum(Sema *s, Call *c)
 	int d = normalize_axis(s, axis, rank, c->has[KW_AXIS] ? c->kw[KW_AXIS].loc : c->loc, "cumsum", "§7.11");
 	if (d < 0)
 		return ex_error(c->loc);
-	v = cast_value(s, v, sum_dtype(v->type->dtype), c->loc);
+	if (v->type->dtype == DT_BOOL) /* cumsum keeps the dtype, except bool (§7.11) */
+		v = cast_value(s, v, DT_I32, c->loc);
 	Value *r = emit(s, IR_CUMSUM, c->loc, v->type, 1, v);
 	r->def->ival = d;
 	return ex_of(r, c->loc);
@@ -467,9 +486,6 @@ static Ex bi_iota(Sema *s, Call *c)
 			return ex_error(c->loc);
 		if ((dim = normalize_axis(s, dim, rank, c->kw[KW_DIM].loc, "iota", "§7.12")) < 0)
 			return ex_error(c->loc);
-	} else if (rank > 1) {
-		error_at(s->cc, c->loc, "iota() of a rank-%d shape needs dim= (the dimension that counts) [§7.12]", rank);
-		return ex_error(c->loc);
 	}
 	DType it = dtype_is_int(dt) ? dt : DT_I32; /* the IR counts in integers */
 	Value *v = emit(s, IR_IOTA, c->loc, type_tensor(s->a, it, rank, dims), 0);
@@ -505,12 +521,10 @@ static Ex bi_fill(Sema *s, Call *c)
 		         type_str(s->a, type_tensor(s->a, dt, rank, dims)));
 		return ex_error(c->loc);
 	}
-	/* Without a dtype, full(shape, 2) is weakly typed like its value (lax.full). */
-	bool weak = c->bi->arg == 2 && !c->has[KW_DTYPE] && ex_weak(&v);
 	v = cast_ex(s, v, dt, v.loc); /* an explicit dtype converts like astype */
 	if (v.kind == EX_ERROR)
 		return v;
-	return ex_value(to_value(s, v, type_tensor(s->a, dt, rank, dims)), weak, c->loc);
+	return ex_of(to_value(s, v, type_tensor(s->a, dt, rank, dims)), c->loc);
 }
 
 static Ex bi_reshape(Sema *s, Call *c)
@@ -609,11 +623,6 @@ static Ex bi_broadcast_to(Sema *s, Call *c)
 
 /* ---- dot (§7.13) ------------------------------------------------------------- */
 
-static bool same_kind(DType a, DType b)
-{
-	return dtype_is_float(a) == dtype_is_float(b) && is_intlike(a) == is_intlike(b);
-}
-
 Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb)
 {
 	a = val(s, a);
@@ -668,8 +677,10 @@ Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, 
 	} else if (acc_dt != DT_NONE) {
 		rdt = acc_dt;
 	}
-	if (!same_kind(rdt, dt) || rdt == DT_BOOL) {
-		error_at(s->cc, loc, "dot of %s operands cannot accumulate in %s [§7.13]", dtype_str(dt), dtype_str(rdt));
+	bool w;
+	if (rdt != dt && promote_dtypes(dt, false, rdt, false, &w) != rdt) {
+		error_at(s->cc, loc, "dot of %s operands cannot accumulate in %s: the accumulator must be a dtype they promote to [§7.13]",
+		         dtype_str(dt), dtype_str(rdt));
 		return ex_error(loc);
 	}
 	Type *rt = type_tensor(s->a, rdt, 2, mn);
@@ -708,12 +719,8 @@ static Ex bi_load(Sema *s, Call *c)
 	Value *mask = NULL, *other = NULL;
 	if (c->has[KW_MASK] && !(mask = mask_value(s, c, acc->type)))
 		return ex_error(c->loc);
-	if (c->has[KW_OTHER]) {
-		if (!mask) {
-			error_at(s->cc, c->kw[KW_OTHER].loc, "other= of load() needs mask= (it fills the masked-off lanes) [§7.7]");
-			return ex_error(c->loc);
-		}
-		if (!(other = coerce_store(s, c->kw[KW_OTHER], acc->type, "other= of load()", "§7.7")))
+	if (c->has[KW_OTHER]) { /* without mask= it fills the out-of-bounds lanes (§7.7, §8) */
+		if (!(other = coerce_value(s, c->kw[KW_OTHER], acc->type, "other= of load()", "§7.7")))
 			return ex_error(c->loc);
 	}
 	return ex_of(emit_load(s, acc, mask, other, c->loc), c->loc);
@@ -725,7 +732,7 @@ static Ex bi_store(Sema *s, Call *c)
 	if (!acc || !access_ready(s, acc, "store to") || !access_writable(s, acc, c->pos[0].loc, "store to"))
 		return ex_error(c->loc);
 	const char *what = arena_printf(s->a, "store to '%s'", acc->binding ? acc->binding->name : "ref");
-	Value *v = coerce_store(s, c->pos[1], acc->type, what, "§7.7");
+	Value *v = coerce_value(s, c->pos[1], acc->type, what, "§7.7");
 	Value *mask = NULL;
 	if (!v || (c->has[KW_MASK] && !(mask = mask_value(s, c, acc->type))))
 		return ex_error(c->loc);
@@ -743,8 +750,8 @@ static Ex bi_atomic(Sema *s, Call *c)
 		return ex_error(c->loc);
 	DType dt = acc->type->dtype;
 	const char *need = NULL;
-	if ((kind == ATOMIC_AND || kind == ATOMIC_OR || kind == ATOMIC_XOR) && !is_intlike(dt))
-		need = "an integer or bool";
+	if ((kind == ATOMIC_AND || kind == ATOMIC_OR || kind == ATOMIC_XOR || kind == ATOMIC_CAS) && !dtype_is_int(dt))
+		need = "an integer";
 	else if ((kind == ATOMIC_ADD || kind == ATOMIC_MAX || kind == ATOMIC_MIN) && dt == DT_BOOL)
 		need = "a numeric";
 	if (need) {
@@ -756,9 +763,9 @@ static Ex bi_atomic(Sema *s, Call *c)
 	Value *args[3];
 	int n = 0;
 	Value *cmp = NULL;
-	if (kind == ATOMIC_CAS && !(cmp = coerce_store(s, c->pos[1], acc->type, what, "§7.8")))
+	if (kind == ATOMIC_CAS && !(cmp = coerce_value(s, c->pos[1], acc->type, what, "§7.8")))
 		return ex_error(c->loc);
-	if (!(args[n++] = coerce_store(s, c->pos[kind == ATOMIC_CAS ? 2 : 1], acc->type, what, "§7.8")))
+	if (!(args[n++] = coerce_value(s, c->pos[kind == ATOMIC_CAS ? 2 : 1], acc->type, what, "§7.8")))
 		return ex_error(c->loc);
 	if (cmp)
 		args[n++] = cmp;
@@ -782,7 +789,7 @@ static Ex bi_atomic(Sema *s, Call *c)
 /* ---- the table ---------------------------------------------------------------- */
 
 #define MATH(n, op) {n, 1, 1, NOKW, 0, "§7.10", bi_math, IR_##op, false}
-#define RED(n, op) {n, 1, 1, KW_AXIS, K(AXIS) | K(KEEPDIMS), "§7.11", bi_reduce, IR_##op, false}
+#define RED(n, op) {n, 1, 1, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_reduce, IR_##op, false}
 #define ATOM(n, k) {n, 2, 2, NOKW, K(MASK), "§7.8", bi_atomic, ATOMIC_##k, false}
 
 static const Builtin builtins[] = {
@@ -796,13 +803,14 @@ static const Builtin builtins[] = {
 	MATH("sqrt", SQRT), MATH("rsqrt", RSQRT), MATH("tanh", TANH), MATH("sigmoid", SIGMOID),
 	MATH("erf", ERF), MATH("sin", SIN), MATH("cos", COS), MATH("floor", FLOOR), MATH("ceil", CEIL),
 	{"abs", 1, 1, NOKW, 0, "§7.10", bi_abs, 0, true},
-	{"pow", 2, 2, NOKW, 0, "§7.10", bi_pow, 0, true},
+	{"pow", 2, 2, NOKW, 0, "§7.10", bi_operator, OP_POW, false},
+	{"floordiv", 2, 2, NOKW, 0, "§7.17", bi_operator, OP_FLOORDIV, true},
 	{"min", 1, 2, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_minmax, IR_REDUCE_MIN, true},
 	{"max", 1, 2, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_minmax, IR_REDUCE_MAX, true},
 	{"minimum", 2, 2, NOKW, 0, "§7.10", bi_minimum, IR_MIN, true},
 	{"maximum", 2, 2, NOKW, 0, "§7.10", bi_minimum, IR_MAX, true},
 	RED("sum", REDUCE_SUM), RED("argmax", ARGMAX), RED("argmin", ARGMIN),
-	{"cumsum", 1, 1, KW_AXIS, K(AXIS), "§7.11", bi_cumsum, 0, false},
+	{"cumsum", 1, 1, NOKW, K(AXIS), "§7.11", bi_cumsum, 0, false},
 	{"iota", 1, 1, NOKW, K(DIM) | K(DTYPE), "§7.12", bi_iota, 0, false},
 	{"zeros", 1, 1, KW_DTYPE, K(DTYPE), "§7.12", bi_fill, 0, false},
 	{"ones", 1, 1, KW_DTYPE, K(DTYPE), "§7.12", bi_fill, 1, false},
@@ -816,7 +824,7 @@ static const Builtin builtins[] = {
 	ATOM("atomic_add", ADD), ATOM("atomic_max", MAX), ATOM("atomic_min", MIN),
 	ATOM("atomic_and", AND), ATOM("atomic_or", OR), ATOM("atomic_xor", XOR),
 	ATOM("atomic_xchg", XCHG),
-	{"atomic_cas", 3, 3, NOKW, 0, "§7.8", bi_atomic, ATOMIC_CAS, false},
+	{"atomic_cas", 3, 3, NOKW, K(MASK), "§7.8", bi_atomic, ATOMIC_CAS, false},
 };
 
 enum { NBUILTINS = sizeof builtins / sizeof builtins[0] };
@@ -831,7 +839,7 @@ static const Builtin *find_builtin(const char *name)
 
 bool is_builtin_name(const char *name)
 {
-	return find_builtin(name) != NULL;
+	return find_builtin(name) != NULL || strcmp(name, "range") == 0;
 }
 
 const char *builtin_suggestion(const char *name)
@@ -934,8 +942,15 @@ Ex sema_call(Sema *s, AstExpr *call)
 		}
 		return bad_callee(s, call, method, name);
 	}
-	if (s->ctx == CTX_CONST && !bi->const_ok) {
-		error_at(s->cc, f->loc, "%s() cannot be used in a constant expression [%s]", bi->name, s->clause);
+	if (s->ctx != CTX_BODY && !bi->const_ok) { /* §4.3, §5.3, §5.6, §5.9 */
+		if (bi->fn == bi_program_id)
+			error_at(s->cc, f->loc, "%s() can only be used in a kernel body%s [§7.15]", bi->name,
+			         s->ctx == CTX_INDEX_MAP ? "; an index map receives the program ids as its parameters" : "");
+		else
+			error_at(s->cc, f->loc, "%s() cannot be used in %s; only cdiv, floordiv, min, max, minimum, maximum, abs, where and casts can [%s]",
+			         bi->name, ctx_phrase(s), s->clause);
+		for (int i = 0; i < call->nargs; i++)
+			sema_expr(s, call->args[i].value);
 		return ex_error(call->loc);
 	}
 

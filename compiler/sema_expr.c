@@ -147,27 +147,39 @@ bool const_fits(const ConstVal *c, DType dt)
 	return int_fits(c->i, dt);
 }
 
+/* v wrapped to the bits of an integer dtype (two's complement), as the
+ * run-time arithmetic of strong integers does (§7.2). */
+static int64_t wrap_int(uint64_t v, DType dt)
+{
+	int bits = dt == DT_BOOL ? 1 : dtype_bits(dt);
+	if (bits >= 64)
+		return (int64_t)v;
+	uint64_t mask = (UINT64_C(1) << bits) - 1;
+	v &= mask;
+	if (dtype_is_signed(dt) && (v >> (bits - 1)))
+		v |= ~mask;
+	return (int64_t)v;
+}
+
 bool const_convert(Sema *s, ConstVal *c, DType dt, bool explicit_cast, Loc loc)
 {
 	ConstVal r = {.dtype = dt};
 	if (dtype_is_float(dt)) {
-		r.f = round_to(dtype_is_float(c->dtype) ? c->f : (double)c->i, dt);
+		double f = dtype_is_float(c->dtype) ? c->f : c->dtype == DT_U64 ? (double)(uint64_t)c->i : (double)c->i;
+		r.f = round_to(f, dt);
 	} else if (dt == DT_BOOL) {
 		r.i = dtype_is_float(c->dtype) ? c->f != 0.0 : c->i != 0;
 	} else if (dtype_is_float(c->dtype)) {
-		/* Only astype converts a float to an integer: truncation. */
+		/* Only a cast converts a float to an integer: truncation; NaN and
+		 * out-of-range values are unspecified (§7.14): 0 here. */
 		double f = c->f;
-		if (!(f > -9.2e18 && f < 9.2e18) || !int_fits((int64_t)f, dt)) {
-			error_at(s->cc, loc, "constant %g does not fit in %s [%s]", f, dtype_str(dt),
-			         explicit_cast ? "§7.14" : "§4.7");
-			*c = r;
-			return false;
-		}
-		r.i = (int64_t)f;
+		r.i = f > -9.2e18 && f < 9.2e18 ? wrap_int((uint64_t)(int64_t)f, dt) : 0;
+	} else if (explicit_cast || !c->weak) {
+		/* Casts wrap (§7.14); a strong integer only ever widens implicitly. */
+		r.i = wrap_int((uint64_t)c->i, dt);
 	} else {
-		if (!int_fits(c->i, dt)) {
-			error_at(s->cc, loc, "constant %lld does not fit in %s [%s]", (long long)c->i, dtype_str(dt),
-			         explicit_cast ? "§7.14" : "§4.7");
+		if (!int_fits(c->i, dt)) { /* a weak constant must fit (§4.7) */
+			error_at(s->cc, loc, "constant %lld does not fit in %s [§4.7]", (long long)c->i, dtype_str(dt));
 			*c = r;
 			return false;
 		}
@@ -177,145 +189,154 @@ bool const_convert(Sema *s, ConstVal *c, DType dt, bool explicit_cast, Loc loc)
 	return true;
 }
 
-/* Integer power by squaring; false on overflow. */
+/* Integer power by squaring, wrapping modulo 2^64; true on int64 overflow. */
 static bool ipow(int64_t b, int64_t e, int64_t *out)
 {
 	int64_t r = 1;
+	bool ovf = false;
 	while (e > 0) {
-		if ((e & 1) && __builtin_mul_overflow(r, b, &r))
-			return false;
+		if (e & 1)
+			ovf |= __builtin_mul_overflow(r, b, &r);
 		e >>= 1;
-		if (e && __builtin_mul_overflow(b, b, &b))
-			return false;
+		if (e)
+			ovf |= __builtin_mul_overflow(b, b, &b);
 	}
 	*out = r;
+	return ovf;
+}
+
+static bool fold_error(Sema *s, Loc loc, bool *err, const char *msg)
+{
+	error_at(s->cc, loc, "%s", msg);
+	*err = true;
+	return false;
+}
+
+/* Folds a binary operation on float constants (computed in double,
+ * rounded to f32 for f32 results). */
+static bool fold_float(Sema *s, Op op, Loc loc, double x, double y, DType rdt, ConstVal *out, bool *err)
+{
+	double r = 0;
+	switch (op) {
+	case IR_ADD: r = x + y; break;
+	case IR_SUB: r = x - y; break;
+	case IR_MUL: r = x * y; break;
+	case IR_DIV:
+	case IR_FLOORDIV:
+	case IR_MOD:
+		if (y == 0.0)
+			return fold_error(s, loc, err, "division by zero in a constant expression [§4.3]");
+		r = op == IR_DIV ? x / y : op == IR_FLOORDIV ? pk_floor(x / y) : x - pk_floor(x / y) * y;
+		break;
+	case IR_POW: {
+		if (!(y == pk_floor(y) && y >= -64 && y <= 64))
+			return false; /* left to the run time (the compiler does not link libm) */
+		double p = 1.0;
+		for (int n = 0; n < (y < 0 ? -y : y); n++)
+			p *= x;
+		r = y < 0 ? 1.0 / p : p;
+		break;
+	}
+	case IR_MIN: r = x < y ? x : y; break;
+	case IR_MAX: r = x > y ? x : y; break;
+	case IR_EQ: out->i = x == y; return true;
+	case IR_NE: out->i = x != y; return true;
+	case IR_LT: out->i = x < y; return true;
+	case IR_LE: out->i = x <= y; return true;
+	case IR_GT: out->i = x > y; return true;
+	case IR_GE: out->i = x >= y; return true;
+	default: return false;
+	}
+	out->f = round_to(r, rdt);
+	return true;
+}
+
+/* Folds a binary operation on integer (or bool) constants of dtype cdt.
+ * Weak constants compute exactly in 64 bits, an overflow being an error;
+ * strong ones wrap in their dtype like the run-time operation (§4.3).  A
+ * u64 constant is held in an int64 bit pattern, so it compares, divides
+ * and shifts unsigned. */
+static bool fold_int(Sema *s, Op op, Loc loc, int64_t x, int64_t y, DType cdt, bool weak, ConstVal *out,
+                     bool *err)
+{
+	uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
+	bool u64 = cdt == DT_U64;
+	int bits = cdt == DT_BOOL ? 1 : dtype_bits(cdt);
+	int64_t r = 0;
+	bool ovf = false; /* the exact result does not fit in an int64 (r holds it wrapped) */
+	switch (op) {
+	case IR_ADD: ovf = __builtin_add_overflow(x, y, &r); break;
+	case IR_SUB: ovf = __builtin_sub_overflow(x, y, &r); break;
+	case IR_MUL: ovf = __builtin_mul_overflow(x, y, &r); break;
+	case IR_FLOORDIV:
+	case IR_MOD:
+		if (y == 0)
+			return fold_error(s, loc, err, "division by zero in a constant expression [§4.3]");
+		if (u64) {
+			r = (int64_t)(op == IR_FLOORDIV ? ux / uy : ux % uy);
+		} else if (x == INT64_MIN && y == -1) { /* wraps to itself, remainder 0 (§7.2) */
+			ovf = op == IR_FLOORDIV;
+			r = op == IR_FLOORDIV ? INT64_MIN : 0;
+		} else {
+			r = op == IR_FLOORDIV ? x / y : x % y;
+			if ((x % y != 0) && ((x < 0) != (y < 0))) /* C truncates, Python floors */
+				r = op == IR_FLOORDIV ? r - 1 : r + y;
+		}
+		break;
+	case IR_POW:
+		if (y < 0 && !u64)
+			return fold_error(s, loc, err, "negative exponent in an integer power [§7.2]");
+		ovf = ipow(x, y, &r);
+		break;
+	case IR_MIN: r = (u64 ? ux < uy : x < y) ? x : y; break;
+	case IR_MAX: r = (u64 ? ux > uy : x > y) ? x : y; break;
+	case IR_AND: r = x & y; break;
+	case IR_OR: r = x | y; break;
+	case IR_XOR: r = x ^ y; break;
+	case IR_SHL:
+	case IR_SHR:
+		if (weak && y < 0)
+			return fold_error(s, loc, err, "negative shift count in a constant expression [§7.4]");
+		if (y < 0 || y >= (weak ? 64 : bits) || (u64 && uy >= 64)) { /* XLA's rule (§7.4) */
+			r = op == IR_SHR && x < 0 && !u64 ? -1 : 0;
+			ovf = op == IR_SHL && x != 0;
+		} else if (op == IR_SHR) {
+			r = u64 ? (int64_t)(ux >> y) : x < 0 ? ~(~x >> y) : x >> y;
+		} else {
+			r = (int64_t)(ux << y);
+			ovf = (r >> y) != x;
+		}
+		break;
+	case IR_EQ: r = x == y; break;
+	case IR_NE: r = x != y; break;
+	case IR_LT: r = u64 ? ux < uy : x < y; break;
+	case IR_LE: r = u64 ? ux <= uy : x <= y; break;
+	case IR_GT: r = u64 ? ux > uy : x > y; break;
+	case IR_GE: r = u64 ? ux >= uy : x >= y; break;
+	default: return false;
+	}
+	if (op_info[op].flags & F_CMP) {
+		out->i = r;
+		return true;
+	}
+	if (weak && ovf)
+		return fold_error(s, loc, err, "integer overflow in a constant expression: the result exceeds 64 bits [§4.3]");
+	out->i = weak ? r : wrap_int((uint64_t)r, out->dtype);
 	return true;
 }
 
 /* Folds a binary operation on constants already converted to the compute
  * dtype cdt.  Returns false without an error when the operation cannot be
  * folded (float ** non-integer: the caller emits it), and false after an
- * error (division by zero, overflow) with *err set. */
+ * error (division by zero, weak overflow) with *err set. */
 static bool fold_binary(Sema *s, Op op, Loc loc, ConstVal a, ConstVal b, DType cdt, DType rdt, bool weak,
                         ConstVal *out, bool *err)
 {
 	*err = false;
 	*out = (ConstVal){.dtype = rdt, .weak = weak};
-	bool cmp = op_info[op].flags & F_CMP;
-	if (dtype_is_float(cdt)) {
-		double x = a.f, y = b.f, r = 0;
-		switch (op) {
-		case IR_ADD: r = x + y; break;
-		case IR_SUB: r = x - y; break;
-		case IR_MUL: r = x * y; break;
-		case IR_DIV:
-		case IR_FLOORDIV:
-		case IR_MOD:
-			if (y == 0.0) {
-				error_at(s->cc, loc, "division by zero in a constant expression [§7.2]");
-				*err = true;
-				return false;
-			}
-			r = op == IR_DIV ? x / y : op == IR_FLOORDIV ? pk_floor(x / y) : x - pk_floor(x / y) * y;
-			break;
-		case IR_POW: {
-			if (!(y == pk_floor(y) && y >= -64 && y <= 64))
-				return false; /* left to the runtime (libm-free compiler) */
-			double p = 1.0;
-			for (int n = 0; n < (y < 0 ? -y : y); n++)
-				p *= x;
-			r = y < 0 ? 1.0 / p : p;
-			break;
-		}
-		case IR_MIN: r = x < y ? x : y; break;
-		case IR_MAX: r = x > y ? x : y; break;
-		case IR_EQ: out->i = x == y; return true;
-		case IR_NE: out->i = x != y; return true;
-		case IR_LT: out->i = x < y; return true;
-		case IR_LE: out->i = x <= y; return true;
-		case IR_GT: out->i = x > y; return true;
-		case IR_GE: out->i = x >= y; return true;
-		default: return false;
-		}
-		out->f = round_to(r, rdt);
-		return true;
-	}
-	int64_t x = a.i, y = b.i, r = 0;
-	bool ovf = false;
-	switch (op) {
-	case IR_ADD:
-		if (cdt == DT_BOOL)
-			r = x | y;
-		else
-			ovf = __builtin_add_overflow(x, y, &r);
-		break;
-	case IR_SUB: ovf = __builtin_sub_overflow(x, y, &r); break;
-	case IR_MUL:
-		if (cdt == DT_BOOL)
-			r = x & y;
-		else
-			ovf = __builtin_mul_overflow(x, y, &r);
-		break;
-	case IR_FLOORDIV:
-	case IR_MOD:
-		if (y == 0) {
-			error_at(s->cc, loc, "division by zero in a constant expression [§7.2]");
-			*err = true;
-			return false;
-		}
-		if (x == INT64_MIN && y == -1) {
-			ovf = true;
-			break;
-		}
-		r = op == IR_FLOORDIV ? x / y : x % y;
-		if ((x % y != 0) && ((x < 0) != (y < 0))) /* C truncates, Python floors */
-			r = op == IR_FLOORDIV ? r - 1 : r + y;
-		break;
-	case IR_POW:
-		if (y < 0) {
-			error_at(s->cc, loc, "negative exponent %lld for an integer power [§7.2]", (long long)y);
-			*err = true;
-			return false;
-		}
-		ovf = !ipow(x, y, &r);
-		break;
-	case IR_MIN: r = x < y ? x : y; break;
-	case IR_MAX: r = x > y ? x : y; break;
-	case IR_AND: r = x & y; break;
-	case IR_OR: r = x | y; break;
-	case IR_XOR: r = x ^ y; break;
-	case IR_SHL:
-	case IR_SHR:
-		if (y < 0 || y >= 64) {
-			error_at(s->cc, loc, "shift count %lld is out of range [§7.4]", (long long)y);
-			*err = true;
-			return false;
-		}
-		if (op == IR_SHR) {
-			r = x < 0 ? ~(~x >> y) : x >> y;
-		} else {
-			r = (int64_t)((uint64_t)x << y);
-			ovf = (r >> y) != x;
-		}
-		break;
-	case IR_EQ: r = x == y; break;
-	case IR_NE: r = x != y; break;
-	case IR_LT: r = x < y; break;
-	case IR_LE: r = x <= y; break;
-	case IR_GT: r = x > y; break;
-	case IR_GE: r = x >= y; break;
-	default: return false;
-	}
-	if (!cmp && !ovf && !weak && !int_fits(r, rdt))
-		ovf = true;
-	if (ovf) {
-		error_at(s->cc, loc, "integer overflow in a constant expression of type %s [§4.3]",
-		         weak ? "int64" : dtype_str(rdt));
-		*err = true;
-		return false;
-	}
-	out->i = r;
-	return true;
+	if (dtype_is_float(cdt))
+		return fold_float(s, op, loc, a.f, b.f, rdt, out, err);
+	return fold_int(s, op, loc, a.i, b.i, cdt, weak, out, err);
 }
 
 bool const_int_arg(Sema *s, Ex e, const char *what, const char *clause, int64_t *out)
@@ -461,7 +482,7 @@ Ex rvalue(Sema *s, Ex e)
 		return ex_value(emit_load(s, e.acc, NULL, NULL, e.loc), false, e.loc);
 	case EX_REF: {
 		const char *n = e.b ? e.b->name : "ref";
-		error_at(s->cc, e.loc, "'%s' is a Ref (%s), not a value; read it with %s[...] [§4.5]", n,
+		error_at(s->cc, e.loc, "'%s' is a Ref (%s), not a value: a Ref must be indexed; write %s[...] [§4.5]", n,
 		         type_str(s->a, e.v->type), n);
 		return ex_error(e.loc);
 	}
@@ -511,34 +532,16 @@ static const char *shape_str(Sema *s, DType dt, int rank, const int64_t *dims)
 	return type_str(s->a, type_tensor(s->a, dt, rank, dims));
 }
 
-Value *coerce_assign(Sema *s, Ex e, Type *t, const char *what, const char *clause)
-{
-	e = rvalue(s, e);
-	if (e.kind == EX_ERROR)
-		return NULL;
-	DType dt = ex_dtype(&e);
-	if (dt != t->dtype && !promotes_to(dt, ex_weak(&e), t->dtype)) {
-		error_at(s->cc, e.loc, "%s: %s does not promote to %s (the type is %s); convert with astype [%s]", what,
-		         ex_type_str(s, &e), dtype_str(t->dtype), type_str(s->a, t), clause);
-		return NULL;
-	}
-	if (!broadcasts_to(ex_rank(&e), ex_dims(&e), t->rank, t->dims)) {
-		error_at(s->cc, e.loc, "%s: cannot broadcast %s to %s [%s]", what, ex_type_str(s, &e),
-		         type_str(s->a, t), clause);
-		return NULL;
-	}
-	return to_value(s, e, t);
-}
-
-Value *coerce_store(Sema *s, Ex e, Type *t, const char *what, const char *clause)
+Value *coerce_value(Sema *s, Ex e, Type *t, const char *what, const char *clause)
 {
 	e = rvalue(s, e);
 	if (e.kind == EX_ERROR)
 		return NULL;
 	DType dt = ex_dtype(&e);
 	if (dt != t->dtype && !(ex_weak(&e) && promotes_to(dt, true, t->dtype))) {
-		error_at(s->cc, e.loc, "%s: expected dtype %s, found %s; convert with astype(..., %s) [%s]", what,
-		         dtype_str(t->dtype), ex_type_str(s, &e), dtype_str(t->dtype), clause);
+		error_at(s->cc, e.loc, "%s: expected dtype %s, found %s%s; convert with astype(..., %s) [%s]", what,
+		         dtype_str(t->dtype), ex_type_str(s, &e),
+		         ex_weak(&e) ? " (a weak float converts only to float dtypes)" : "", dtype_str(t->dtype), clause);
 		return NULL;
 	}
 	if (!broadcasts_to(ex_rank(&e), ex_dims(&e), t->rank, t->dims)) {
@@ -631,6 +634,11 @@ static const char *const bind_kind_desc[] = {
 	[B_OPERAND] = "an array parameter", [B_SCRATCH] = "a scratch buffer", [B_PID] = "a program id",
 	[B_LET] = "a let binding", [B_VAR] = "a var", [B_LOOP] = "a loop variable",
 };
+
+const char *binding_desc(const Binding *b)
+{
+	return bind_kind_desc[b->kind];
+}
 
 /* Reports a name used where its kind is not allowed. */
 static Ex misplaced_name(Sema *s, Binding *b, Loc loc)
@@ -741,9 +749,23 @@ const char *closest_name(const char *name, const char *const *cands, int n)
 	return best;
 }
 
+bool used_before_declaration(Sema *s, const char *name, Loc loc)
+{
+	void **slot = ptrmap_slot(NULL, &s->all_consts, name, false);
+	if (!slot)
+		return false;
+	const AstConst *kc = *slot;
+	error_at(s->cc, loc, "constant '%s' is used before its declaration; a const is visible from its declaration on [§5.10]",
+	         name);
+	note_at(s->cc, kc->loc, "'%s' is declared here", name);
+	return true;
+}
+
 void report_unknown_name(Sema *s, const char *name, Loc loc, const char *what, const char *const *extra,
                          int nextra)
 {
+	if (used_before_declaration(s, name, loc))
+		return;
 	Vec cands = {0};
 	for (Scope *sc = s->scope; sc; sc = sc->parent)
 		for (Binding *b = sc->first; b; b = b->next)
@@ -836,29 +858,26 @@ static const BinInfo bin_info[OP_COUNT] = {
 
 const BinInfo bin_min = {IR_MIN, "take the minimum of", BC_MINMAX, "§7.10"};
 const BinInfo bin_max = {IR_MAX, "take the maximum of", BC_MINMAX, "§7.10"};
-const BinInfo bin_pow = {IR_POW, "raise", BC_ARITH, "§7.10"};
 const BinInfo bin_add = {IR_ADD, "add", BC_INTONLY, "§7.17"};
 const BinInfo bin_sub = {IR_SUB, "subtract", BC_INTONLY, "§7.17"};
 const BinInfo bin_floordiv = {IR_FLOORDIV, "floor-divide", BC_INTONLY, "§7.17"};
 
-/* Why operands of dtypes a and b are not acceptable to class c, or NULL. */
+/* Why operands of dtypes a and b are not acceptable to the operation, or
+ * NULL (§7.1). */
 static const char *class_violation(const BinInfo *bi, DType a, DType b)
 {
 	bool fa = dtype_is_float(a), fb = dtype_is_float(b);
 	bool ba = a == DT_BOOL, bb = b == DT_BOOL;
 	switch (bi->cls) {
 	case BC_ARITH:
-		/* bool + and * are logical or/and, as in JAX; the rest need numbers. */
-		if ((ba || bb) && !(ba && bb && (bi->op == IR_ADD || bi->op == IR_MUL)))
-			return "arithmetic on bool is not allowed; convert with astype";
-		return NULL;
+		/* A bool converts to 0 or 1 next to a number; two bools are an error (§7.2). */
+		return ba && bb ? "arithmetic on two bools is not allowed (use and, or, not; or convert with astype)" : NULL;
 	case BC_DIV:
-		return ba || bb ? "arithmetic on bool is not allowed; convert with astype" : NULL;
 	case BC_CMP:
 	case BC_MINMAX:
 		return NULL;
 	case BC_LOGIC:
-		return ba && bb ? NULL : "'and', 'or' and 'not' need bool operands (use &, | and ~ on integers)";
+		return ba && bb ? NULL : "'and', 'or' and 'not' need bool operands (compare first, e.g. x != 0)";
 	case BC_BITWISE:
 		return fa || fb ? "bitwise operations need integer or bool operands" : NULL;
 	case BC_SHIFT:
@@ -905,11 +924,6 @@ Ex sema_binop(Sema *s, const BinInfo *bi, Loc loc, Ex a, Ex b)
 		         ex_type_str(s, &a), ex_type_str(s, &b));
 		return ex_error(loc);
 	}
-	if ((bi->op == IR_FLOORDIV || bi->op == IR_MOD) && !dtype_is_float(cdt) && b.kind == EX_CONST &&
-	    b.c.i == 0 && a.kind != EX_CONST) {
-		error_at(s->cc, b.loc, "integer division by zero [§7.2]");
-		return ex_error(loc);
-	}
 	if (a.kind == EX_CONST && b.kind == EX_CONST) {
 		ConstVal ca = a.c, cb = b.c, r;
 		bool err;
@@ -948,9 +962,9 @@ static Ex sema_unary(Sema *s, AstOp op, Loc loc, Ex x)
 	                            : dt != DT_BOOL;
 	if (!ok) {
 		error_at(s->cc, loc, "cannot apply unary '%s' to %s: %s [%s]", sp, ex_type_str(s, &x),
-		         op == OP_NOT      ? "'not' needs a bool operand (use ~ on integers)"
+		         op == OP_NOT      ? "'not' needs a bool operand (compare first, e.g. x == 0)"
 		         : op == OP_BITNOT ? "'~' needs an integer or bool operand"
-		                           : "arithmetic on bool is not allowed; convert with astype",
+		                           : "it needs a number (use not for bool)",
 		         op == OP_NOT ? "§7.3" : op == OP_BITNOT ? "§7.4" : "§7.2");
 		return ex_error(loc);
 	}
@@ -968,20 +982,15 @@ static Ex sema_unary(Sema *s, AstOp op, Loc loc, Ex x)
 		}
 		int64_t r;
 		bool ovf = false;
-		if (op == OP_NEG) {
+		if (op == OP_NEG)
 			ovf = __builtin_sub_overflow((int64_t)0, c.i, &r);
-		} else if (dtype_is_unsigned(dt) && !c.weak) {
-			int64_t lo, hi;
-			int_range(dt, &lo, &hi);
-			r = hi - c.i; /* ~x within the dtype's bits */
-		} else {
+		else
 			r = ~c.i;
-		}
-		if (ovf || (!c.weak && !int_fits(r, dt))) {
-			error_at(s->cc, loc, "integer overflow in a constant expression of type %s [§4.3]", dtype_str(dt));
+		if (c.weak && ovf) {
+			error_at(s->cc, loc, "integer overflow in a constant expression: the result exceeds 64 bits [§4.3]");
 			return ex_error(loc);
 		}
-		c.i = r;
+		c.i = c.weak ? r : wrap_int((uint64_t)r, dt); /* strong constants wrap (§7.2) */
 		return ex_const(c, loc);
 	}
 	Value *v = emit(s, op == OP_NEG ? IR_NEG : IR_NOT, loc, x.v->type, 1, x.v);
@@ -1146,44 +1155,107 @@ static bool expr_indexer(Sema *s, Access *acc, int d, AstExpr *it, Indexer *x, V
 	return true;
 }
 
+/* The access shape of a gather (§7.5): the point and gather dims form one
+ * run whose broadcast shape G replaces them, between the ':'/slice dims
+ * before and after it (t[rows, :] is [8, C]).  The IR wants every
+ * non-point indexer of such an access to be a gather of the result shape,
+ * so each gather is broadcast into place, and each ':' or slice dim becomes
+ * an iota along its result dim (plus the slice start). */
+static bool finish_gather(Sema *s, Access *acc, AstExpr **dimitem, Value **dimop, int *rank_out, int64_t **shape_out)
+{
+	const Type *rt = acc->ref->type;
+	int rank = rt->rank, first = -1, last = -1;
+	for (int d = 0; d < rank; d++)
+		if (acc->idx[d].kind == IDX_GATHER || acc->idx[d].kind == IDX_POINT) {
+			first = first < 0 ? d : first;
+			last = d;
+		}
+	for (int d = first; d <= last; d++)
+		if (acc->idx[d].kind == IDX_FULL || acc->idx[d].kind == IDX_SLICE) {
+			error_at(s->cc, dimitem[d] ? dimitem[d]->loc : acc->loc,
+			         "the gather and point indices of '%s' must be adjacent, but dimension %d between them is a slice or ':' [§7.5]",
+			         ref_name(acc), d);
+			return false;
+		}
+	/* G: the gathers broadcast together. */
+	int rg = 0;
+	int64_t *g = arena_alloc(s->a, sizeof(int64_t));
+	for (int d = first; d <= last; d++) {
+		if (acc->idx[d].kind != IDX_GATHER)
+			continue;
+		const Type *t = dimop[d]->type;
+		int64_t *tmp = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rg + t->rank + 1));
+		int r2;
+		if (!broadcast_shapes(rg, g, t->rank, t->dims, &r2, tmp)) {
+			error_at(s->cc, dimitem[d]->loc, "gather index %s does not broadcast with the other indices %s [§4.8]",
+			         type_str(s->a, t), shape_str(s, DT_I32, rg, g));
+			return false;
+		}
+		g = tmp;
+		rg = r2;
+	}
+	/* R = the dims before the run, G, the dims after it. */
+	int64_t *shape = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + rg + 1));
+	int *pos = arena_alloc(s->a, sizeof(int) * (size_t)(rank + 1)); /* result dim of each slice dim */
+	int r = 0, npre = 0;
+	for (int d = 0; d < rank; d++) {
+		if (d == first) {
+			npre = r;
+			for (int i = 0; i < rg; i++)
+				shape[r++] = g[i];
+			d = last;
+			continue;
+		}
+		if (acc->idx[d].kind == IDX_FULL && rt->dims[d] == DIM_DYNAMIC) {
+			acc->dyn_dim = acc->dyn_dim < 0 ? d : acc->dyn_dim;
+			continue;
+		}
+		pos[d] = r;
+		shape[r++] = acc->idx[d].kind == IDX_SLICE ? acc->idx[d].size : rt->dims[d];
+	}
+	*rank_out = r;
+	*shape_out = shape;
+	if (acc->dyn_dim >= 0)
+		return true;
+	int64_t *placed = arena_alloc(s->a, sizeof(int64_t) * (size_t)(r + 1)); /* G with 1s around */
+	for (int i = 0; i < r; i++)
+		placed[i] = i >= npre && i < npre + rg ? g[i - npre] : 1;
+	Type *it = type_tensor(s->a, DT_I32, r, shape);
+	for (int d = 0; d < rank; d++) {
+		Loc loc = dimitem[d] ? dimitem[d]->loc : acc->loc;
+		Indexer *x = &acc->idx[d];
+		if (x->kind == IDX_GATHER) {
+			Value *v = broadcast_value(s, dimop[d], rg, g, loc);
+			dimop[d] = broadcast_value(s, reshape_value(s, v, r, placed, loc), r, shape, loc);
+		} else if (x->kind == IDX_FULL || x->kind == IDX_SLICE) {
+			Value *iota = emit(s, IR_IOTA, loc, it, 0);
+			iota->def->ival = pos[d];
+			Ex e = ex_value(iota, false, loc);
+			if (x->kind == IDX_SLICE)
+				e = sema_binop(s, &bin_add, loc, e, ex_value(dimop[d], false, loc));
+			if (e.kind == EX_ERROR)
+				return false;
+			dimop[d] = e.v;
+			x->kind = IDX_GATHER;
+			x->size = 0;
+		}
+	}
+	return true;
+}
+
 /* Computes the access's value type, or records the dynamic FULL dim that
- * prevents one.  Gathers are broadcast together explicitly. */
+ * prevents one. */
 static bool finish_access(Sema *s, Access *acc, AstExpr **dimitem, Value **dimop)
 {
 	const Type *rt = acc->ref->type;
-	int rank = rt->rank, ngather = 0, firstfull = -1;
-	for (int d = 0; d < rank; d++) {
+	int rank = rt->rank, ngather = 0;
+	for (int d = 0; d < rank; d++)
 		ngather += acc->idx[d].kind == IDX_GATHER;
-		if (firstfull < 0 && (acc->idx[d].kind == IDX_FULL || acc->idx[d].kind == IDX_SLICE))
-			firstfull = d;
-	}
 	int64_t *shape = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
 	int r = 0;
 	if (ngather) {
-		if (firstfull >= 0) {
-			AstExpr *it = dimitem[firstfull];
-			error_at(s->cc, it ? it->loc : acc->loc,
-			         "cannot mix a gather (tensor) index with a slice or ':' (dimension %d of '%s'); index every dimension with a tensor or a scalar [§7.5]",
-			         firstfull, ref_name(acc));
+		if (!finish_gather(s, acc, dimitem, dimop, &r, &shape))
 			return false;
-		}
-		for (int d = 0; d < rank; d++) {
-			if (acc->idx[d].kind != IDX_GATHER)
-				continue;
-			const Type *t = dimop[d]->type;
-			int64_t *tmp = arena_alloc(s->a, sizeof(int64_t) * (size_t)(r + t->rank + 1));
-			int r2;
-			if (!broadcast_shapes(r, shape, t->rank, t->dims, &r2, tmp)) {
-				error_at(s->cc, dimitem[d]->loc, "gather index %s does not broadcast with the other indices %s [§4.8]",
-				         type_str(s->a, t), shape_str(s, DT_I32, r, shape));
-				return false;
-			}
-			shape = tmp;
-			r = r2;
-		}
-		for (int d = 0; d < rank; d++)
-			if (acc->idx[d].kind == IDX_GATHER)
-				dimop[d] = broadcast_value(s, dimop[d], r, shape, dimitem[d]->loc);
 	} else {
 		for (int d = 0; d < rank; d++) {
 			if (acc->idx[d].kind == IDX_FULL) {

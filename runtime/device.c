@@ -1,9 +1,8 @@
-/* device.c - the public device, stream and buffer API: argument checks,
- * then dispatch through the device kind's pkrt_device_ops table.
+/* device.c - the public device, stream, event and buffer API: argument
+ * checks, then dispatch through the device kind's pkrt_device_ops table.
  *
- * A CUDA kind plugs in here: pk_device_count/pk_device_get grow a case
- * that returns its pk_device objects (with their own ops table); the rest
- * of this file is kind-agnostic. */
+ * Only pk_device_count/pk_device_get know the kinds (host.c, cuda.c); the
+ * rest of this file is kind-agnostic. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -23,8 +22,7 @@ pk_status pk_device_count(pk_device_kind kind, int *n)
 		*n = 1;
 		return PK_SUCCESS;
 	case PK_DEVICE_CUDA:
-		*n = 0; /* this build has no CUDA support */
-		return PK_SUCCESS;
+		return pkrt_cuda_device_count(n);
 	}
 	*n = 0;
 	return pk_set_error(PK_ERR_INVALID_VALUE, "pk_device_count: unknown device kind %d", (int)kind);
@@ -44,9 +42,7 @@ pk_status pk_device_get(pk_device_kind kind, int ordinal, pk_device **out)
 		*out = &pkrt_host_device;
 		return PK_SUCCESS;
 	case PK_DEVICE_CUDA:
-		return pk_set_error(PK_ERR_NO_DEVICE,
-		                    "pk_device_get: no CUDA device %d (this runtime was built without CUDA support)",
-		                    ordinal);
+		return pkrt_cuda_device_get(ordinal, out);
 	}
 	return pk_set_error(PK_ERR_INVALID_VALUE, "pk_device_get: unknown device kind %d", (int)kind);
 }
@@ -61,6 +57,24 @@ const char *pk_device_name(const pk_device *dev)
 	if (!dev)
 		dev = &pkrt_host_device;
 	return dev->ops->name_fn(dev);
+}
+
+pk_status pk_device_compute_capability(const pk_device *dev, int *major, int *minor)
+{
+	if (!major || !minor)
+		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_device_compute_capability: %s is NULL",
+		                    !major ? "major" : "minor");
+	*major = *minor = 0;
+	if (!dev)
+		dev = &pkrt_host_device;
+	return dev->ops->compute_capability_fn(dev, major, minor);
+}
+
+pk_stream *pk_stream_default(pk_device *dev)
+{
+	if (!dev)
+		return &pkrt_host_default_stream;
+	return dev->ops->default_stream_fn(dev);
 }
 
 pk_status pk_stream_create(pk_device *dev, pk_stream **out)
@@ -152,4 +166,76 @@ pk_status pk_memset(pk_stream *s, void *dst, int value, size_t bytes)
 		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_memset: dst is NULL (setting %zu bytes)", bytes);
 	s = resolve_stream(s);
 	return s->device->ops->memset_fn(s, dst, value, bytes);
+}
+
+/* ---- events ------------------------------------------------------------------ */
+
+pk_status pk_event_create(pk_device *dev, pk_event **out)
+{
+	if (!out)
+		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_event_create: out is NULL");
+	*out = NULL;
+	if (!dev)
+		dev = &pkrt_host_device;
+	pk_event *e = calloc(1, sizeof *e);
+	if (!e)
+		return pk_set_error(PK_ERR_OUT_OF_MEMORY, "pk_event_create: out of memory");
+	e->device = dev;
+	pk_status st = dev->ops->event_init(e);
+	if (st != PK_SUCCESS) {
+		free(e);
+		return st;
+	}
+	*out = e;
+	return PK_SUCCESS;
+}
+
+pk_status pk_event_destroy(pk_event *e)
+{
+	if (!e)
+		return PK_SUCCESS;
+	pk_status st = e->device->ops->event_fini(e);
+	free(e);
+	return st;
+}
+
+pk_status pk_event_record(pk_event *e, pk_stream *s)
+{
+	if (!e)
+		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_event_record: event is NULL");
+	s = resolve_stream(s);
+	if (s->device != e->device)
+		return pk_set_error(PK_ERR_INVALID_VALUE,
+		                    "pk_event_record: the event belongs to %s but the stream to %s",
+		                    pk_device_name(e->device), pk_device_name(s->device));
+	pk_status st = e->device->ops->event_record(e, s);
+	if (st == PK_SUCCESS)
+		e->recorded = true;
+	return st;
+}
+
+pk_status pk_event_synchronize(pk_event *e)
+{
+	if (!e)
+		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_event_synchronize: event is NULL");
+	if (!e->recorded)
+		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_event_synchronize: the event was never recorded");
+	return e->device->ops->event_synchronize(e);
+}
+
+pk_status pk_event_elapsed_ms(const pk_event *start, const pk_event *end, double *ms)
+{
+	if (!ms)
+		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_event_elapsed_ms: ms is NULL");
+	*ms = 0.0;
+	if (!start || !end)
+		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_event_elapsed_ms: %s event is NULL",
+		                    !start ? "start" : "end");
+	if (start->device != end->device)
+		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_event_elapsed_ms: the events belong to different devices "
+		                    "(%s, %s)", pk_device_name(start->device), pk_device_name(end->device));
+	if (!start->recorded || !end->recorded)
+		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_event_elapsed_ms: the %s event was never recorded",
+		                    !start->recorded ? "start" : "end");
+	return start->device->ops->event_elapsed(start, end, ms);
 }

@@ -1,6 +1,7 @@
 /* host.c - the host device: memory is PK_HOST_ALIGNMENT-aligned heap
  * memory and every stream operation completes before the call that submits
- * it returns, so host streams need no state and synchronize is a no-op. */
+ * it returns, so host streams need no state, synchronize is a no-op and an
+ * event is a clock reading. */
 #define _POSIX_C_SOURCE 200809L /* posix_memalign */
 #include "internal.h"
 
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* pk_device_name's text, formatted once: the thread count is fixed after
  * the pool starts. */
@@ -72,8 +74,47 @@ static pk_status host_stream_nop(pk_stream *s)
 	return PK_SUCCESS;
 }
 
+static pk_status host_compute_capability(const pk_device *dev, int *major, int *minor)
+{
+	(void)dev;
+	*major = *minor = 0;
+	return pk_set_error(PK_ERR_NOT_SUPPORTED, "pk_device_compute_capability: the host device has no compute "
+	                    "capability (it is a CUDA property)");
+}
+
+static pk_stream *host_default_stream(pk_device *dev)
+{
+	(void)dev;
+	return &pkrt_host_default_stream;
+}
+
+/* Host events: work on a host stream is complete when the call that
+ * submits it returns, so recording an event just reads the clock. */
+static pk_status host_event_nop(pk_event *e)
+{
+	(void)e;
+	return PK_SUCCESS;
+}
+
+static pk_status host_event_record(pk_event *e, pk_stream *s)
+{
+	(void)s;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	e->host_ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+	return PK_SUCCESS;
+}
+
+static pk_status host_event_elapsed(const pk_event *start, const pk_event *end, double *ms)
+{
+	*ms = end->host_ms - start->host_ms;
+	return PK_SUCCESS;
+}
+
 static const pkrt_device_ops host_ops = {
 	.name_fn = host_name,
+	.compute_capability_fn = host_compute_capability,
+	.default_stream_fn = host_default_stream,
 	.malloc_fn = host_malloc,
 	.free_fn = host_free,
 	.memcpy_fn = host_memcpy,
@@ -81,6 +122,11 @@ static const pkrt_device_ops host_ops = {
 	.stream_init = host_stream_nop,
 	.stream_fini = host_stream_nop,
 	.stream_synchronize = host_stream_nop,
+	.event_init = host_event_nop,
+	.event_fini = host_event_nop,
+	.event_record = host_event_record,
+	.event_synchronize = host_event_nop,
+	.event_elapsed = host_event_elapsed,
 };
 
 pk_device pkrt_host_device = {

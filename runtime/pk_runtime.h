@@ -1,5 +1,6 @@
 /* pk_runtime.h - the pkc runtime (libpkrt): errors, devices, streams,
- * buffers and the host launcher that pkc-generated launch functions call.
+ * events, buffers, and the host and CUDA launchers that pkc-generated launch
+ * functions call.
  *
  * Plain C: compiles as C99 or later and as C++ (the API has C linkage).
  * Every function is thread-safe unless its comment says otherwise.
@@ -18,7 +19,7 @@ extern "C" {
 #endif
 
 /* The runtime's ABI version.  Generated headers may check it with #if. */
-#define PK_RUNTIME_ABI_VERSION 1
+#define PK_RUNTIME_ABI_VERSION 2 /* 2: CUDA devices, events, pk_launch_cuda */
 
 /* Most grid axes a kernel can have. */
 #define PK_MAX_GRID 8
@@ -84,32 +85,45 @@ PK_API void pk_clear_error(void);
 
 typedef enum pk_device_kind {
 	PK_DEVICE_HOST = 0, /* the CPU, running compiled host kernels on a thread pool */
-	PK_DEVICE_CUDA = 1  /* an NVIDIA GPU (not available in this build: count 0) */
+	PK_DEVICE_CUDA = 1  /* an NVIDIA GPU, through the CUDA driver (libcuda.so.1, loaded at first use) */
 } pk_device_kind;
 
 typedef struct pk_device pk_device; /* opaque; owned by the runtime, never freed */
 typedef struct pk_stream pk_stream; /* opaque; an ordered queue of work on one device */
 
-/* Number of devices of `kind` (1 for PK_DEVICE_HOST, 0 for CUDA in a build
- * without CUDA). */
+/* Number of devices of `kind`: 1 for PK_DEVICE_HOST; for PK_DEVICE_CUDA the
+ * GPUs the CUDA driver reports, 0 (and PK_SUCCESS) when there is no driver
+ * (libcuda.so.1 cannot be loaded; the environment variable PK_CUDA_DRIVER may
+ * name another file to load instead) or no GPU.  The driver is loaded and
+ * initialised once, by the first call that needs it. */
 PK_API pk_status pk_device_count(pk_device_kind kind, int *n);
 
 /* The device `ordinal` (0-based) of `kind`.  *out is set to NULL on failure:
- * PK_ERR_NO_DEVICE if there is no device of that kind at all,
- * PK_ERR_INVALID_VALUE for an ordinal out of range or an unknown kind. */
+ * PK_ERR_NO_DEVICE if there is no device of that kind at all (for CUDA the
+ * message says why: no driver, no GPU, ...), PK_ERR_INVALID_VALUE for an
+ * ordinal out of range or an unknown kind.  Getting a CUDA device retains
+ * its primary context (for the life of the process); the runtime makes it
+ * current on each thread that calls into the runtime for that device. */
 PK_API pk_status pk_device_get(pk_device_kind kind, int ordinal, pk_device **out);
 
 /* The kind of a device.  NULL counts as the host device (the device of the
  * NULL stream). */
 PK_API pk_device_kind pk_device_kind_of(const pk_device *dev);
 
-/* A human-readable name, e.g. "host (16 threads)"; never NULL.  NULL counts
- * as the host device. */
+/* A human-readable name, e.g. "host (16 threads)" or "NVIDIA H100 80GB HBM3
+ * (CUDA device 0, sm_90)"; never NULL.  NULL counts as the host device. */
 PK_API const char *pk_device_name(const pk_device *dev);
+
+/* The compute capability of a CUDA device (9 and 0 for an H100).  The host
+ * device (or NULL) has none: PK_ERR_NOT_SUPPORTED, and 0.0. */
+PK_API pk_status pk_device_compute_capability(const pk_device *dev, int *major, int *minor);
 
 /* Creates a stream on `dev`.  Work submitted to one stream runs in
  * submission order.  On the host device every operation completes before
- * the call that submits it returns, so host streams never have pending work. */
+ * the call that submits it returns, so host streams never have pending work.
+ * A CUDA stream is asynchronous (a CUstream created with
+ * CU_STREAM_NON_BLOCKING): copies, fills and launches are queued and the call
+ * returns; pk_stream_synchronize waits for them. */
 PK_API pk_status pk_stream_create(pk_device *dev, pk_stream **out);
 
 /* Destroys a stream created by pk_stream_create, after waiting for its
@@ -118,12 +132,48 @@ PK_API pk_status pk_stream_create(pk_device *dev, pk_stream **out);
 PK_API pk_status pk_stream_destroy(pk_stream *s);
 
 /* Waits until all work submitted to `s` has finished and returns the first
- * asynchronous error it produced, if any.  NULL: the default host stream. */
+ * asynchronous error it produced, if any (on CUDA a faulting kernel gives
+ * PK_ERR_LAUNCH_FAILED naming the last kernel launched on the stream; such
+ * errors are sticky: the device is unusable for the rest of the process).
+ * NULL: the default host stream. */
 PK_API pk_status pk_stream_synchronize(pk_stream *s);
 
 /* The device a stream belongs to.  NULL: the default host stream, whose
  * device is the host device.  Never NULL. */
 PK_API pk_device *pk_stream_device(const pk_stream *s);
+
+/* The default stream of `dev`, owned by the runtime (pk_stream_destroy on it
+ * is a no-op); never NULL.  Host device or NULL: the default host stream
+ * (what a NULL stream argument means everywhere).  CUDA device: the legacy
+ * default stream (CUstream 0) of its primary context.  A NULL stream always
+ * means the host, never a GPU: pass this stream (or one of your own) to run
+ * on a CUDA device. */
+PK_API pk_stream *pk_stream_default(pk_device *dev);
+
+/* ---- events (timing) ---------------------------------------------------- */
+
+typedef struct pk_event pk_event; /* opaque; a point in a stream's work, with a timestamp */
+
+/* Creates an event on `dev` (NULL: the host device).  *out is NULL on failure. */
+PK_API pk_status pk_event_create(pk_device *dev, pk_event **out);
+
+/* Destroys an event; NULL is a no-op. */
+PK_API pk_status pk_event_destroy(pk_event *e);
+
+/* Records `e` in stream `s` (NULL: the default host stream), which must be on
+ * the event's device: the event completes when the work submitted to `s`
+ * before it has finished, and takes the time then.  On the host, where work
+ * completes as it is submitted, that is the time of the call.  Recording
+ * again moves the event. */
+PK_API pk_status pk_event_record(pk_event *e, pk_stream *s);
+
+/* Waits until `e` has completed (it must have been recorded). */
+PK_API pk_status pk_event_synchronize(pk_event *e);
+
+/* Milliseconds between two completed events of the same device (CUDA:
+ * cuEventElapsedTime, about 0.5 us resolution).  PK_ERR_INVALID_VALUE if one
+ * was never recorded or they belong to different devices. */
+PK_API pk_status pk_event_elapsed_ms(const pk_event *start, const pk_event *end, double *ms);
 
 /* ---- buffers ------------------------------------------------------------ */
 
@@ -134,7 +184,9 @@ typedef enum pk_memcpy_kind {
 } pk_memcpy_kind;
 
 /* Allocates `bytes` of memory on `dev` (host: aligned to PK_HOST_ALIGNMENT;
- * 0 bytes still yields a unique pointer).  *out is NULL on failure. */
+ * CUDA: device memory from cuMemAlloc, at least 256-byte aligned; 0 bytes
+ * still yields a unique pointer).  *out is NULL on failure (CUDA:
+ * PK_ERR_OUT_OF_MEMORY with the driver's message when the GPU is full). */
 PK_API pk_status pk_malloc(pk_device *dev, size_t bytes, void **out);
 
 /* Frees memory pk_malloc returned for the same device; NULL is a no-op. */
@@ -143,11 +195,17 @@ PK_API pk_status pk_free(pk_device *dev, void *ptr);
 /* Copies `bytes` from src to dst, ordered on stream `s` (NULL: the default
  * host stream).  "device" means the stream's device; on the host device all
  * kinds are a plain copy, complete when the call returns.  The regions
- * should not overlap (on the host an overlapping copy behaves as memmove). */
+ * should not overlap (on the host an overlapping copy behaves as memmove).
+ * On a CUDA stream the copy is asynchronous: host memory it reads or writes
+ * must stay valid (and, for a source, unchanged) until the stream is
+ * synchronized, and a device-to-host result is there only after
+ * pk_stream_synchronize.  Device pointers must come from pk_malloc on the
+ * stream's device. */
 PK_API pk_status pk_memcpy(pk_stream *s, void *dst, const void *src, size_t bytes, pk_memcpy_kind kind);
 
 /* Sets `bytes` bytes of device memory at dst to (unsigned char)value,
- * ordered on stream `s` (NULL: the default host stream). */
+ * ordered on stream `s` (NULL: the default host stream; CUDA:
+ * cuMemsetD8Async, asynchronous). */
 PK_API pk_status pk_memset(pk_stream *s, void *dst, int value, size_t bytes);
 
 /* ---- host launch (called by generated code) -------------------------- */
@@ -194,6 +252,58 @@ PK_API pk_status pk_launch_host(pk_stream *s, const pk_host_launch *l);
  * on, or the environment variable PK_NUM_THREADS (read once, at the first
  * use of the pool).  Starts the pool if it is not running yet. */
 PK_API int pk_host_num_threads(void);
+
+/* ---- CUDA launch (called by generated code) -------------------------- */
+
+/* One image of a fat object's GPU code (compiler/GPU-DESIGN.md). */
+typedef enum pk_cuda_image_kind {
+	PK_CUDA_SASS = 0, /* a cubin: machine code for one compute capability */
+	PK_CUDA_PTX = 1   /* PTX text, NUL-terminated (the NUL counted in size), JIT-compiled by the driver */
+} pk_cuda_image_kind;
+
+typedef struct pk_cuda_image {
+	const char *arch;        /* "sm_80", "sm_90", "sm_90a" ... ("compute_XY" accepted for PTX) */
+	pk_cuda_image_kind kind; /* cubin (SASS) or PTX text */
+	const void *data;        /* the image */
+	size_t size;             /* its bytes */
+} pk_cuda_image;
+
+typedef struct pk_cuda_module {
+	const pk_cuda_image *images; /* every variant compiled into the object */
+	int nimages;                 /* how many */
+	void *cache;                 /* runtime-owned: the modules loaded from it, per context.
+	                                Zero-initialised (static storage); never touch it */
+} pk_cuda_module;
+
+typedef struct pk_cuda_launch {
+	const char *kernel_name;  /* entry name in the module, for cuModuleGetFunction and errors */
+	pk_cuda_module *module;   /* the object's module table */
+	uint32_t grid[3];         /* CUDA grid (any 0: nothing runs, success) */
+	uint32_t block[3];        /* CUDA block: num_warps*32, 1, 1 */
+	uint32_t shared_bytes;    /* dynamic shared memory bytes (above 48 KiB the runtime opts in) */
+	void **params;            /* kernel parameters, cuLaunchKernel style (pointers to the values) */
+} pk_cuda_launch;
+
+/* Launches a kernel of a fat object on CUDA stream `s` (asynchronous: the
+ * call returns once the launch is queued).  On first use per (module, CUDA
+ * context), under a lock, the runtime picks an image for the device and
+ * loads it:
+ *   1. SASS for exactly the device's compute capability ("sm_90a" or
+ *      "sm_90" on 9.0; the "a" one first);
+ *   2. else SASS of the same major and a lower minor, newest first, except
+ *      "a" (architecture-specific) images, which run on their own compute
+ *      capability only (an "sm_80" cubin runs on 8.6: NVIDIA's binary
+ *      compatibility rule);
+ *   3. else the newest PTX not newer than the device, JIT-compiled by the
+ *      driver (an "a" PTX only on its exact compute capability);
+ * trying the next candidate when the driver rejects one.  None usable:
+ * PK_ERR_NO_KERNEL_FOR_DEVICE naming the device's sm_XY and the images the
+ * object has (with the JIT log when PTX failed to compile).  Loaded modules
+ * stay loaded for the life of the process.  Kernel faults surface at the next
+ * synchronization.  Errors: PK_ERR_INVALID_VALUE (`s` is not a CUDA stream,
+ * bad launch), PK_ERR_LAUNCH_FAILED (the driver refused the launch, naming
+ * the kernel), PK_ERR_DRIVER, PK_ERR_INTERNAL (the entry is missing). */
+PK_API pk_status pk_launch_cuda(pk_stream *s, const pk_cuda_launch *l);
 
 #ifdef __cplusplus
 }

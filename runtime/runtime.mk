@@ -8,7 +8,8 @@
 #   runtime              both libraries
 #   check-runtime        builds and runs test/runtime (rt_test with the default
 #                        pool, PK_NUM_THREADS=1 and =4, the shared-library
-#                        build, and the C99/C++17 header checks)
+#                        build, the C99/C++17 header checks, the CUDA kind
+#                        without a driver and against the fake driver)
 #   check-runtime-asan   check-runtime under ASan+UBSan, in $(BUILD)/rt-asan
 #   check-runtime-tsan   check-runtime under TSan (clang), in $(BUILD)/rt-tsan
 #   check-runtime-warnings  compiles the sources with gcc and clang, -Werror
@@ -32,7 +33,7 @@ RT_OPT ?= -O2 -g
 RT_CFLAGS ?=
 RT_LDFLAGS ?=
 
-RT_SRCS := runtime/error.c runtime/device.c runtime/host.c runtime/pool.c
+RT_SRCS := runtime/error.c runtime/device.c runtime/host.c runtime/pool.c runtime/cuda.c
 RT_OBJS := $(RT_SRCS:runtime/%.c=$(BUILD)/obj/runtime/%.o)
 RT_LIB_A := $(BUILD)/lib/libpkrt.a
 RT_LIB_SO := $(BUILD)/lib/libpkrt.so
@@ -57,12 +58,14 @@ $(RT_LIB_A): $(RT_OBJS)
 	$(AR) rcs $@ $(RT_OBJS)
 
 # -z nodelete: the pool's worker threads run code from the library until the
-# process exits, so dlclose must never unmap it.
+# process exits, so dlclose must never unmap it.  -ldl: cuda.c dlopens the
+# CUDA driver (part of libc from glibc 2.34; an empty stub there).  Programs
+# linking libpkrt.a on an older glibc need -ldl too.
 $(RT_LIB_SO): $(RT_OBJS) runtime/libpkrt.map
 	@mkdir -p $(@D)
 	$(CC) -shared -pthread $(RT_OPT) $(RT_CFLAGS) -Wl,-soname,libpkrt.so \
 		-Wl,--version-script=runtime/libpkrt.map -Wl,-z,nodelete \
-		-o $@ $(RT_OBJS) $(RT_LDFLAGS)
+		-o $@ $(RT_OBJS) $(RT_LDFLAGS) -ldl
 
 -include $(RT_OBJS:.o=.d)
 
@@ -90,12 +93,51 @@ $(RT_TEST_DIR)/header_c99.o: test/runtime/header_c99.c runtime/pk_runtime.h
 	@mkdir -p $(@D)
 	$(CC) -std=c99 -Wall -Wextra -Werror -pedantic -Iruntime -c $< -o $@
 
-check-runtime: $(RT_TEST_DIR)/rt_test $(RT_TEST_DIR)/rt_test_shared $(RT_TEST_DIR)/header_cxx $(RT_TEST_DIR)/header_c99.o
+# The CUDA kind without a driver (cuda_nodev_test) and against the fake
+# driver (cuda_fake_test with $(RT_FAKE_CUDA) on LD_LIBRARY_PATH).  The fake
+# is never sanitized: it stands in for the real, uninstrumented driver.
+RT_FAKE_CUDA_DIR := $(RT_TEST_DIR)/fakecuda
+RT_FAKE_CUDA := $(RT_FAKE_CUDA_DIR)/libcuda.so.1
+RT_CUDA_TEST_H := test/runtime/rt_check.h test/runtime/fake_cuda.h runtime/pk_runtime.h
+
+$(RT_TEST_DIR)/cuda_nodev_test: test/runtime/cuda_nodev_test.c $(RT_CUDA_TEST_H) $(RT_LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(RT_WARN) $(RT_OPT) -pthread -Iruntime $(RT_CFLAGS) $< $(RT_LIB_A) -o $@ $(RT_LDFLAGS) -ldl
+
+$(RT_TEST_DIR)/cuda_fake_test: test/runtime/cuda_fake_test.c $(RT_CUDA_TEST_H) $(RT_LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(RT_WARN) $(RT_OPT) -pthread -Iruntime $(RT_CFLAGS) $< $(RT_LIB_A) -o $@ $(RT_LDFLAGS) -ldl
+
+$(RT_FAKE_CUDA): test/runtime/fake_cuda.c test/runtime/fake_cuda.h runtime/cuda_driver.h
+	@mkdir -p $(@D)
+	$(CC) $(RT_WARN) -O1 -g -fPIC -shared -pthread -fvisibility=hidden -Wl,-soname,libcuda.so.1 $< -o $@
+
+# runtime/cuda_driver.h against the toolkit's <cuda.h>, when there is one
+# (compile-only; skipped on machines without the CUDA toolkit).
+RT_CUDA_INCLUDE ?= /usr/local/cuda/include
+RT_CUDA_ABI_CHECK := $(if $(wildcard $(RT_CUDA_INCLUDE)/cuda.h),$(RT_TEST_DIR)/cuda_abi_check.o)
+$(RT_TEST_DIR)/cuda_abi_check.o: test/runtime/cuda_abi_check.c runtime/cuda_driver.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -Wall -Wextra -Werror -I$(RT_CUDA_INCLUDE) -c $< -o $@
+
+# Everything the lit tests in test/runtime run (the top-level Makefile
+# builds these before `make check`).
+RT_TEST_BINS := $(RT_TEST_DIR)/rt_test $(RT_TEST_DIR)/rt_test_shared $(RT_TEST_DIR)/header_cxx \
+                $(RT_TEST_DIR)/header_c99.o $(RT_TEST_DIR)/cuda_nodev_test $(RT_TEST_DIR)/cuda_fake_test \
+                $(RT_FAKE_CUDA) $(RT_CUDA_ABI_CHECK)
+
+RT_FAKE_ENV := LD_LIBRARY_PATH=$(abspath $(RT_FAKE_CUDA_DIR)) FAKE_CUDA_CC=90,86,103 FAKE_CUDA_MEM_LIMIT=1048576
+
+check-runtime: $(RT_TEST_BINS)
 	$(RT_TEST_DIR)/rt_test
 	PK_NUM_THREADS=1 $(RT_TEST_DIR)/rt_test
 	PK_NUM_THREADS=4 $(RT_TEST_DIR)/rt_test
 	$(RT_TEST_DIR)/rt_test_shared
 	$(RT_TEST_DIR)/header_cxx
+	PK_CUDA_DRIVER=/nonexistent/libcuda.so.1 $(RT_TEST_DIR)/cuda_nodev_test none
+	$(RT_TEST_DIR)/cuda_nodev_test
+	LD_LIBRARY_PATH=$(abspath $(RT_FAKE_CUDA_DIR)) FAKE_CUDA_CC= $(RT_TEST_DIR)/cuda_nodev_test none
+	$(RT_FAKE_ENV) $(RT_TEST_DIR)/cuda_fake_test
 
 RT_ASAN_CFLAGS ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 RT_TSAN_CC ?= $(firstword $(wildcard /usr/lib/llvm-22/bin/clang) clang)
@@ -109,8 +151,10 @@ check-runtime-tsan:
 		RT_OPT='-O1 -g' RT_CFLAGS='-fsanitize=thread' check-runtime
 
 check-runtime-warnings:
-	for cc in gcc clang; do for f in $(RT_SRCS); do \
-		$$cc $(RT_WARN) -Werror -O2 -fPIC -pthread -c $$f -o /dev/null || exit 1; done; done
+	for cc in gcc clang; do for f in $(RT_SRCS) test/runtime/fake_cuda.c; do \
+		$$cc $(RT_WARN) -Werror -O2 -fPIC -pthread -c $$f -o /dev/null || exit 1; done; \
+		for f in test/runtime/cuda_nodev_test.c test/runtime/cuda_fake_test.c; do \
+		$$cc $(RT_WARN) -Werror -O2 -pthread -Iruntime -c $$f -o /dev/null || exit 1; done; done
 
 clean-runtime:
 	rm -rf $(BUILD)/obj/runtime $(RT_LIB_A) $(RT_LIB_SO) $(RT_TEST_DIR) $(BUILD)/rt-asan $(BUILD)/rt-tsan

@@ -10,6 +10,11 @@
 #   %samples  the samples/ directory
 #   %build    the build directory (build/ or build/asan/): unit tests, libpkrt
 #   %root     the repository root
+#   %pyenv    the Python virtualenv with jax for the Pallas fidelity tests
+#             (build/pyenv, `make pyenv`; lit param pyenv=DIR); the lit
+#             feature `pallas` is set when %pyenv/bin/python exists
+#   %cflags   flags for C programs linked with %build/lib/libpkrt.a: the
+#             sanitizer flags when %build is a SANITIZE=1 build (build/asan)
 # plus lit's own %s %S %t %T.  FileCheck, not and count come from LLVM 22.
 import os
 import sys
@@ -45,6 +50,29 @@ config.substitutions.append(("%samples", os.path.join(repo_root, "samples")))
 config.substitutions.append(("%build", os.path.abspath(build_dir)))
 config.substitutions.append(("%root", repo_root))
 
+# %pyenv and the feature `pallas` (test/pallas/: pkc vs Pallas interpret mode).
+# Always build/pyenv, also for a SANITIZE=1 build_dir.  `make check` makes it
+# first and sets PKC_REQUIRE_PALLAS=1: then a missing env is an error rather
+# than a silent UNSUPPORTED for every fidelity test.
+pyenv = os.path.abspath(lit_config.params.get("pyenv", os.path.join(repo_root, "build", "pyenv")))
+config.substitutions.append(("%pyenv", pyenv))
+if os.path.exists(os.path.join(pyenv, "bin", "python")):
+    config.available_features.add("pallas")
+elif os.environ.get("PKC_REQUIRE_PALLAS") == "1":
+    lit_config.fatal("%s/bin/python does not exist: the Pallas fidelity tests (test/pallas) "
+                     "need it (run `make pyenv`)" % pyenv)
+else:
+    lit_config.warning("%s/bin/python does not exist: the Pallas fidelity tests (test/pallas) "
+                       "are UNSUPPORTED; `make pyenv` makes it" % pyenv)
+# compare.py sets them too: JAX on the CPU only; no __pycache__ in the tree.
+config.environment["JAX_PLATFORMS"] = "cpu"
+config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
+# %cflags: programs linked with a sanitized libpkrt need the same flags
+# (the Makefile's SAN_FLAGS for SANITIZE=1, which builds into build/asan).
+san_flags = "-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+is_asan = os.path.basename(os.path.normpath(build_dir)) == "asan"
+config.substitutions.append(("%cflags", lit_config.params.get("cflags", san_flags if is_asan else "")))
+
 # FileCheck, not, count first on PATH; keep the rest of PATH for the shell
 # tools tests use (cat, rm, test...).
 config.environment["PATH"] = os.pathsep.join([llvm_bin, os.environ.get("PATH", "")])
@@ -54,3 +82,26 @@ config.environment.pop("NO_COLOR", None)
 # Sanitized builds: fail loudly on the first error, report leaks.
 config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0"
 config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+# GPU targets (compiler/GPU-DESIGN.md):
+#   feature `ptxas`: the CUDA assembler, found as pkc finds it (PATH, then
+#     /usr/local/cuda/bin); tests that assemble GPU code REQUIRE it, so they
+#     are UNSUPPORTED (never silently passing) on a machine without it.
+#   feature `gpu-emu` and %gpu-emu: test/gpu-emu/run.py, which runs the CUDA
+#     variant of kernels emulated on the CPU against the host variant (needs
+#     clang and numpy; no GPU).
+import shutil
+_ptxas = shutil.which("ptxas", path=os.environ.get("PATH", "")) or \
+    ("/usr/local/cuda/bin/ptxas" if os.access("/usr/local/cuda/bin/ptxas", os.X_OK) else None)
+if _ptxas:
+    config.available_features.add("ptxas")
+import subprocess
+_emu_python = None
+for _py in [sys.executable, shutil.which("python3"), os.path.join(pyenv, "bin", "python")]:
+    if _py and os.access(_py, os.X_OK) and subprocess.call([_py, "-c", "import numpy"], stdout=subprocess.DEVNULL,
+                                                           stderr=subprocess.DEVNULL) == 0:
+        _emu_python = _py
+        break
+if _emu_python and os.access(os.path.join(llvm_bin, "clang"), os.X_OK):
+    config.available_features.add("gpu-emu")
+config.substitutions.append(("%gpu-emu", "%s %s --pkc %s" % (_emu_python or sys.executable,
+                                                            os.path.join(test_root, "gpu-emu", "run.py"), pkc)))

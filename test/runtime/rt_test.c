@@ -181,8 +181,9 @@ static void test_devices(void)
 	int n = -1;
 	CHECK_OK(pk_device_count(PK_DEVICE_HOST, &n));
 	CHECK(n == 1);
-	CHECK_OK(pk_device_count(PK_DEVICE_CUDA, &n));
-	CHECK(n == 0);
+	int ncuda = -1; /* 0 without a CUDA driver (test/runtime/cuda.test covers CUDA) */
+	CHECK_OK(pk_device_count(PK_DEVICE_CUDA, &ncuda));
+	CHECK(ncuda >= 0);
 	CHECK_FAILS(pk_device_count(PK_DEVICE_HOST, NULL), PK_ERR_INVALID_VALUE, "NULL");
 	CHECK_FAILS(pk_device_count((pk_device_kind)42, &n), PK_ERR_INVALID_VALUE, "unknown device kind 42");
 
@@ -199,8 +200,10 @@ static void test_devices(void)
 	CHECK_FAILS(pk_device_get(PK_DEVICE_HOST, 1, &d2), PK_ERR_INVALID_VALUE, "ordinal 1");
 	CHECK(d2 == NULL);
 	d2 = d;
-	CHECK_FAILS(pk_device_get(PK_DEVICE_CUDA, 0, &d2), PK_ERR_NO_DEVICE, "CUDA");
-	CHECK(d2 == NULL);
+	if (ncuda == 0) {
+		CHECK_FAILS(pk_device_get(PK_DEVICE_CUDA, 0, &d2), PK_ERR_NO_DEVICE, "CUDA");
+		CHECK(d2 == NULL);
+	}
 	CHECK_FAILS(pk_device_get((pk_device_kind)7, 0, &d2), PK_ERR_INVALID_VALUE, "unknown device kind 7");
 	CHECK_FAILS(pk_device_get(PK_DEVICE_HOST, 0, NULL), PK_ERR_INVALID_VALUE, "NULL");
 }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# bench/compile_time.sh [PKC] - how long pkc takes, as a build sees it: the
+# median wall time of BENCH_RUNS (default 10) whole-process runs (start-up,
+# LLVM initialisation, all passes, code generation at the default -O3,
+# writing the object and the header) of
+#   pkc samples/softmax.pk -o <tmp>/x.o          (target: < 50 ms)
+# and, for scale, samples/add_vectors.pk and --emit=ir (no LLVM) of softmax;
+# then bench/frontend.sh: pkc -fsyntax-only on a generated 10,000-line file.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pkc=${1:-build/bin/pkc}
+runs=${BENCH_RUNS:-10}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Other work on the machine (a build, a test run) distorts the figures: say so.
+read -r load1 _ </proc/loadavg
+if awk -v l="$load1" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; then
+	echo "warning: load average $load1 on $(nproc) CPUs: other work is running, the figures below are unreliable" >&2
+fi
+echo "== pkc compile time: $(date -u +%Y-%m-%d), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$pkc" "$work" "$runs" <<'PY'
+import statistics, subprocess, sys, time
+pkc, work, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+cases = [
+    ("pkc samples/softmax.pk -o x.o", ["samples/softmax.pk", "-o", work + "/x.o"], 50),
+    ("pkc samples/add_vectors.pk -o x.o", ["samples/add_vectors.pk", "-o", work + "/x.o"], None),
+    ("pkc --emit=ir samples/softmax.pk -o x.ir", ["--emit=ir", "samples/softmax.pk", "-o", work + "/x.ir"], None),
+]
+for name, args, target in cases:
+    subprocess.run([pkc] + args, check=True)  # warm the page cache
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([pkc] + args, check=True)
+        times.append(time.perf_counter() - t0)
+    med = statistics.median(times)
+    verdict = "" if target is None else ("  (target < %d ms: %s)" % (target, "met" if med * 1e3 < target else "NOT met"))
+    print("%-42s median of %d runs: %6.1f ms (min %.1f, max %.1f)%s"
+          % (name, runs, med * 1e3, min(times) * 1e3, max(times) * 1e3, verdict))
+PY
+BENCH_RUNS=$runs bench/frontend.sh "$pkc"

@@ -1,0 +1,1206 @@
+/* codegen_nvptx.c - the CUDA back end (compiler/GPU-DESIGN.md): the IR after
+ * lower-refs to NVVM IR through the LLVM C API, PTX from LLVM's NVPTX
+ * target, cubins from ptxas (nvptx_ptxas.c).
+ *
+ * Per kernel one entry (`ptx_kernel`) whose CTA of num_warps * 32 threads
+ * runs one task: the point of the parallel grid axes that blockIdx.x
+ * linearises (row-major), and, in a loop, every point of the arbitrary axes
+ * in lexicographic order, with a CTA barrier between them (so an output
+ * block revisited along an arbitrary axis accumulates, as on the host).
+ * Each thread holds its elements of every tensor in registers (layouts:
+ * gpu_layout.c); scalars are computed by every thread alike, so all control
+ * flow is uniform across the CTA and barriers may appear anywhere.
+ *
+ * This file: targets, the kernel entry, regions and control flow, scalar
+ * code, the module pipeline (libdevice, passes, PTX per target, ptxas).
+ * nvptx_tensor.c has tensor ops and layout conversions, nvptx_mem.c Ref
+ * accesses and barriers, nvptx_dot.c matrix products. */
+#include "nvptx.h"
+#include "../runtime/pk_runtime.h" /* PK_MAX_GRID */
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Linker.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NVPTX_TRIPLE "nvptx64-nvidia-cuda"
+/* A tensor may take at most this many registers per thread (2^12). */
+#define MAX_REG_BITS 12
+/* Shared memory up to this many bytes per CTA is static; more is dynamic. */
+#define STATIC_SMEM_LIMIT (48 * 1024)
+
+/* ---- targets ------------------------------------------------------------------ */
+
+/* PTX ISA versions: the oldest that has everything the generated code may
+ * use on that target (mma.sync, ldmatrix, cp.async need 7.0), so the PTX
+ * JIT-compiles with drivers as old as possible. */
+static const GpuTarget gpu_targets[] = {
+	{"sm_80", 80, false, "+ptx70"},
+	{"sm_86", 86, false, "+ptx71"},
+	{"sm_89", 89, false, "+ptx78"},
+	{"sm_90", 90, false, "+ptx78"},
+	{"sm_90a", 90, true, "+ptx80"},
+};
+
+const GpuTarget *gpu_target_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof gpu_targets / sizeof gpu_targets[0]; i++)
+		if (strcmp(gpu_targets[i].name, name) == 0)
+			return &gpu_targets[i];
+	return NULL;
+}
+
+const char *gpu_target_list(void)
+{
+	return "sm_80, sm_86, sm_89, sm_90, sm_90a";
+}
+
+/* Most shared memory a CTA may use (dynamic included) per capability. */
+static uint64_t smem_limit(const GpuTarget *t)
+{
+	switch (t->sm) {
+	case 80: return 166912;
+	case 86: case 89: return 101376;
+	default: return 232448;
+	}
+}
+
+void gpu_output_free(GpuOutput *out)
+{
+	for (int i = 0; i < out->nimages; i++)
+		free(out->images[i].data);
+	free(out->images);
+	free(out->kernels);
+	free(out->text);
+	memset(out, 0, sizeof *out);
+}
+
+/* ---- diagnostics and small helpers ------------------------------------------------- */
+
+bool nv_unsupported(NvFn *f, Loc loc, const char *fmt, ...)
+{
+	va_list ap, aq;
+	va_start(ap, fmt);
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *what = arena_alloc(f->nv->cc->arena, (size_t)(n > 0 ? n : 0) + 1);
+	vsnprintf(what, (size_t)(n > 0 ? n : 0) + 1, fmt, aq);
+	va_end(aq);
+	error_at(f->nv->cc, loc, "%s is not supported yet by --target=%s", what, f->nv->target_name);
+	f->g->failed = true;
+	return false;
+}
+
+bool nv_fail(NvFn *f, Loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vreport(&f->nv->cc->diag, DIAG_ERROR, loc, fmt, ap);
+	va_end(ap);
+	f->g->failed = true;
+	return false;
+}
+
+LLVMValueRef nv_intrinsic(NvFn *f, const char *name, LLVMTypeRef *ov, int nov, LLVMValueRef *args, int nargs)
+{
+	Cg *g = f->g;
+	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+	if (!id)
+		internal_error("nvptx: LLVM has no intrinsic %s", name);
+	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->mod, id, ov, (size_t)nov);
+	LLVMTypeRef fty = LLVMIntrinsicGetType(g->ctx, id, ov, (size_t)nov);
+	return LLVMBuildCall2(g->b, fty, fn, args, (unsigned)nargs, "");
+}
+
+void nv_barrier(NvFn *f)
+{
+	LLVMValueRef zero = cg_i32(f->g, 0);
+	nv_intrinsic(f, "llvm.nvvm.barrier.cta.sync.aligned.all", NULL, 0, &zero, 1);
+	for (int s = 0; s < f->nrefs; s++)
+		f->rs[s] = (RefState){0};
+	f->smem_busy = false;
+}
+
+void nv_scope_push(NvFn *f)
+{
+	f->depth++;
+	if (f->depth >= f->scope_cap) {
+		int cap = f->scope_cap ? 2 * f->scope_cap : 16;
+		int *s = arena_alloc(f->nv->cc->arena, (size_t)cap * sizeof *s);
+		if (f->scope_cap)
+			memcpy(s, f->scope_serial, (size_t)f->scope_cap * sizeof *s);
+		f->scope_serial = s;
+		f->scope_cap = cap;
+	}
+	f->scope_serial[f->depth] = ++f->next_serial;
+}
+
+void nv_scope_pop(NvFn *f)
+{
+	/* Conversions made in the closing scope are not available outside. */
+	while (f->nconv > 0 && f->conv[f->nconv - 1].depth >= f->depth)
+		f->nconv--;
+	f->depth--;
+}
+
+/* ---- control flow --------------------------------------------------------------------- */
+
+static bool emit_inst(NvFn *f, const Inst *i);
+
+bool nv_emit_inst(NvFn *f, const Inst *i)
+{
+	return emit_inst(f, i);
+}
+
+static bool is_tensor(const Value *v)
+{
+	return v->type->kind == TY_VALUE && v->type->rank > 0;
+}
+
+/* The layout a carried value or op result lives in (NULL: a scalar). */
+static const GpuLayout *value_layout(NvFn *f, const Value *v)
+{
+	return is_tensor(v) ? f->plan->of[v->id] : NULL;
+}
+
+/* Emits the instructions of r (its arguments bound to args), all but the
+ * final YIELD, which the caller reads (in the same scope). */
+static bool region_body(NvFn *f, const Region *r, GV **args)
+{
+	for (int j = 0; j < r->nargs; j++)
+		if (args && args[j])
+			f->vals[r->args[j]->id] = args[j];
+	for (const Inst *i = r->first; i; i = i->next) {
+		if (i->op == IR_YIELD)
+			return true;
+		if (!emit_inst(f, i))
+			return false;
+	}
+	internal_error("nvptx: kernel %s: region without a yield", f->k->name);
+}
+
+bool nv_region(NvFn *f, const Region *r, GV **args, const GpuLayout **want, GV **ys)
+{
+	nv_scope_push(f);
+	bool ok = region_body(f, r, args);
+	if (ok && ys)
+		for (int j = 0; j < r->last->nargs; j++)
+			ys[j] = nv_get(f, r->last->args[j], want ? want[j] : value_layout(f, r->last->args[j]));
+	nv_scope_pop(f);
+	return ok && !f->g->failed;
+}
+
+/* Phis at the builder's position for carried values of layouts ls. */
+static GV **carried_phis(NvFn *f, Value *const *vals, const GpuLayout **ls, int n)
+{
+	Cg *g = f->g;
+	GV **out = arena_alloc(g->cc->arena, (size_t)(n + 1) * sizeof *out);
+	for (int j = 0; j < n; j++) {
+		DType dt = vals[j]->type->dtype;
+		GV *v = gv_new(f, ls[j], dt);
+		for (int r = 0; r < v->n; r++)
+			v->r[r] = LLVMBuildPhi(g->b, cg_type(g, dt), "");
+		out[j] = v;
+	}
+	return out;
+}
+
+static void add_incoming(GV *phi, GV *v, LLVMBasicBlockRef from)
+{
+	for (int r = 0; r < phi->n; r++)
+		LLVMAddIncoming(phi->r[r], &v->r[r], &from, 1);
+}
+
+/* Values of inits in the layouts of the carried values. */
+static GV **carried_inits(NvFn *f, Value *const *inits, const GpuLayout **ls, int n)
+{
+	GV **out = arena_alloc(f->nv->cc->arena, (size_t)(n + 1) * sizeof *out);
+	for (int j = 0; j < n; j++)
+		out[j] = nv_get(f, inits[j], ls[j]);
+	return out;
+}
+
+static const GpuLayout **layouts_of(NvFn *f, Value *const *vs, int n)
+{
+	const GpuLayout **ls = arena_alloc(f->nv->cc->arena, (size_t)(n + 1) * sizeof *ls);
+	for (int j = 0; j < n; j++)
+		ls[j] = value_layout(f, vs[j]);
+	return ls;
+}
+
+static bool emit_for(NvFn *f, const Inst *i)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	DType dt = i->args[0]->type->dtype;
+	LLVMTypeRef t = cg_type(g, dt);
+	int n = i->nargs - 3;
+	LLVMValueRef lo = nv_val(f, i->args[0])->r[0], hi = nv_val(f, i->args[1])->r[0];
+	LLVMValueRef step = nv_val(f, i->args[2])->r[0];
+	const GpuLayout **ls = layouts_of(f, i->results, n);
+	GV **inits = carried_inits(f, i->args + 3, ls, n);
+	const Region *body = i->regions[0];
+	nv_sync_regions(f, &body, 1);
+	LLVMValueRef trips = cg_for_trips(g, dt, lo, hi, step);
+	LoopPipe *pipe = nv_pipe_plan(f, i);
+	if (pipe) {
+		pipe->trips = trips;
+		pipe->lo = lo;
+		pipe->step = step;
+		nv_pipe_prologue(f, pipe);
+	}
+
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+	LLVMBasicBlockRef head = cg_block(g, "for.head"), bb = cg_block(g, "for.body"), exit = cg_block(g, "for.exit");
+	LLVMBuildBr(b, head);
+	LLVMPositionBuilderAtEnd(b, head);
+	LLVMValueRef c = LLVMBuildPhi(b, g->t_i64, "c");
+	GV **phis = carried_phis(f, i->results, ls, n);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, c, trips, ""), bb, exit);
+	if (pipe) {
+		pipe->c = c;
+		pipe->outer = f->pipe;
+		f->pipe = pipe;
+	}
+
+	RefState *at_entry = nv_state_save(f);
+	bool busy0 = f->smem_busy;
+	LLVMPositionBuilderAtEnd(b, bb);
+	LLVMValueRef ct = t == g->t_i64 ? c : LLVMBuildTrunc(b, c, t, "");
+	LLVMValueRef iv = LLVMBuildAdd(b, LLVMBuildMul(b, ct, step, ""), lo, "iv");
+	GV **args = arena_alloc(g->cc->arena, (size_t)(n + 2) * sizeof *args);
+	args[0] = gv_scalar(f, dt, iv);
+	for (int j = 0; j < n; j++)
+		args[1 + j] = phis[j];
+	GV **ys = arena_alloc(g->cc->arena, (size_t)(n + 1) * sizeof *ys);
+	if (!nv_region(f, body, args, ls, ys))
+		return false;
+	/* The next iteration's accesses against this one's, and its use of the
+	 * temporary shared area against this one's readers. */
+	nv_sync_regions(f, &body, 1);
+	if (f->smem_busy)
+		nv_barrier(f);
+	LLVMValueRef c1 = LLVMBuildAdd(b, c, cg_i64(g, 1), "");
+	LLVMBuildBr(b, head);
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+	LLVMValueRef zero = cg_i64(g, 0);
+	LLVMAddIncoming(c, &zero, &pre, 1);
+	LLVMAddIncoming(c, &c1, &latch, 1);
+	for (int j = 0; j < n; j++) {
+		add_incoming(phis[j], inits[j], pre);
+		add_incoming(phis[j], ys[j], latch);
+	}
+	nv_state_merge(f, at_entry);
+	f->smem_busy |= busy0;
+	LLVMPositionBuilderAtEnd(b, exit);
+	if (pipe) {
+		f->pipe = pipe->outer;
+		nv_pipe_epilogue(f, pipe);
+	}
+	for (int j = 0; j < n; j++)
+		f->vals[i->results[j]->id] = phis[j];
+	return true;
+}
+
+static bool emit_if(NvFn *f, const Inst *i)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	int n = i->nresults;
+	const GpuLayout **ls = layouts_of(f, i->results, n);
+	LLVMBasicBlockRef bt = cg_block(g, "if.then"), be = cg_block(g, "if.else"), bj = cg_block(g, "if.end");
+	LLVMBuildCondBr(b, nv_val(f, i->args[0])->r[0], bt, be);
+	GV **ys[2];
+	LLVMBasicBlockRef ends[2], starts[2] = {bt, be};
+	RefState *before = nv_state_save(f), *after_then = NULL;
+	bool busy = f->smem_busy, busy_then = false;
+	for (int k = 0; k < 2; k++) {
+		LLVMPositionBuilderAtEnd(b, starts[k]);
+		if (k == 1) {
+			after_then = nv_state_save(f);
+			busy_then = f->smem_busy;
+			nv_state_restore(f, before);
+			f->smem_busy = busy;
+		}
+		ys[k] = arena_alloc(g->cc->arena, (size_t)(n + 1) * sizeof *ys[k]);
+		nv_scope_push(f);
+		bool ok = region_body(f, i->regions[k], NULL);
+		for (int j = 0; ok && j < n; j++)
+			ys[k][j] = nv_get(f, i->regions[k]->last->args[j], ls[j]);
+		nv_scope_pop(f);
+		if (!ok || g->failed)
+			return false;
+		ends[k] = LLVMGetInsertBlock(b);
+		LLVMBuildBr(b, bj);
+	}
+	nv_state_merge(f, after_then);
+	f->smem_busy |= busy_then;
+	LLVMPositionBuilderAtEnd(b, bj);
+	for (int j = 0; j < n; j++) {
+		GV *v = gv_new(f, ls[j], i->results[j]->type->dtype);
+		for (int r = 0; r < v->n; r++) {
+			v->r[r] = LLVMBuildPhi(b, LLVMTypeOf(ys[0][j]->r[r]), "");
+			LLVMValueRef in[2] = {ys[0][j]->r[r], ys[1][j]->r[r]};
+			LLVMAddIncoming(v->r[r], in, ends, 2);
+		}
+		f->vals[i->results[j]->id] = v;
+	}
+	return true;
+}
+
+static bool emit_while(NvFn *f, const Inst *i)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	int n = i->nargs;
+	const GpuLayout **ls = layouts_of(f, i->results, n);
+	GV **inits = carried_inits(f, i->args, ls, n);
+	const Region *rs[2] = {i->regions[0], i->regions[1]};
+	nv_sync_regions(f, rs, 2);
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+	LLVMBasicBlockRef head = cg_block(g, "while.cond"), body = cg_block(g, "while.body"),
+	                  exit = cg_block(g, "while.exit");
+	LLVMBuildBr(b, head);
+	LLVMPositionBuilderAtEnd(b, head);
+	GV **phis = carried_phis(f, i->results, ls, n);
+	RefState *at_entry = nv_state_save(f);
+	bool busy0 = f->smem_busy;
+	GV *cond;
+	if (!nv_region(f, i->regions[0], phis, NULL, &cond))
+		return false;
+	bool busy_cond = f->smem_busy;
+	LLVMBuildCondBr(b, cond->r[0], body, exit);
+	LLVMPositionBuilderAtEnd(b, body);
+	GV **ys = arena_alloc(g->cc->arena, (size_t)(n + 1) * sizeof *ys);
+	if (!nv_region(f, i->regions[1], phis, ls, ys))
+		return false;
+	nv_sync_regions(f, rs, 2);
+	if (f->smem_busy)
+		nv_barrier(f);
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+	LLVMBuildBr(b, head);
+	for (int j = 0; j < n; j++) {
+		add_incoming(phis[j], inits[j], pre);
+		add_incoming(phis[j], ys[j], latch);
+	}
+	/* Leaving after the condition: its accesses may be the last ones. */
+	nv_state_merge(f, at_entry);
+	nv_state_touch(f, i->regions[0]);
+	f->smem_busy |= busy0 || busy_cond;
+	LLVMPositionBuilderAtEnd(b, exit);
+	for (int j = 0; j < n; j++)
+		f->vals[i->results[j]->id] = phis[j];
+	return true;
+}
+
+/* ---- instructions ---------------------------------------------------------------------- */
+
+static bool emit_scalar_op(NvFn *f, const Inst *i)
+{
+	Cg *g = f->g;
+	const Value *res = i->results[0];
+	if (i->op == IR_CAST) {
+		LLVMValueRef x = nv_val(f, i->args[0])->r[0];
+		f->vals[res->id] = gv_scalar(f, res->type->dtype, cg_cast(g, x, i->args[0]->type->dtype, res->type->dtype));
+		return true;
+	}
+	LLVMValueRef a[3];
+	for (int k = 0; k < i->nargs && k < 3; k++)
+		a[k] = nv_val(f, i->args[k])->r[0];
+	DType dt = i->args[i->op == IR_SELECT ? 1 : 0]->type->dtype;
+	LLVMValueRef r = cg_elementwise(g, i->op, dt, a, i->loc);
+	if (!r)
+		return false;
+	f->vals[res->id] = gv_scalar(f, res->type->dtype, r);
+	return true;
+}
+
+/* nvptx_dot.c (belongs in nvptx.h next to nv_dot). */
+const Inst *nv_dot_fused_add(NvFn *f, const Inst *d);
+
+static bool emit_inst(NvFn *f, const Inst *i)
+{
+	Cg *g = f->g;
+	if (g->failed)
+		return false;
+	for (int r = 0; r < i->nresults; r++) {
+		const GpuLayout *L = is_tensor(i->results[r]) ? f->plan->of[i->results[r]->id] : NULL;
+		if (L && L->nregbits > MAX_REG_BITS)
+			return nv_unsupported(f, i->loc, "a tensor of %lld elements per thread (%s; at most %d)",
+			                      (long long)1 << L->nregbits, type_str(g->cc->arena, i->results[r]->type),
+			                      1 << MAX_REG_BITS);
+	}
+	switch (i->op) {
+	case IR_CONST:
+		if (!is_tensor(i->results[0])) {
+			DType dt = i->results[0]->type->dtype;
+			f->vals[i->results[0]->id] = gv_scalar(f, dt, cg_const(g, dt, i->ival, i->fval));
+		}
+		return true;
+	case IR_PROGRAM_ID: case IR_NUM_PROGRAMS:
+		if (i->ival < 0 || i->ival >= f->k->ngrid)
+			return nv_fail(f, i->loc, "%s: %s of axis %lld, the grid has %d", f->k->name, op_info[i->op].name,
+			               (long long)i->ival, f->k->ngrid);
+		f->vals[i->results[0]->id] =
+			gv_scalar(f, DT_I32, (i->op == IR_PROGRAM_ID ? f->pid : f->nprog)[i->ival]);
+		return true;
+	case IR_LOAD: case IR_STORE: case IR_ATOMIC:
+		return nv_access(f, i);
+	case IR_ALLOC:
+		if (!f->refs[i->results[0]->id])
+			return nv_fail(f, i->loc, "%s: a scratch buffer outside the kernel body", f->k->name);
+		return true;
+	case IR_FOR: return emit_for(f, i);
+	case IR_IF: return emit_if(f, i);
+	case IR_WHILE: return emit_while(f, i);
+	case IR_DOT: return nv_dot(f, i);
+	case IR_ADD:
+		/* acc + dot(a, b): the dot started from acc. */
+		for (int k = 0; k < 2 && i->nargs == 2; k++) {
+			const Value *d = i->args[k];
+			if (d->def && d->def->op == IR_DOT && nv_dot_fused_add(f, d->def) == i) {
+				GV *y = nv_convert(f, f->vals[d->id], f->plan->of[i->results[0]->id]);
+				if (!y)
+					return false;
+				f->vals[i->results[0]->id] = y;
+				return true;
+			}
+		}
+		break;
+	case IR_YIELD: internal_error("nvptx: stray yield");
+	default:
+		break;
+	}
+	if ((op_info[i->op].flags & F_ELEMWISE) && !is_tensor(i->results[0]))
+		return emit_scalar_op(f, i);
+	return nv_tensor_op(f, i);
+}
+
+/* ---- the kernel entry ---------------------------------------------------------------------- */
+
+static LLVMValueRef sreg(NvFn *f, const char *name)
+{
+	return nv_intrinsic(f, name, NULL, 0, NULL, 0);
+}
+
+static void str_attr(Cg *g, LLVMValueRef fn, const char *k, const char *v)
+{
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+	                        LLVMCreateStringAttribute(g->ctx, k, (unsigned)strlen(k), v, (unsigned)strlen(v)));
+}
+
+/* Gives every ALLOC (scratch) of the body its place at the start of the
+ * shared memory block. */
+static void place_scratch(NvFn *f, const Region *r)
+{
+	for (const Inst *i = r->first; i; i = i->next) {
+		for (int k = 0; k < i->nregions; k++)
+			place_scratch(f, i->regions[k]);
+		if (i->op != IR_ALLOC)
+			continue;
+		const Type *t = i->results[0]->type;
+		uint64_t bytes = (uint64_t)type_numel(t) * (uint64_t)nv_smem_elem(t->dtype);
+		LLVMValueRef off = cg_i32(f->g, (int32_t)f->smem_scratch);
+		LLVMValueRef p = LLVMBuildInBoundsGEP2(f->pre, f->g->t_i8, f->smem, &off, 1, "scratch");
+		f->refs[i->results[0]->id] = nv_make_ref(f, t, p, 3, f->nrefs++, false, i->loc);
+		f->smem_scratch += (bytes + 15) / 16 * 16;
+	}
+}
+
+static int count_allocs(const Region *r)
+{
+	int n = 0;
+	for (const Inst *i = r->first; i; i = i->next) {
+		n += i->op == IR_ALLOC;
+		for (int k = 0; k < i->nregions; k++)
+			n += count_allocs(i->regions[k]);
+	}
+	return n;
+}
+
+/* The shared memory block of the kernel: the placeholder every access
+ * addresses becomes a static array, or the dynamic one. */
+static void finish_smem(NvFn *f, GpuKernel *info)
+{
+	Cg *g = f->g;
+	uint64_t total = f->smem_scratch + f->smem_temp + f->smem_pipe_bytes;
+	info->dynamic_smem = 0;
+	if (total == 0) {
+		LLVMReplaceAllUsesWith(f->smem, LLVMGetUndef(LLVMTypeOf(f->smem)));
+		LLVMDeleteGlobal(f->smem);
+		LLVMReplaceAllUsesWith(f->smem_pipe, LLVMGetUndef(LLVMTypeOf(f->smem_pipe)));
+		LLVMDeleteGlobal(f->smem_pipe);
+		return;
+	}
+	LLVMValueRef gv;
+	if (total <= STATIC_SMEM_LIMIT) {
+		LLVMTypeRef at = LLVMArrayType2(g->t_i8, total);
+		gv = LLVMAddGlobalInAddressSpace(g->mod, at, arena_printf(g->cc->arena, "%s.smem", f->k->name), 3);
+		LLVMSetInitializer(gv, LLVMGetUndef(at));
+		LLVMSetLinkage(gv, LLVMInternalLinkage);
+	} else {
+		gv = LLVMGetNamedGlobal(g->mod, "pk_dynamic_smem");
+		if (!gv) {
+			gv = LLVMAddGlobalInAddressSpace(g->mod, LLVMArrayType2(g->t_i8, 0), "pk_dynamic_smem", 3);
+			LLVMSetLinkage(gv, LLVMExternalLinkage);
+		}
+		info->dynamic_smem = (uint32_t)total;
+	}
+	LLVMSetAlignment(gv, 16);
+	LLVMReplaceAllUsesWith(f->smem, gv);
+	LLVMDeleteGlobal(f->smem);
+	/* The pipeline buffers follow the temporary area. */
+	LLVMValueRef off = cg_i32(g, (int32_t)(f->smem_scratch + f->smem_temp));
+	LLVMReplaceAllUsesWith(f->smem_pipe, LLVMConstInBoundsGEP2(g->t_i8, gv, &off, 1));
+	LLVMDeleteGlobal(f->smem_pipe);
+}
+
+static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
+{
+	Cg *g = &nv->g;
+	Arena *a = nv->cc->arena;
+	int warps = k->num_warps > 0 ? k->num_warps : 4;
+	int warpbits = lay_log2_ceil(warps);
+	info->name = k->name;
+	info->threads = warps * 32;
+
+	/* Parameters: operands, scalars (memory form), sizes, grid extents. */
+	int np = k->noperands + k->nscalars + k->nsizes + k->ngrid;
+	LLVMTypeRef *pt = arena_alloc(a, (size_t)(np + 1) * sizeof *pt);
+	int p = 0;
+	for (int o = 0; o < k->noperands; o++)
+		pt[p++] = nv->t_gptr;
+	for (int s = 0; s < k->nscalars; s++)
+		pt[p++] = cg_mem_type(g, k->scalars[s]->dtype);
+	for (int s = 0; s < k->nsizes; s++)
+		pt[p++] = g->t_i64;
+	for (int d = 0; d < k->ngrid; d++)
+		pt[p++] = g->t_i32;
+	LLVMValueRef fn = LLVMAddFunction(g->mod, k->name, LLVMFunctionType(g->t_void, pt, (unsigned)np, 0));
+	LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
+	cg_attr(g, fn, LLVMAttributeFunctionIndex, "nounwind", 0);
+	str_attr(g, fn, "nvvm.reqntid", arena_printf(a, "%d", warps * 32));
+	for (int o = 0; o < k->noperands; o++) {
+		LLVMValueRef prm = LLVMGetParam(fn, (unsigned)o);
+		LLVMSetValueName2(prm, k->operands[o]->name, strlen(k->operands[o]->name));
+		/* Distinct operands do not alias (lang-spec §5.2); `in` ones are
+		 * read-only, so loads from them may use the non-coherent path.
+		 * The launch stub checks the 16-byte alignment. */
+		cg_attr(g, fn, (unsigned)o + 1, "noalias", 0);
+		cg_attr(g, fn, (unsigned)o + 1, "align", 16);
+		if (k->operands[o]->mode == PM_IN)
+			cg_attr(g, fn, (unsigned)o + 1, "readonly", 0);
+	}
+
+	NvFn *f = arena_alloc(a, sizeof *f);
+	f->nv = nv;
+	f->g = g;
+	f->k = k;
+	f->fn = fn;
+	f->plan = gpu_assign_layouts(a, k, warpbits);
+	f->vals = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *f->vals);
+	f->refs = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *f->refs);
+	f->deferred = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *f->deferred);
+	f->nrefs = 0;
+	int maxrefs = k->noperands + count_allocs(k->body) + 1;
+	f->rs = arena_alloc(a, (size_t)maxrefs * sizeof *f->rs);
+
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(g->ctx, fn, "entry");
+	LLVMBasicBlockRef prog = LLVMAppendBasicBlockInContext(g->ctx, fn, "program");
+	LLVMPositionBuilderAtEnd(g->b, entry);
+	f->entry_br = LLVMBuildBr(g->b, prog);
+	f->pre = LLVMCreateBuilderInContext(g->ctx);
+	vec_push(a, &nv->builders, f->pre);
+	LLVMPositionBuilderBefore(f->pre, f->entry_br);
+	LLVMPositionBuilderBefore(g->b, f->entry_br);
+	f->tid = sreg(f, "llvm.nvvm.read.ptx.sreg.tid.x");
+	f->lane = LLVMBuildAnd(g->b, f->tid, cg_i32(g, 31), "lane");
+	f->warp = LLVMBuildLShr(g->b, f->tid, cg_i32(g, 5), "warp");
+	f->smem = LLVMAddGlobalInAddressSpace(g->mod, g->t_i8, arena_printf(a, "%s.smem.placeholder", k->name), 3);
+	f->smem_pipe = LLVMAddGlobalInAddressSpace(g->mod, g->t_i8, arena_printf(a, "%s.pipe.placeholder", k->name), 3);
+	f->pipelined = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *f->pipelined);
+
+	/* Program ids: blockIdx.x is the row-major index over the parallel
+	 * axes; the arbitrary axes are loops below. */
+	f->pid = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *f->pid);
+	f->nprog = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *f->nprog);
+	int base = k->noperands + k->nscalars + k->nsizes;
+	for (int d = 0; d < k->ngrid; d++) {
+		f->nprog[d] = LLVMGetParam(fn, (unsigned)(base + d));
+		LLVMSetValueName2(f->nprog[d], arena_printf(a, "nprog%d", d), strlen(arena_printf(a, "nprog%d", d)));
+	}
+	LLVMValueRef lin = sreg(f, "llvm.nvvm.read.ptx.sreg.ctaid.x");
+	for (int d = k->ngrid - 1; d >= 0; d--) {
+		if (k->semantics && k->semantics[d] == AXIS_ARBITRARY)
+			continue;
+		f->pid[d] = LLVMBuildURem(g->b, lin, f->nprog[d], "pid");
+		lin = LLVMBuildUDiv(g->b, lin, f->nprog[d], "");
+	}
+
+	/* Body arguments. */
+	const Region *body = k->body;
+	int nargs = k->noperands + k->nscalars + k->nsizes;
+	if (body->nargs != nargs || !k->refs_lowered || k->tiled) {
+		error_at(nv->cc, k->loc, "%s: the CUDA back end needs the IR after lower-refs (and before tile-host)",
+		         k->name);
+		return false;
+	}
+	f->sizes = arena_alloc(a, (size_t)(k->nsizes + 1) * sizeof *f->sizes);
+	for (int s = 0; s < k->nsizes; s++) {
+		f->sizes[s] = LLVMGetParam(fn, (unsigned)(k->noperands + k->nscalars + s));
+		LLVMSetValueName2(f->sizes[s], k->sizes[s], strlen(k->sizes[s]));
+	}
+	for (int o = 0; o < k->noperands; o++) {
+		const Value *v = body->args[o];
+		if (v->type->kind != TY_REF)
+			return nv_fail(f, k->operands[o]->loc, "%s: body argument %d is not a Ref", k->name, o);
+		GRef *r = nv_make_ref(f, v->type, LLVMGetParam(fn, (unsigned)o), 1, f->nrefs++,
+		                      k->operands[o]->mode == PM_IN, k->operands[o]->loc);
+		if (!r)
+			return false;
+		f->refs[v->id] = r;
+	}
+	for (int s = 0; s < k->nscalars; s++) {
+		LLVMValueRef x = LLVMGetParam(fn, (unsigned)(k->noperands + s));
+		LLVMSetValueName2(x, k->scalars[s]->name, strlen(k->scalars[s]->name));
+		DType dt = k->scalars[s]->dtype;
+		f->vals[body->args[k->noperands + s]->id] = gv_scalar(f, dt, cg_from_mem(g, dt, x));
+	}
+	for (int s = 0; s < k->nsizes; s++)
+		f->vals[body->args[k->noperands + k->nscalars + s]->id] = gv_scalar(f, DT_I64, f->sizes[s]);
+	place_scratch(f, body);
+
+	/* The arbitrary axes: nested loops, the first axis outermost. */
+	LLVMPositionBuilderAtEnd(g->b, prog);
+	int narb = 0;
+	LLVMBasicBlockRef *heads = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *heads);
+	LLVMBasicBlockRef *exits = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *exits);
+	LLVMValueRef *ctr = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *ctr);
+	for (int d = 0; d < k->ngrid; d++) {
+		if (!(k->semantics && k->semantics[d] == AXIS_ARBITRARY))
+			continue;
+		LLVMBasicBlockRef from = LLVMGetInsertBlock(g->b);
+		heads[narb] = cg_block(g, "arb.head");
+		LLVMBasicBlockRef bb = cg_block(g, "arb.body");
+		exits[narb] = cg_block(g, "arb.exit");
+		LLVMBuildBr(g->b, heads[narb]);
+		LLVMPositionBuilderAtEnd(g->b, heads[narb]);
+		ctr[narb] = LLVMBuildPhi(g->b, g->t_i32, "arb");
+		LLVMValueRef zero = cg_i32(g, 0);
+		LLVMAddIncoming(ctr[narb], &zero, &from, 1);
+		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, ctr[narb], f->nprog[d], ""), bb, exits[narb]);
+		LLVMPositionBuilderAtEnd(g->b, bb);
+		f->pid[d] = ctr[narb++];
+	}
+	f->arbitrary_depth = narb;
+	if (!nv_region(f, body, NULL, NULL, NULL))
+		return false;
+	for (int j = narb - 1; j >= 0; j--) {
+		/* The next program of the task sees every effect of this one. */
+		if (j == narb - 1)
+			nv_barrier(f);
+		LLVMValueRef next = LLVMBuildAdd(g->b, ctr[j], cg_i32(g, 1), "");
+		LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->b);
+		LLVMAddIncoming(ctr[j], &next, &latch, 1);
+		LLVMBuildBr(g->b, heads[j]);
+		LLVMPositionBuilderAtEnd(g->b, exits[j]);
+	}
+	LLVMBuildRetVoid(g->b);
+	finish_smem(f, info);
+	return !g->failed;
+}
+
+/* ---- the module ------------------------------------------------------------------------ */
+
+static void init_llvm_nvptx(void)
+{
+	static bool done;
+	if (done)
+		return;
+	LLVMInitializeNVPTXTargetInfo();
+	LLVMInitializeNVPTXTarget();
+	LLVMInitializeNVPTXTargetMC();
+	LLVMInitializeNVPTXAsmPrinter();
+	done = true;
+}
+
+static LLVMTargetMachineRef target_machine(const GpuTarget *t, int opt_level)
+{
+	char *err = NULL;
+	LLVMTargetRef target;
+	if (LLVMGetTargetFromTriple(NVPTX_TRIPLE, &target, &err))
+		internal_error("LLVM has no NVPTX target: %s", err ? err : "?");
+	static const LLVMCodeGenOptLevel levels[4] = {LLVMCodeGenLevelNone, LLVMCodeGenLevelLess,
+	                                              LLVMCodeGenLevelDefault, LLVMCodeGenLevelAggressive};
+	LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, NVPTX_TRIPLE, t->name, t->ptx, levels[opt_level],
+	                                                  LLVMRelocDefault, LLVMCodeModelDefault);
+	if (!tm)
+		internal_error("cannot create an LLVM target machine for %s %s", NVPTX_TRIPLE, t->name);
+	return tm;
+}
+
+static void diag_handler(LLVMDiagnosticInfoRef di, void *ctx)
+{
+	(void)ctx;
+	if (LLVMGetDiagInfoSeverity(di) != LLVMDSError)
+		return;
+	char *msg = LLVMGetDiagInfoDescription(di);
+	internal_error("LLVM (NVPTX): %s", msg);
+}
+
+static bool uses_libdevice(LLVMModuleRef mod)
+{
+	for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+		size_t n;
+		const char *name = LLVMGetValueName2(fn, &n);
+		if (LLVMIsDeclaration(fn) && n > 5 && strncmp(name, "__nv_", 5) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Links CUDA's libdevice (the math functions the scalar code calls as
+ * __nv_*) into mod; every function but the kernels becomes internal, so
+ * the optimiser drops what is unused. */
+static bool link_libdevice(Nv *nv, LLVMModuleRef mod)
+{
+	const char *path = nv_find_libdevice(nv->cc, nv->opt->ptxas);
+	Loc none = {0};
+	if (!path) {
+		error_at(nv->cc, none, "the math functions of --target=%s need CUDA's libdevice.10.bc, which was not found "
+		         "(looked next to ptxas and in /usr/local/cuda/nvvm/libdevice)", nv->target_name);
+		return false;
+	}
+	LLVMMemoryBufferRef buf = NULL;
+	char *msg = NULL;
+	if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
+		error_at(nv->cc, none, "cannot read '%s': %s", path, msg ? msg : "?");
+		LLVMDisposeMessage(msg);
+		return false;
+	}
+	LLVMModuleRef lib = NULL;
+	if (LLVMParseBitcodeInContext2(nv->g.ctx, buf, &lib)) {
+		LLVMDisposeMemoryBuffer(buf);
+		error_at(nv->cc, none, "'%s' is not LLVM bitcode", path);
+		return false;
+	}
+	LLVMDisposeMemoryBuffer(buf);
+	LLVMSetTarget(lib, NVPTX_TRIPLE);
+	LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(mod));
+	if (LLVMLinkModules2(mod, lib))
+		internal_error("cannot link libdevice '%s' into the module", path);
+	return true;
+}
+
+static void internalize(LLVMModuleRef mod)
+{
+	for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
+		if (!LLVMIsDeclaration(fn) && LLVMGetFunctionCallConv(fn) != LLVMPTXKernelCallConv)
+			LLVMSetLinkage(fn, LLVMInternalLinkage);
+	for (LLVMValueRef gv = LLVMGetFirstGlobal(mod); gv; gv = LLVMGetNextGlobal(gv))
+		if (!LLVMIsDeclaration(gv))
+			LLVMSetLinkage(gv, LLVMInternalLinkage);
+}
+
+/* A malloc'd copy with a NUL after the n bytes. */
+static char *dup_bytes(const char *p, size_t n)
+{
+	char *d = xmalloc(n + 1);
+	if (n)
+		memcpy(d, p, n);
+	d[n] = '\0';
+	return d;
+}
+
+/* Optimises a copy of mod for target t and emits its PTX (or its NVVM IR). */
+static char *compile_target(Nv *nv, LLVMModuleRef base, const GpuTarget *t, bool nvvm, size_t *size)
+{
+	int o = nv->opt->opt_level < 0 ? 0 : nv->opt->opt_level > 3 ? 3 : nv->opt->opt_level;
+	LLVMModuleRef mod = LLVMCloneModule(base);
+	LLVMTargetMachineRef tm = target_machine(t, o);
+	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+	LLVMPassBuilderOptionsSetLoopUnrolling(po, o >= 2);
+	LLVMPassBuilderOptionsSetSLPVectorization(po, o >= 2);
+	/* -O0 still resolves libdevice's __nvvm_reflect and drops what is unused. */
+	static const char *const pipelines[4] = {"nvvm-reflect,always-inline,globaldce", "default<O1>", "default<O2>",
+	                                         "default<O3>"};
+	LLVMErrorRef err = LLVMRunPasses(mod, pipelines[o], tm, po);
+	LLVMDisposePassBuilderOptions(po);
+	if (err) {
+		char *e = LLVMGetErrorMessage(err);
+		internal_error("LLVM pass pipeline %s failed for %s: %s", pipelines[o], t->name, e);
+	}
+	char *out;
+	if (nvvm) {
+		char *text = LLVMPrintModuleToString(mod);
+		*size = strlen(text);
+		out = dup_bytes(text, *size);
+		LLVMDisposeMessage(text);
+	} else {
+		LLVMMemoryBufferRef buf = NULL;
+		char *e = NULL;
+		if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMAssemblyFile, &e, &buf))
+			internal_error("LLVM PTX generation failed for %s: %s", t->name, e ? e : "?");
+		*size = LLVMGetBufferSize(buf);
+		out = dup_bytes(LLVMGetBufferStart(buf), *size);
+		LLVMDisposeMemoryBuffer(buf);
+	}
+	LLVMDisposeTargetMachine(tm);
+	LLVMDisposeModule(mod);
+	return out;
+}
+
+/* ---- emulation on the CPU (a test aid) ------------------------------------------- */
+
+/* With PKC_GPU_EMULATE set, --emit=nvvm writes the module rewritten to run
+ * on the host CPU under test/gpu-emu/emu_rt.c, which runs every thread of a
+ * CTA as a POSIX thread: NVVM intrinsics become calls to pk_emu_* (thread
+ * ids, barriers, shuffles, mma.sync through warp-wide exchanges), libdevice
+ * calls become libm calls, atomics system-scope, and each kernel gets an
+ * entry `pk_emu_<kernel>(void **params)` taking its parameters the way
+ * cuLaunchKernel does.  It checks the code generator's logic (layouts,
+ * barriers, masks) against the host back end without a GPU; PTX and ptxas
+ * are not involved. */
+static void emu_call_rewrite(Nv *nv, LLVMModuleRef mod, LLVMValueRef fn, const char *emu)
+{
+	Cg *g = &nv->g;
+	LLVMTypeRef fty = LLVMGlobalGetValueType(fn);
+	LLVMTypeRef ret = LLVMGetReturnType(fty);
+	bool to_ptrs = LLVMGetTypeKind(ret) == LLVMStructTypeKind;
+	if (!to_ptrs) {
+		/* Scalar signatures are C-compatible: same type, new name. */
+		LLVMValueRef nf = LLVMGetNamedFunction(mod, emu);
+		if (!nf)
+			nf = LLVMAddFunction(mod, emu, fty);
+		LLVMReplaceAllUsesWith(fn, nf);
+		LLVMDeleteFunction(fn);
+		return;
+	}
+	/* Struct results: void emu(ptr out, ptr in) with every operand as 64
+	 * bits in `in` (32-bit ones zero-extended, pointers as addresses) and
+	 * the 32-bit results in `out`. */
+	LLVMTypeRef pt[2] = {g->t_ptr, g->t_ptr};
+	LLVMTypeRef ety = LLVMFunctionType(g->t_void, pt, 2, 0);
+	LLVMValueRef nf = LLVMGetNamedFunction(mod, emu);
+	if (!nf)
+		nf = LLVMAddFunction(mod, emu, ety);
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(g->ctx);
+	while (LLVMGetFirstUse(fn)) {
+		LLVMValueRef call = LLVMGetUser(LLVMGetFirstUse(fn));
+		LLVMPositionBuilderBefore(b, call);
+		unsigned nargs = (unsigned)LLVMGetNumArgOperands(call);
+		unsigned nres = LLVMCountStructElementTypes(ret);
+		LLVMValueRef in = LLVMBuildAlloca(b, LLVMArrayType2(g->t_i64, nargs ? nargs : 1), "");
+		LLVMValueRef out = LLVMBuildAlloca(b, LLVMArrayType2(g->t_i32, nres), "");
+		for (unsigned a = 0; a < nargs; a++) {
+			LLVMValueRef v = LLVMGetOperand(call, a);
+			if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMPointerTypeKind) {
+				v = LLVMBuildPtrToInt(b, v, g->t_i64, "");
+			} else {
+				if (LLVMTypeOf(v) != g->t_i32)
+					v = LLVMBuildBitCast(b, v, g->t_i32, "");
+				v = LLVMBuildZExt(b, v, g->t_i64, "");
+			}
+			LLVMValueRef idx[2] = {cg_i32(g, 0), cg_i32(g, (int32_t)a)};
+			LLVMBuildStore(b, v, LLVMBuildInBoundsGEP2(b, LLVMArrayType2(g->t_i64, nargs), in, idx, 2, ""));
+		}
+		LLVMValueRef args[2] = {out, in};
+		LLVMBuildCall2(b, ety, nf, args, 2, "");
+		LLVMValueRef agg = LLVMGetUndef(ret);
+		for (unsigned r = 0; r < nres; r++) {
+			LLVMValueRef idx[2] = {cg_i32(g, 0), cg_i32(g, (int32_t)r)};
+			LLVMTypeRef et = LLVMStructGetTypeAtIndex(ret, r);
+			LLVMValueRef v = LLVMBuildLoad2(b, g->t_i32, LLVMBuildInBoundsGEP2(b, LLVMArrayType2(g->t_i32, nres), out, idx, 2, ""), "");
+			if (et != g->t_i32)
+				v = LLVMBuildBitCast(b, v, et, "");
+			agg = LLVMBuildInsertValue(b, agg, v, r, "");
+		}
+		LLVMReplaceAllUsesWith(call, agg);
+		LLVMInstructionEraseFromParent(call);
+	}
+	LLVMDisposeBuilder(b);
+	LLVMDeleteFunction(fn);
+}
+
+static void emulate_module(Nv *nv, LLVMModuleRef mod)
+{
+	Cg *g = &nv->g;
+	Arena *a = nv->cc->arena;
+	/* Intrinsics and libdevice. */
+	LLVMValueRef next;
+	for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = next) {
+		next = LLVMGetNextFunction(fn);
+		size_t n;
+		const char *name = LLVMGetValueName2(fn, &n);
+		if (strncmp(name, "__nv_", 5) == 0 && LLVMIsDeclaration(fn)) {
+			const char *libm = name + 5;
+			LLVMValueRef ex = LLVMGetNamedFunction(mod, libm);
+			if (ex) {
+				LLVMReplaceAllUsesWith(fn, ex);
+				LLVMDeleteFunction(fn);
+			} else {
+				LLVMSetValueName2(fn, libm, strlen(libm));
+			}
+			continue;
+		}
+		if (strncmp(name, "llvm.nvvm.", 10) != 0)
+			continue;
+		const char *emu = NULL;
+		if (strcmp(name, "llvm.nvvm.read.ptx.sreg.tid.x") == 0)
+			emu = "pk_emu_tid_x";
+		else if (strcmp(name, "llvm.nvvm.read.ptx.sreg.ctaid.x") == 0)
+			emu = "pk_emu_ctaid_x";
+		else if (strcmp(name, "llvm.nvvm.barrier.cta.sync.aligned.all") == 0)
+			emu = "pk_emu_barrier";
+		else if (strncmp(name, "llvm.nvvm.shfl.sync.", 20) == 0) {
+			char *e = arena_printf(a, "pk_emu_shfl_%s", name + 20);
+			for (char *c = e; *c; c++)
+				if (*c == '.')
+					*c = '_';
+			emu = e;
+		} else if (strcmp(name, "llvm.nvvm.mma.m16n8k16.row.col.f32.f32") == 0)
+			emu = "pk_emu_mma_f16";
+		else if (strcmp(name, "llvm.nvvm.mma.m16n8k16.row.col.bf16") == 0)
+			emu = "pk_emu_mma_bf16";
+		else if (strncmp(name, "llvm.nvvm.ldmatrix.sync.aligned.m8n8.", 37) == 0) {
+			char *e = arena_printf(a, "pk_emu_ldmatrix_%s", name + 37);
+			for (char *c = e; *c; c++)
+				if (*c == '.')
+					*c = '_';
+			emu = e;
+		} else if (strcmp(name, "llvm.nvvm.cp.async.cg.shared.global.16.s") == 0)
+			emu = "pk_emu_cp_async_16";
+		else if (strcmp(name, "llvm.nvvm.cp.async.commit.group") == 0)
+			emu = "pk_emu_cp_async_commit";
+		else if (strcmp(name, "llvm.nvvm.cp.async.wait.group") == 0)
+			emu = "pk_emu_cp_async_wait";
+		else if (strcmp(name, "llvm.nvvm.cp.async.wait.all") == 0)
+			emu = "pk_emu_cp_async_commit";
+		if (!emu)
+			internal_error("PKC_GPU_EMULATE: no emulation of %s", name);
+		emu_call_rewrite(nv, mod, fn, emu);
+	}
+	/* Atomics: the CPU has one scope. */
+	unsigned sys = LLVMGetSyncScopeID(g->ctx, "", 0);
+	for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
+		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+			for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in))
+				if (LLVMIsAAtomicRMWInst(in) || LLVMIsAAtomicCmpXchgInst(in) ||
+				    (LLVMIsALoadInst(in) && LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic))
+					LLVMSetAtomicSyncScopeID(in, sys);
+	/* Kernels: entries taking cuLaunchKernel-style parameters. */
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(g->ctx);
+	for (int i = 0; i < nv->m->nkernels; i++) {
+		LLVMValueRef k = LLVMGetNamedFunction(mod, nv->m->kernels[i]->name);
+		LLVMSetFunctionCallConv(k, LLVMCCallConv);
+		LLVMSetLinkage(k, LLVMInternalLinkage);
+		LLVMTypeRef kty = LLVMGlobalGetValueType(k);
+		LLVMValueRef e = LLVMAddFunction(mod, arena_printf(a, "pk_emu_%s", nv->m->kernels[i]->name),
+		                                 LLVMFunctionType(g->t_void, &g->t_ptr, 1, 0));
+		LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(g->ctx, e, "entry"));
+		unsigned np = LLVMCountParamTypes(kty);
+		LLVMTypeRef *pt = arena_alloc(a, (np + 1) * sizeof *pt);
+		LLVMGetParamTypes(kty, pt);
+		LLVMValueRef *args = arena_alloc(a, (np + 1) * sizeof *args);
+		for (unsigned j = 0; j < np; j++) {
+			LLVMValueRef idx = cg_i64(g, j);
+			LLVMValueRef slot = LLVMBuildLoad2(b, g->t_ptr, LLVMBuildInBoundsGEP2(b, g->t_ptr, LLVMGetParam(e, 0), &idx, 1, ""), "");
+			args[j] = LLVMBuildLoad2(b, pt[j], slot, "");
+		}
+		LLVMBuildCall2(b, kty, k, args, np, "");
+		LLVMBuildRetVoid(b);
+	}
+	LLVMDisposeBuilder(b);
+	LLVMSetTarget(mod, "x86_64-pc-linux-gnu");
+	LLVMSetDataLayout(mod, "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128");
+}
+
+static void push_image(GpuOutput *out, const GpuTarget *t, GpuImageKind kind, char *data, size_t size)
+{
+	out->images = xrealloc(out->images, (size_t)(out->nimages + 1) * sizeof *out->images);
+	out->images[out->nimages++] = (GpuImage){t, kind, data, size};
+}
+
+bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOutput *out)
+{
+	init_llvm_nvptx();
+	PKC_ASSERT(opt->ntargets > 0);
+	Loc none = {0};
+	/* Kernel checks. */
+	for (int i = 0; i < m->nkernels; i++) {
+		const IrKernel *k = m->kernels[i];
+		int w = k->num_warps > 0 ? k->num_warps : 4;
+		if (w > 32 || (w & (w - 1)) != 0) {
+			error_at(cc, k->loc, "%s: num_warps = %d: the CUDA back end needs a power of two up to 32", k->name, w);
+			return false;
+		}
+		if (k->ngrid > PK_MAX_GRID) {
+			error_at(cc, k->loc, "%s: the grid has %d axes; at most %d are supported", k->name, k->ngrid, PK_MAX_GRID);
+			return false;
+		}
+		if (!codegen_check_kernel_name(cc, k))
+			return false;
+	}
+
+	Nv nv = {0};
+	nv.cc = cc;
+	nv.m = m;
+	nv.opt = opt;
+	nv.target_name = opt->targets[0]->name;
+	for (int t = 1; t < opt->ntargets; t++)
+		nv.target_name = arena_printf(cc->arena, "%s,%s", nv.target_name, opt->targets[t]->name);
+	Cg *g = &nv.g;
+	g->cc = cc;
+	g->m = m;
+	g->nvptx = true;
+	g->ctx = LLVMContextCreate();
+	LLVMContextSetDiagnosticHandler(g->ctx, diag_handler, &nv);
+	const char *src = m->source ? m->source : "<stdin>";
+	g->mod = LLVMModuleCreateWithNameInContext(src, g->ctx);
+	LLVMSetSourceFileName(g->mod, src, strlen(src));
+	LLVMSetTarget(g->mod, NVPTX_TRIPLE);
+	LLVMTargetMachineRef tm0 = target_machine(opt->targets[0], 3);
+	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm0);
+	LLVMSetModuleDataLayout(g->mod, td);
+	LLVMDisposeTargetData(td);
+	LLVMDisposeTargetMachine(tm0);
+	/* libdevice: no flush-to-zero of subnormals (IEEE results). */
+	LLVMAddModuleFlag(g->mod, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
+	                  LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(g->ctx), 0, 0)));
+	g->b = LLVMCreateBuilderInContext(g->ctx);
+	g->t_void = LLVMVoidTypeInContext(g->ctx);
+	g->t_i1 = LLVMInt1TypeInContext(g->ctx);
+	g->t_i8 = LLVMInt8TypeInContext(g->ctx);
+	g->t_i16 = LLVMInt16TypeInContext(g->ctx);
+	g->t_i32 = LLVMInt32TypeInContext(g->ctx);
+	g->t_i64 = LLVMInt64TypeInContext(g->ctx);
+	g->t_f32 = LLVMFloatTypeInContext(g->ctx);
+	g->t_f64 = LLVMDoubleTypeInContext(g->ctx);
+	g->t_ptr = LLVMPointerTypeInContext(g->ctx, 0);
+	g->md_loop_kind = LLVMGetMDKindIDInContext(g->ctx, "llvm.loop", 9);
+	nv.t_gptr = LLVMPointerTypeInContext(g->ctx, 1);
+	nv.t_sptr = LLVMPointerTypeInContext(g->ctx, 3);
+
+	int nerr = cc->diag.nerrors;
+	GpuKernel *kinfo = xmalloc((size_t)(m->nkernels + 1) * sizeof *kinfo);
+	memset(kinfo, 0, (size_t)(m->nkernels + 1) * sizeof *kinfo);
+	nv.kinfo = kinfo;
+	for (int i = 0; i < m->nkernels && !g->failed; i++)
+		emit_kernel(&nv, m->kernels[i], &kinfo[i]);
+	bool ok = !g->failed && cc->diag.nerrors == nerr;
+
+	if (ok) {
+		for (int i = 0; i < m->nkernels && ok; i++) {
+			uint64_t total = kinfo[i].dynamic_smem;
+			for (int t = 0; t < opt->ntargets && total; t++)
+				if (total > smem_limit(opt->targets[t])) {
+					error_at(cc, m->kernels[i]->loc, "%s needs %llu bytes of shared memory; %s allows at most %llu",
+					         m->kernels[i]->name, (unsigned long long)total, opt->targets[t]->name,
+					         (unsigned long long)smem_limit(opt->targets[t]));
+					ok = false;
+					break;
+				}
+		}
+	}
+	if (ok) {
+		char *msg = NULL;
+		if (LLVMVerifyModule(g->mod, LLVMReturnStatusAction, &msg)) {
+			char *text = getenv("PKC_DEBUG_NVVM") ? LLVMPrintModuleToString(g->mod) : NULL;
+			internal_error("NVVM module verification failed for %s:\n%s%s", src, msg ? msg : "", text ? text : "");
+		}
+		LLVMDisposeMessage(msg);
+		if (opt->emit == GPU_EMIT_NVVM && getenv("PKC_GPU_EMULATE")) {
+			emulate_module(&nv, g->mod);
+			char *text = LLVMPrintModuleToString(g->mod);
+			out->text_size = strlen(text);
+			out->text = dup_bytes(text, out->text_size);
+			LLVMDisposeMessage(text);
+			out->kernels = kinfo;
+			out->nkernels = m->nkernels;
+			for (int j = 0; j < nv.builders.len; j++)
+				LLVMDisposeBuilder(nv.builders.items[j]);
+			LLVMDisposeBuilder(g->b);
+			LLVMDisposeModule(g->mod);
+			LLVMContextDispose(g->ctx);
+			return true;
+		}
+		if (uses_libdevice(g->mod))
+			ok = link_libdevice(&nv, g->mod);
+		internalize(g->mod);
+	}
+	if (ok) {
+		if (opt->emit != GPU_EMIT_IMAGES) {
+			const GpuTarget *t = opt->targets[0];
+			size_t n;
+			char *text = compile_target(&nv, g->mod, t, opt->emit == GPU_EMIT_NVVM, &n);
+			if (opt->emit == GPU_EMIT_CUBIN) {
+				ok = nv_ptxas_compile(&nv, t, text, n, &out->text, &out->text_size, true);
+				free(text);
+			} else {
+				out->text = text;
+				out->text_size = n;
+			}
+		} else {
+			const char *ptxas = nv_find_ptxas(cc, opt->ptxas);
+			if (!ptxas && opt->ptxas && strcmp(opt->ptxas, "none") != 0) {
+				error_at(cc, none, "--ptxas=%s: not an executable file", opt->ptxas);
+				ok = false;
+			} else if (!ptxas && !opt->ptxas) {
+				warning_at(cc, none, "ptxas not found: embedding PTX only; the driver will JIT-compile it at load");
+			}
+			/* The PTX kept for newer GPUs: the newest target's (a plain one
+			 * before an "a" one of the same capability). */
+			const GpuTarget *newest = NULL;
+			for (int t = 0; t < opt->ntargets; t++) {
+				const GpuTarget *x = opt->targets[t];
+				if (!newest || x->sm > newest->sm || (x->sm == newest->sm && newest->arch_specific && !x->arch_specific))
+					newest = x;
+			}
+			for (int t = 0; t < opt->ntargets && ok; t++) {
+				size_t n;
+				char *ptx = compile_target(&nv, g->mod, opt->targets[t], false, &n);
+				if (ptxas) {
+					char *cubin;
+					size_t csize;
+					ok = nv_ptxas_compile(&nv, opt->targets[t], ptx, n, &cubin, &csize, false);
+					if (ok)
+						push_image(out, opt->targets[t], GPU_IMAGE_SASS, cubin, csize);
+				}
+				if (ok && (!ptxas || opt->targets[t] == newest))
+					push_image(out, opt->targets[t], GPU_IMAGE_PTX, ptx, n + 1);
+				else
+					free(ptx);
+			}
+			/* PTX images go last: the runtime prefers exact SASS. */
+			for (int a2 = 0, b2 = 0; a2 < out->nimages; a2++)
+				if (out->images[a2].kind == GPU_IMAGE_SASS) {
+					GpuImage tmp = out->images[b2];
+					out->images[b2++] = out->images[a2];
+					out->images[a2] = tmp;
+				}
+		}
+	}
+	if (ok && opt->resource_usage && opt->emit == GPU_EMIT_IMAGES)
+		for (int i = 0; i < m->nkernels; i++)
+			if (kinfo[i].dynamic_smem)
+				note_at(cc, m->kernels[i]->loc, "kernel '%s': %u bytes of dynamic shared memory", kinfo[i].name,
+				        kinfo[i].dynamic_smem);
+	if (ok) {
+		out->kernels = kinfo;
+		out->nkernels = m->nkernels;
+	} else {
+		free(kinfo);
+	}
+	for (int j = 0; j < nv.builders.len; j++)
+		LLVMDisposeBuilder(nv.builders.items[j]);
+	LLVMDisposeBuilder(g->b);
+	LLVMDisposeModule(g->mod);
+	LLVMContextDispose(g->ctx);
+	return ok;
+}

@@ -1,0 +1,79 @@
+/* gpu.h - the CUDA back end (compiler/GPU-DESIGN.md): the GPU targets of
+ * --target=, the NVPTX code generator (codegen_nvptx.c and its private
+ * nvptx_*.c, layouts in gpu_layout.c) and what it hands to the host back end
+ * for the fat object (the images and, per kernel, the launch geometry).
+ *
+ * The generator reads the IR after lower-refs (tensors still whole), so the
+ * driver runs it before tile-host rewrites the body for the host. */
+#ifndef PKC_GPU_H
+#define PKC_GPU_H
+
+#include "ir.h"
+
+/* One GPU target of --target=. */
+typedef struct GpuTarget {
+	const char *name;    /* "sm_90a": the --target spelling, LLVM's CPU and ptxas -arch */
+	int sm;              /* compute capability times ten: 80, 86, 89, 90 */
+	bool arch_specific;  /* an "a" target (sm_90a): its code runs on exactly that capability */
+	const char *ptx;     /* LLVM feature choosing the PTX ISA version ("+ptx70") */
+} GpuTarget;
+
+/* The target named `name` ("sm_80" ...), or NULL. */
+const GpuTarget *gpu_target_find(const char *name);
+/* "sm_80, sm_86, sm_89, sm_90, sm_90a": for diagnostics (static string). */
+const char *gpu_target_list(void);
+
+/* What codegen_nvptx produces. */
+typedef enum GpuEmit {
+	GPU_EMIT_IMAGES, /* per target a cubin (PTX without ptxas) and the PTX of the newest */
+	GPU_EMIT_PTX,    /* the PTX text of the (single) target only; ptxas does not run */
+	GPU_EMIT_CUBIN,  /* the cubin of the (single) target only (ptxas is required) */
+	GPU_EMIT_NVVM    /* the optimised NVVM IR (LLVM text) of the (single) target only */
+} GpuEmit;
+
+typedef struct GpuOptions {
+	const GpuTarget **targets; /* the GPU targets, in --target order */
+	int ntargets;
+	int opt_level;             /* -O0..3: LLVM's pipeline and ptxas -O */
+	const char *ptxas;         /* --ptxas=PATH; NULL: PATH, then /usr/local/cuda/bin/ptxas */
+	bool resource_usage;       /* --resource-usage: ptxas -v, a note per kernel and target */
+	GpuEmit emit;              /* what to produce */
+} GpuOptions;
+
+typedef enum GpuImageKind { GPU_IMAGE_SASS, GPU_IMAGE_PTX } GpuImageKind;
+
+/* One image of the module (malloc'd bytes; PTX is NUL-terminated, and the
+ * terminator is counted in size so the driver can take the text as is). */
+typedef struct GpuImage {
+	const GpuTarget *target; /* the target it was compiled for */
+	GpuImageKind kind;       /* cubin or PTX */
+	char *data;              /* the bytes */
+	size_t size;             /* how many */
+} GpuImage;
+
+/* How the launch stub launches one kernel (the same for every image). */
+typedef struct GpuKernel {
+	const char *name;        /* the entry's name: the kernel's */
+	int threads;             /* CTA size: num_warps * 32 */
+	uint32_t dynamic_smem;   /* dynamic shared memory bytes (0: static shared memory only) */
+} GpuKernel;
+
+/* Everything codegen_nvptx produced; free with gpu_output_free. */
+typedef struct GpuOutput {
+	GpuImage *images;        /* GPU_EMIT_IMAGES: the images, in target order, PTX last */
+	int nimages;
+	GpuKernel *kernels;      /* one per kernel of the module, in module order */
+	int nkernels;
+	char *text;              /* GPU_EMIT_PTX/CUBIN/NVVM: the output bytes (malloc'd) */
+	size_t text_size;
+} GpuOutput;
+
+void gpu_output_free(GpuOutput *out);
+
+/* Compiles every kernel of m (after lower-refs, before tile-host) for every
+ * target of opt.  Constructs the GPU back end does not implement are
+ * reported with error_at ("... is not supported yet by --target=sm_XX");
+ * LLVM failures are internal errors.  Returns false after an error. */
+bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOutput *out);
+
+#endif

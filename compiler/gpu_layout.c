@@ -1,0 +1,744 @@
+/* gpu_layout.c - layouts of tensor values on the GPU (nvptx.h describes
+ * the representation) and their assignment to the values of a kernel.
+ *
+ * Assignment (gpu_assign_layouts) walks the body in order:
+ *  - loads get a blocked layout (16-byte vectors along the last dim, lanes
+ *    next, warps on the highest bits), or the layout a broadcast user wants
+ *    (a hint from a first walk), so that `x * w[None, :]` needs no data
+ *    movement;
+ *  - elementwise ops take their first operand's layout; reductions the
+ *    slice of their operand's; transposes and most reshapes relabel;
+ *  - dots get the MMA accumulator layout (tensor cores) or a blocked one;
+ *  - constants, iota, broadcasts and elementwise ops of only those are
+ *    *lazy*: computed at each use, in whatever layout the user has;
+ *  - loop-carried tensors keep their init's layout (a lazy init: the layout
+ *    the loop body yields, from the first walk).
+ * The code generator converts a value whose layout differs from what an
+ * op needs (nvptx_tensor.c). */
+#include "nvptx.h"
+
+#include <string.h>
+
+int lay_log2_ceil(int64_t x)
+{
+	int b = 0;
+	while ((INT64_C(1) << b) < x)
+		b++;
+	return b;
+}
+
+/* A layout of the given shape with its flat bits still unassigned. */
+static GpuLayout *lay_alloc(LayoutCtx *lc, int rank, const int64_t *dims)
+{
+	GpuLayout *L = arena_alloc(lc->a, sizeof *L);
+	L->rank = rank;
+	L->dims = arena_alloc(lc->a, (size_t)(rank + 1) * sizeof *L->dims);
+	L->dbits = arena_alloc(lc->a, (size_t)(rank + 1) * sizeof *L->dbits);
+	L->dlo = arena_alloc(lc->a, (size_t)(rank + 1) * sizeof *L->dlo);
+	int b = 0;
+	for (int d = rank - 1; d >= 0; d--) {
+		L->dims[d] = dims[d];
+		L->dbits[d] = lay_log2_ceil(dims[d]);
+		L->dlo[d] = b;
+		b += L->dbits[d];
+	}
+	L->nbits = b;
+	L->kind = arena_alloc(lc->a, (size_t)b + 1);
+	L->idx = arena_alloc(lc->a, (size_t)b + 1);
+	L->warpbits = lc->warpbits;
+	return L;
+}
+
+static void set_bit(GpuLayout *L, int b, int kind, int idx)
+{
+	L->kind[b] = (uint8_t)kind;
+	L->idx[b] = (uint8_t)idx;
+}
+
+static bool lay_equal(const GpuLayout *A, const GpuLayout *B)
+{
+	if (A->rank != B->rank || A->nbits != B->nbits)
+		return false;
+	for (int d = 0; d < A->rank; d++)
+		if (A->dims[d] != B->dims[d])
+			return false;
+	return memcmp(A->kind, B->kind, (size_t)A->nbits) == 0 && memcmp(A->idx, B->idx, (size_t)A->nbits) == 0;
+}
+
+/* Computes the derived fields, checks the invariants and interns. */
+static const GpuLayout *lay_finish(LayoutCtx *lc, GpuLayout *L)
+{
+	int nreg = 0;
+	L->lane_used = L->warp_used = 0;
+	for (int b = 0; b < L->nbits; b++) {
+		switch (L->kind[b]) {
+		case LB_REG: nreg++; break;
+		case LB_LANE:
+			PKC_ASSERT(L->idx[b] < 5 && !(L->lane_used & (1u << L->idx[b])));
+			L->lane_used |= 1u << L->idx[b];
+			break;
+		default:
+			PKC_ASSERT(L->idx[b] < L->warpbits && !(L->warp_used & (1u << L->idx[b])));
+			L->warp_used |= 1u << L->idx[b];
+			break;
+		}
+	}
+	L->nregbits = nreg;
+	L->regflat = arena_alloc(lc->a, (size_t)(nreg + 1) * sizeof *L->regflat);
+	for (int i = 0; i < nreg; i++)
+		L->regflat[i] = -1;
+	for (int b = 0; b < L->nbits; b++)
+		if (L->kind[b] == LB_REG) {
+			PKC_ASSERT(L->idx[b] < nreg && L->regflat[L->idx[b]] < 0);
+			L->regflat[L->idx[b]] = b;
+		}
+	for (int e = 0; e < lc->all.len; e++)
+		if (lay_equal(lc->all.items[e], L))
+			return lc->all.items[e];
+	L->id = lc->all.len;
+	vec_push(lc->a, &lc->all, L);
+	return L;
+}
+
+const GpuLayout *lay_make(LayoutCtx *lc, int rank, const int64_t *dims, const uint8_t *kind, const uint8_t *idx)
+{
+	GpuLayout *L = lay_alloc(lc, rank, dims);
+	memcpy(L->kind, kind, (size_t)L->nbits);
+	memcpy(L->idx, idx, (size_t)L->nbits);
+	return lay_finish(lc, L);
+}
+
+/* Assigns the bits listed in order[0..n) (flat bit numbers, lowest
+ * first): lanes first, the top ones to warps, the rest to registers
+ * numbered from *reg. */
+static void assign_spread(GpuLayout *L, const int *order, int n, int *reg)
+{
+	int i = 0;
+	for (int l = 0; l < 5 && i < n; l++, i++)
+		set_bit(L, order[i], LB_LANE, l);
+	int nw = L->warpbits < n - i ? L->warpbits : n - i;
+	int top = n - nw;
+	for (; i < top; i++)
+		set_bit(L, order[i], LB_REG, (*reg)++);
+	for (int w = 0; i < n; w++, i++)
+		set_bit(L, order[i], LB_WARP, w);
+}
+
+const GpuLayout *lay_blocked(LayoutCtx *lc, int rank, const int64_t *dims, int vec)
+{
+	GpuLayout *L = lay_alloc(lc, rank, dims);
+	int vb = lay_log2_ceil(vec > 0 ? vec : 1);
+	if (vb > L->dbits[rank - 1])
+		vb = L->dbits[rank - 1];
+	/* A small tensor: shorter vectors, so that every thread gets some. */
+	int spare = L->nbits - 5 - lc->warpbits;
+	if (vb > spare)
+		vb = spare > 0 ? spare : 0;
+	int reg = 0, b = 0;
+	for (; b < vb; b++)
+		set_bit(L, b, LB_REG, reg++);
+	int *order = arena_alloc(lc->a, (size_t)(L->nbits + 1) * sizeof *order);
+	int n = 0;
+	for (; b < L->nbits; b++)
+		order[n++] = b;
+	assign_spread(L, order, n, &reg);
+	return lay_finish(lc, L);
+}
+
+const GpuLayout *lay_default(LayoutCtx *lc, const Type *t)
+{
+	int bytes = t->dtype == DT_BOOL ? 1 : dtype_bits(t->dtype) / 8;
+	return lay_blocked(lc, t->rank, t->dims, 16 / (bytes > 0 ? bytes : 1));
+}
+
+const GpuLayout *lay_axis_in_regs(LayoutCtx *lc, int rank, const int64_t *dims, int axis)
+{
+	GpuLayout *L = lay_alloc(lc, rank, dims);
+	int reg = 0;
+	for (int j = 0; j < L->dbits[axis]; j++)
+		set_bit(L, L->dlo[axis] + j, LB_REG, reg++);
+	int *order = arena_alloc(lc->a, (size_t)(L->nbits + 1) * sizeof *order);
+	int n = 0;
+	for (int b = 0; b < L->nbits; b++)
+		if (b < L->dlo[axis] || b >= L->dlo[axis] + L->dbits[axis])
+			order[n++] = b;
+	assign_spread(L, order, n, &reg);
+	return lay_finish(lc, L);
+}
+
+/* The layout keeping only the flat bits for which keep[b] is set (whole
+ * dims: dims with keepdim[d]), registers renumbered in their old order. */
+static const GpuLayout *lay_keep(LayoutCtx *lc, const GpuLayout *L, const bool *keepdim)
+{
+	int rank = 0;
+	int64_t *dims = arena_alloc(lc->a, (size_t)(L->rank + 1) * sizeof *dims);
+	for (int d = 0; d < L->rank; d++)
+		if (keepdim[d])
+			dims[rank++] = L->dims[d];
+	GpuLayout *N = lay_alloc(lc, rank, dims);
+	int *newreg = arena_alloc(lc->a, (size_t)(L->nregbits + 1) * sizeof *newreg);
+	bool *keep = arena_alloc(lc->a, (size_t)(L->nbits + 1));
+	for (int d = 0; d < L->rank; d++)
+		for (int j = 0; j < L->dbits[d]; j++)
+			keep[L->dlo[d] + j] = keepdim[d];
+	int nr = 0;
+	for (int i = 0; i < L->nregbits; i++)
+		newreg[i] = keep[L->regflat[i]] ? nr++ : -1;
+	int nb = 0;
+	for (int b = 0; b < L->nbits; b++) {
+		if (!keep[b])
+			continue;
+		set_bit(N, nb++, L->kind[b], L->kind[b] == LB_REG ? newreg[L->idx[b]] : L->idx[b]);
+	}
+	PKC_ASSERT(nb == N->nbits);
+	return lay_finish(lc, N);
+}
+
+const GpuLayout *lay_slice(LayoutCtx *lc, const GpuLayout *L, int axis)
+{
+	bool *keepdim = arena_alloc(lc->a, (size_t)L->rank + 1);
+	for (int d = 0; d < L->rank; d++)
+		keepdim[d] = d != axis;
+	return lay_keep(lc, L, keepdim);
+}
+
+const GpuLayout *lay_project(LayoutCtx *lc, const GpuLayout *L, int rank, const int64_t *dims)
+{
+	PKC_ASSERT(rank <= L->rank);
+	bool *keepdim = arena_alloc(lc->a, (size_t)L->rank + 1);
+	int off = L->rank - rank;
+	for (int d = 0; d < L->rank; d++)
+		keepdim[d] = d >= off && dims[d - off] == L->dims[d];
+	/* Kept dims are the source's non-broadcast dims; its extent-1 dims
+	 * (broadcast ones) have no bits, so they are put back as such. */
+	const GpuLayout *K = lay_keep(lc, L, keepdim);
+	if (K->rank == rank)
+		return K;
+	return lay_make(lc, rank, dims, K->kind, K->idx);
+}
+
+const GpuLayout *lay_transpose(LayoutCtx *lc, const GpuLayout *L, const int64_t *perm)
+{
+	int64_t *dims = arena_alloc(lc->a, (size_t)(L->rank + 1) * sizeof *dims);
+	for (int d = 0; d < L->rank; d++)
+		dims[d] = L->dims[perm[d]];
+	GpuLayout *N = lay_alloc(lc, L->rank, dims);
+	for (int d = 0; d < L->rank; d++)
+		for (int j = 0; j < N->dbits[d]; j++) {
+			int ob = L->dlo[perm[d]] + j;
+			set_bit(N, N->dlo[d] + j, L->kind[ob], L->idx[ob]);
+		}
+	return lay_finish(lc, N);
+}
+
+/* Whether padding leaves the flat index of every real element alone:
+ * every dim but the first (ignoring extent-1 dims) is a power of two. */
+static bool flat_exact(int rank, const int64_t *dims)
+{
+	bool first = true;
+	for (int d = 0; d < rank; d++) {
+		if (dims[d] == 1)
+			continue;
+		if (!first && (dims[d] & (dims[d] - 1)) != 0)
+			return false;
+		first = false;
+	}
+	return true;
+}
+
+const GpuLayout *lay_reshape(LayoutCtx *lc, const GpuLayout *L, int rank, const int64_t *dims)
+{
+	/* The same non-1 extents in order: the bit segments are unchanged. */
+	bool same = true;
+	int a = 0, b = 0;
+	for (;;) {
+		while (a < L->rank && L->dims[a] == 1)
+			a++;
+		while (b < rank && dims[b] == 1)
+			b++;
+		if (a == L->rank || b == rank)
+			break;
+		if (L->dims[a++] != dims[b++]) {
+			same = false;
+			break;
+		}
+	}
+	same = same && a == L->rank && b == rank;
+	int nbits = 0;
+	for (int d = 0; d < rank; d++)
+		nbits += lay_log2_ceil(dims[d]);
+	if (!same && !(flat_exact(L->rank, L->dims) && flat_exact(rank, dims) && nbits == L->nbits))
+		return NULL;
+	if (nbits != L->nbits)
+		return NULL;
+	return lay_make(lc, rank, dims, L->kind, L->idx);
+}
+
+/* ---- MMA fragments (mma.sync.aligned.m16n8k16) ------------------------------------ */
+
+int lay_mma_wm_bits(int64_t M, int64_t N, int warpbits)
+{
+	/* Each warp bit halves the longer side of the warp's tile (N on a tie),
+	 * as far as M has 16-row and N 8-column tiles for them: square-ish warp
+	 * tiles (64 x 64 for 128 x 256 and 8 warps, 64 x 32 for 128 x 128, as
+	 * Triton's 2 x 4 warps) load the fewest ldmatrix fragments per mma.
+	 * Bits neither side takes go along N (lay_mma_c) or replicate. */
+	int mb = lay_log2_ceil(M) - 4, nb = lay_log2_ceil(N) - 3;
+	int wm = 0, wn = 0;
+	for (int w = 0; w < warpbits; w++) {
+		bool m_ok = wm < mb, n_ok = wn < nb;
+		if (!m_ok && !n_ok)
+			break;
+		int64_t mw = (int64_t)1 << (lay_log2_ceil(M) - wm), nw = (int64_t)1 << (lay_log2_ceil(N) - wn);
+		if (m_ok && (!n_ok || mw > nw))
+			wm++;
+		else
+			wn++;
+	}
+	return wm;
+}
+
+/* Assigns, in order, the bits of `dim` (rows 0 / cols 1 of a 2-D layout)
+ * from bit `from` on to the next sources in `src`. */
+typedef struct BitSrc {
+	int dim, bit;   /* which coordinate bit */
+	int kind, idx;  /* its source */
+} BitSrc;
+
+static const GpuLayout *lay_from_srcs(LayoutCtx *lc, int64_t R, int64_t C, const BitSrc *s, int ns)
+{
+	int64_t dims[2] = {R, C};
+	GpuLayout *L = lay_alloc(lc, 2, dims);
+	bool *done = arena_alloc(lc->a, (size_t)L->nbits + 1);
+	int reg = 0;
+	for (int i = 0; i < ns; i++) {
+		if (s[i].bit >= L->dbits[s[i].dim])
+			continue;
+		int b = L->dlo[s[i].dim] + s[i].bit;
+		set_bit(L, b, s[i].kind, s[i].kind == LB_REG ? reg++ : s[i].idx);
+		done[b] = true;
+	}
+	/* Every other bit: a register (repetitions), columns first. */
+	for (int b = 0; b < L->nbits; b++)
+		if (!done[b])
+			set_bit(L, b, LB_REG, reg++);
+	return lay_finish(lc, L);
+}
+
+/* The warps along N of a CTA: the warp bits above wm_bits, as many as N
+ * has column bits above the 8-wide tile (the rest replicate). */
+static int mma_wn_bits(int64_t N, int warpbits, int wm_bits)
+{
+	int nb = lay_log2_ceil(N) - 3;
+	int wn = warpbits - wm_bits;
+	return wn < nb ? wn : nb;
+}
+
+const GpuLayout *lay_mma_c(LayoutCtx *lc, int64_t M, int64_t N, int wm_bits)
+{
+	int wn_bits = mma_wn_bits(N, lc->warpbits, wm_bits);
+	BitSrc s[64];
+	int n = 0;
+	/* c0..c3: col = (lane % 4) * 2 + (0, 1), row = lane / 4 (+ 8 for c2, c3). */
+	s[n++] = (BitSrc){1, 0, LB_REG, 0};
+	s[n++] = (BitSrc){0, 3, LB_REG, 0};
+	s[n++] = (BitSrc){1, 1, LB_LANE, 0};
+	s[n++] = (BitSrc){1, 2, LB_LANE, 1};
+	s[n++] = (BitSrc){0, 0, LB_LANE, 2};
+	s[n++] = (BitSrc){0, 1, LB_LANE, 3};
+	s[n++] = (BitSrc){0, 2, LB_LANE, 4};
+	for (int w = 0; w < wm_bits; w++)
+		s[n++] = (BitSrc){0, 4 + w, LB_WARP, w};
+	for (int w = 0; w < wn_bits; w++)
+		s[n++] = (BitSrc){1, 3 + w, LB_WARP, wm_bits + w};
+	return lay_from_srcs(lc, M, N, s, n);
+}
+
+const GpuLayout *lay_mma_a(LayoutCtx *lc, int64_t M, int64_t K, int wm_bits)
+{
+	BitSrc s[64];
+	int n = 0;
+	/* a0..a7 (four .b32 of two halves): k = (lane % 4) * 2 + (0, 1) (+ 8 for
+	 * a4..a7), row = lane / 4 (+ 8 for a2, a3, a6, a7). */
+	s[n++] = (BitSrc){1, 0, LB_REG, 0};
+	s[n++] = (BitSrc){0, 3, LB_REG, 0};
+	s[n++] = (BitSrc){1, 3, LB_REG, 0};
+	s[n++] = (BitSrc){1, 1, LB_LANE, 0};
+	s[n++] = (BitSrc){1, 2, LB_LANE, 1};
+	s[n++] = (BitSrc){0, 0, LB_LANE, 2};
+	s[n++] = (BitSrc){0, 1, LB_LANE, 3};
+	s[n++] = (BitSrc){0, 2, LB_LANE, 4};
+	for (int w = 0; w < wm_bits; w++)
+		s[n++] = (BitSrc){0, 4 + w, LB_WARP, w};
+	return lay_from_srcs(lc, M, K, s, n);
+}
+
+const GpuLayout *lay_mma_b(LayoutCtx *lc, int64_t K, int64_t N, int wm_bits)
+{
+	int wn_bits = mma_wn_bits(N, lc->warpbits, wm_bits);
+	BitSrc s[64];
+	int n = 0;
+	/* b0..b3 (two .b32): k = (lane % 4) * 2 + (0, 1) (+ 8 for b2, b3),
+	 * col = lane / 4. */
+	s[n++] = (BitSrc){0, 0, LB_REG, 0};
+	s[n++] = (BitSrc){0, 3, LB_REG, 0};
+	s[n++] = (BitSrc){0, 1, LB_LANE, 0};
+	s[n++] = (BitSrc){0, 2, LB_LANE, 1};
+	s[n++] = (BitSrc){1, 0, LB_LANE, 2};
+	s[n++] = (BitSrc){1, 1, LB_LANE, 3};
+	s[n++] = (BitSrc){1, 2, LB_LANE, 4};
+	for (int w = 0; w < wn_bits; w++)
+		s[n++] = (BitSrc){1, 3 + w, LB_WARP, wm_bits + w};
+	return lay_from_srcs(lc, K, N, s, n);
+}
+
+static bool pow2(int64_t x)
+{
+	return x > 0 && (x & (x - 1)) == 0;
+}
+
+bool lay_dot_is_mma(const Type *a, const Type *b, const Type *r)
+{
+	(void)b;
+	if (!(a->dtype == DT_F16 || a->dtype == DT_BF16) || r->dtype != DT_F32)
+		return false;
+	int64_t M = a->dims[0], K = a->dims[1], N = r->dims[1];
+	return pow2(M) && pow2(K) && pow2(N) && M >= 16 && N >= 8 && K >= 16;
+}
+
+/* ---- queries ------------------------------------------------------------------------ */
+
+void lay_reg_coord(const GpuLayout *L, int r, int64_t *coord)
+{
+	int64_t flat = 0;
+	for (int i = 0; i < L->nregbits; i++)
+		if (r >> i & 1)
+			flat |= INT64_C(1) << L->regflat[i];
+	for (int d = 0; d < L->rank; d++)
+		coord[d] = flat >> L->dlo[d] & ((INT64_C(1) << L->dbits[d]) - 1);
+}
+
+int lay_reg_of(const GpuLayout *L, const int64_t *coord)
+{
+	int64_t flat = 0;
+	for (int d = 0; d < L->rank; d++)
+		flat |= coord[d] << L->dlo[d];
+	int r = 0;
+	for (int i = 0; i < L->nregbits; i++)
+		if (flat >> L->regflat[i] & 1)
+			r |= 1 << i;
+	return r;
+}
+
+bool lay_same_threads(const GpuLayout *A, const GpuLayout *B)
+{
+	if (A->nbits != B->nbits || A->rank != B->rank)
+		return false;
+	for (int d = 0; d < A->rank; d++)
+		if (A->dims[d] != B->dims[d])
+			return false;
+	for (int b = 0; b < A->nbits; b++) {
+		if ((A->kind[b] == LB_REG) != (B->kind[b] == LB_REG))
+			return false;
+		if (A->kind[b] != LB_REG && (A->kind[b] != B->kind[b] || A->idx[b] != B->idx[b]))
+			return false;
+	}
+	/* The lanes and warps that replicate in one must replicate in the other
+	 * too (else some thread lacks what it needs). */
+	return A->lane_used == B->lane_used && A->warp_used == B->warp_used;
+}
+
+int lay_contig(const GpuLayout *L)
+{
+	int k = 0;
+	int last = L->dbits[L->rank - 1];
+	while (k < L->nbits && k < last && L->kind[k] == LB_REG && L->idx[k] == k)
+		k++;
+	return 1 << k;
+}
+
+bool lay_replicated(const GpuLayout *L)
+{
+	return L->lane_used != 31u || L->warp_used != (1u << L->warpbits) - 1;
+}
+
+const char *lay_str(Arena *a, const GpuLayout *L)
+{
+	const char *s = "[";
+	for (int d = 0; d < L->rank; d++)
+		s = arena_printf(a, "%s%s%lld", s, d ? "," : "", (long long)L->dims[d]);
+	s = arena_printf(a, "%s]:", s);
+	for (int b = 0; b < L->nbits; b++)
+		s = arena_printf(a, "%s %c%d", s, "rlw"[L->kind[b]], L->idx[b]);
+	return s;
+}
+
+/* ---- assignment ------------------------------------------------------------------------ */
+
+typedef struct Assign {
+	LayoutPlan *P;     /* the plan being filled */
+	const IrKernel *k; /* the kernel */
+	Arena *a;          /* its arena */
+} Assign;
+
+static bool is_tensor(const Value *v)
+{
+	return v->type->kind == TY_VALUE && v->type->rank > 0;
+}
+
+static const GpuLayout *fixed(Assign *A, const Value *v)
+{
+	return is_tensor(v) && !A->P->lazy[v->id] ? A->P->of[v->id] : NULL;
+}
+
+static void set_fixed(Assign *A, const Value *v, const GpuLayout *L)
+{
+	A->P->lazy[v->id] = false;
+	A->P->of[v->id] = L;
+}
+
+static void set_lazy(Assign *A, const Value *v)
+{
+	A->P->lazy[v->id] = true;
+	A->P->of[v->id] = NULL;
+}
+
+static const GpuLayout *or_default(Assign *A, const GpuLayout *L, const Value *v)
+{
+	return L ? L : lay_default(A->P->lc, v->type);
+}
+
+static void assign_region(Assign *A, const Region *r);
+
+/* Carried tensors of a loop: the init's layout, else what the body
+ * yielded last time (pref), else the default. */
+static void assign_carried(Assign *A, Value *const *inits, Value *const *args, Value *const *outs, int n)
+{
+	for (int j = 0; j < n; j++) {
+		if (!is_tensor(inits[j]))
+			continue;
+		const GpuLayout *L = fixed(A, inits[j]);
+		if (!L)
+			L = or_default(A, A->P->pref[outs[j]->id], outs[j]);
+		set_fixed(A, args[j], L);
+		set_fixed(A, outs[j], L);
+	}
+}
+
+static void record_pref(Assign *A, Value *const *inits, Value *const *outs, const Inst *yield, int n)
+{
+	for (int j = 0; j < n; j++) {
+		if (!is_tensor(inits[j]) || fixed(A, inits[j]))
+			continue;
+		const GpuLayout *L = fixed(A, yield->args[j]);
+		if (L)
+			A->P->pref[outs[j]->id] = L;
+	}
+}
+
+static bool same_shape(const Type *a, const Type *b)
+{
+	if (a->rank != b->rank)
+		return false;
+	for (int d = 0; d < a->rank; d++)
+		if (a->dims[d] != b->dims[d])
+			return false;
+	return true;
+}
+
+static void assign_inst(Assign *A, const Inst *i)
+{
+	LayoutPlan *P = A->P;
+	LayoutCtx *lc = P->lc;
+	switch (i->op) {
+	case IR_FOR: {
+		int n = i->nargs - 3;
+		const Region *body = i->regions[0];
+		assign_carried(A, i->args + 3, body->args + 1, i->results, n);
+		assign_region(A, body);
+		record_pref(A, i->args + 3, i->results, body->last, n);
+		return;
+	}
+	case IR_WHILE: {
+		int n = i->nargs;
+		assign_carried(A, i->args, i->regions[0]->args, i->results, n);
+		assign_carried(A, i->args, i->regions[1]->args, i->results, n);
+		assign_region(A, i->regions[0]);
+		assign_region(A, i->regions[1]);
+		record_pref(A, i->args, i->results, i->regions[1]->last, n);
+		return;
+	}
+	case IR_IF:
+		assign_region(A, i->regions[0]);
+		assign_region(A, i->regions[1]);
+		for (int j = 0; j < i->nresults; j++) {
+			if (!is_tensor(i->results[j]))
+				continue;
+			const GpuLayout *L = fixed(A, i->regions[0]->last->args[j]);
+			if (!L)
+				L = fixed(A, i->regions[1]->last->args[j]);
+			set_fixed(A, i->results[j], or_default(A, L, i->results[j]));
+		}
+		return;
+	default:
+		break;
+	}
+	if (i->nresults != 1 || !is_tensor(i->results[0]))
+		return;
+	const Value *res = i->results[0];
+	const Value *x = i->nargs ? i->args[0] : NULL;
+	switch (i->op) {
+	case IR_LOAD:
+		set_fixed(A, res, or_default(A, P->hint[res->id], res));
+		return;
+	case IR_ATOMIC: {
+		/* The value operand follows the Ref and its index operands. */
+		int nidx = 1;
+		for (int d = 0; d < i->nidx; d++)
+			nidx += i->idx[d].kind != IDX_FULL;
+		set_fixed(A, res, or_default(A, fixed(A, i->args[nidx]), res));
+		return;
+	}
+	case IR_CONST: case IR_IOTA: case IR_BROADCAST:
+		set_lazy(A, res);
+		return;
+	case IR_DOT: {
+		const Type *at = i->args[0]->type, *bt = i->args[1]->type, *rt = res->type;
+		P->mma[res->id] = lay_dot_is_mma(at, bt, rt);
+		if (P->mma[res->id])
+			set_fixed(A, res, lay_mma_c(lc, rt->dims[0], rt->dims[1],
+			                            lay_mma_wm_bits(rt->dims[0], rt->dims[1], lc->warpbits)));
+		else
+			set_fixed(A, res, lay_default(lc, rt));
+		for (int k = 0; k < 2; k++) {
+			const Value *o = i->args[k];
+			const Inst **slot = k == 0 ? &P->dot_a[res->id] : &P->dot_b[res->id];
+			*slot = o->def && o->def->op == IR_LOAD && P->nuses[o->id] == 1 && o->def->parent == i->parent
+			        ? o->def : NULL;
+			if (*slot)
+				P->dot_of[o->id] = i;
+		}
+		return;
+	}
+	case IR_REDUCE_SUM: case IR_REDUCE_MAX: case IR_REDUCE_MIN: case IR_ARGMAX: case IR_ARGMIN:
+		set_fixed(A, res, lay_slice(lc, or_default(A, fixed(A, x), x), (int)i->ival));
+		return;
+	case IR_CUMSUM:
+		set_fixed(A, res, lay_axis_in_regs(lc, res->type->rank, res->type->dims, (int)i->ival));
+		return;
+	case IR_TRANSPOSE:
+		if (fixed(A, x))
+			set_fixed(A, res, lay_transpose(lc, fixed(A, x), i->perm));
+		else
+			set_lazy(A, res);
+		return;
+	case IR_RESHAPE:
+		if (fixed(A, x)) {
+			const GpuLayout *L = lay_reshape(lc, fixed(A, x), res->type->rank, res->type->dims);
+			set_fixed(A, res, or_default(A, L, res));
+		} else {
+			set_lazy(A, res);
+		}
+		return;
+	default:
+		break;
+	}
+	if (op_info[i->op].flags & F_ELEMWISE) {
+		/* A tensor-core dot's accumulator layout first: `acc + dot(a, b)`
+		 * then keeps acc in it (and the dot accumulates in place). */
+		for (int j = 0; j < i->nargs; j++) {
+			const Value *d = i->args[j];
+			if (d->def && d->def->op == IR_DOT && P->mma[d->id] && fixed(A, d) &&
+			    same_shape(d->type, res->type)) {
+				set_fixed(A, res, fixed(A, d));
+				return;
+			}
+		}
+		for (int j = 0; j < i->nargs; j++)
+			if (fixed(A, i->args[j])) {
+				set_fixed(A, res, fixed(A, i->args[j]));
+				return;
+			}
+		set_lazy(A, res);
+		return;
+	}
+	/* Anything else producing a tensor: the default layout. */
+	set_fixed(A, res, lay_default(lc, res->type));
+}
+
+static void assign_region(Assign *A, const Region *r)
+{
+	for (const Inst *i = r->first; i; i = i->next)
+		assign_inst(A, i);
+}
+
+static void count_uses(LayoutPlan *P, const Region *r)
+{
+	for (const Inst *i = r->first; i; i = i->next) {
+		for (int j = 0; j < i->nargs; j++)
+			P->nuses[i->args[j]->id]++;
+		for (int j = 0; j < i->nregions; j++)
+			count_uses(P, i->regions[j]);
+	}
+}
+
+/* Loads whose only use is (through single-use unary elementwise ops) a
+ * broadcast into an elementwise op: load them in the projection of that
+ * op's layout, so the broadcast moves no data. */
+static bool hint_region(Assign *A, const Region *r)
+{
+	LayoutPlan *P = A->P;
+	bool changed = false;
+	for (const Inst *i = r->first; i; i = i->next) {
+		for (int j = 0; j < i->nregions; j++)
+			changed |= hint_region(A, i->regions[j]);
+		if (!(op_info[i->op].flags & F_ELEMWISE) || i->nresults != 1 || !fixed(A, i->results[0]))
+			continue;
+		const GpuLayout *R = fixed(A, i->results[0]);
+		for (int j = 0; j < i->nargs; j++) {
+			const Value *b = i->args[j];
+			if (!b->def || b->def->op != IR_BROADCAST || !is_tensor(b->def->args[0]))
+				continue;
+			const Value *s = b->def->args[0];
+			const GpuLayout *want = lay_project(P->lc, R, s->type->rank, s->type->dims);
+			while (s->def && P->nuses[s->id] == 1 && s->def->nargs == 1 &&
+			       (op_info[s->def->op].flags & F_ELEMWISE))
+				s = s->def->args[0];
+			if (s->def && s->def->op == IR_LOAD && P->nuses[s->id] == 1 && P->hint[s->id] != want) {
+				P->hint[s->id] = want;
+				changed = true;
+			}
+		}
+	}
+	return changed;
+}
+
+LayoutPlan *gpu_assign_layouts(Arena *a, const IrKernel *k, int warpbits)
+{
+	LayoutPlan *P = arena_alloc(a, sizeof *P);
+	size_t n = (size_t)k->nvalues + 1;
+	P->lc = arena_alloc(a, sizeof *P->lc);
+	P->lc->a = a;
+	P->lc->warpbits = warpbits;
+	P->of = arena_alloc(a, n * sizeof *P->of);
+	P->lazy = arena_alloc(a, n * sizeof *P->lazy);
+	P->hint = arena_alloc(a, n * sizeof *P->hint);
+	P->pref = arena_alloc(a, n * sizeof *P->pref);
+	P->nuses = arena_alloc(a, n * sizeof *P->nuses);
+	P->dot_a = arena_alloc(a, n * sizeof *P->dot_a);
+	P->dot_b = arena_alloc(a, n * sizeof *P->dot_b);
+	P->mma = arena_alloc(a, n * sizeof *P->mma);
+	P->dot_of = arena_alloc(a, n * sizeof *P->dot_of);
+	count_uses(P, k->body);
+	Assign A = {P, k, a};
+	/* A first walk finds the broadcast hints and the loop preferences; the
+	 * last one is final. */
+	assign_region(&A, k->body);
+	for (int round = 0; round < 3; round++) {
+		bool changed = hint_region(&A, k->body);
+		assign_region(&A, k->body);
+		if (!changed)
+			break;
+	}
+	return P;
+}

@@ -1,0 +1,220 @@
+/* mosaic_emit.c - the output forms of the Mosaic back end: MLIR text,
+ * MLIR bytecode, and the tpu_custom_call description JAX would build.
+ *
+ * The custom call's body is what JAX's _lower_mosaic_module_to_asm
+ * (jax/_src/tpu_custom_call.py) produces: the module after the
+ * mosaic-serde pass (every operation but the module renamed to
+ * stable_mosaic.<name>, all attributes, inherent ones included, kept as
+ * attributes, and stable_mosaic.version on the module), written as MLIR
+ * bytecode of version 0, in base64.  The rest of the JSON object follows
+ * CustomCallBackendConfig.to_json for a TensorCore kernel. */
+#include "mosaic_priv.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the buffer -------------------------------------------------------------- */
+
+void mz_buf_put(MzBuf *b, const void *p, size_t n)
+{
+	if (b->size + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->size + n + 1)
+			cap *= 2;
+		b->data = xrealloc(b->data, cap);
+		b->cap = cap;
+	}
+	memcpy(b->data + b->size, p, n);
+	b->size += n;
+	b->data[b->size] = '\0';
+}
+
+void mz_buf_puts(MzBuf *b, const char *s)
+{
+	mz_buf_put(b, s, strlen(s));
+}
+
+void mz_buf_printf(MzBuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char small[256];
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	PKC_ASSERT(n >= 0);
+	if ((size_t)n < sizeof small) {
+		mz_buf_put(b, small, (size_t)n);
+		return;
+	}
+	char *big = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	mz_buf_put(b, big, (size_t)n);
+	free(big);
+}
+
+void mz_print_cb(MlirStringRef s, void *buf)
+{
+	mz_buf_put(buf, s.data, s.length);
+}
+
+/* ---- text and bytecode ------------------------------------------------------------ */
+
+void mz_emit_text(MlirOperation module, MzBuf *b)
+{
+	MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+	mlirOpPrintingFlagsEnableDebugInfo(flags, false, false);
+	mlirOperationPrintWithFlags(module, flags, mz_print_cb, b);
+	mlirOpPrintingFlagsDestroy(flags);
+	if (b->size == 0 || b->data[b->size - 1] != '\n')
+		mz_buf_puts(b, "\n");
+}
+
+/* Bytecode of the given version (-1: the current one). */
+static void write_bytecode(MlirOperation op, int64_t version, MzBuf *b)
+{
+	MlirBytecodeWriterConfig cfg = mlirBytecodeWriterConfigCreate();
+	if (version >= 0)
+		mlirBytecodeWriterConfigDesiredEmitVersion(cfg, version);
+	MlirLogicalResult r = mlirOperationWriteBytecodeWithConfig(op, cfg, mz_print_cb, b);
+	mlirBytecodeWriterConfigDestroy(cfg);
+	if (mlirLogicalResultIsFailure(r))
+		internal_error("mosaic: MLIR cannot write bytecode of version %lld", (long long)version);
+}
+
+/* Version 0, as JAX writes its bodies: the inherent attributes go in the
+ * attribute dictionaries, so newer MLIRs (jaxlib's) read it too. */
+void mz_emit_bytecode(MlirOperation module, MzBuf *b)
+{
+	write_bytecode(module, 0, b);
+}
+
+/* ---- mosaic-serde ---------------------------------------------------------------------- */
+
+static void serde_block(Mz *z, MlirBlock block);
+
+/* Replaces op (in its block) by stable_mosaic.<its name> with the same
+ * operands, results, attributes and regions. */
+static void serde_op(Mz *z, MlirBlock block, MlirOperation op)
+{
+	for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
+		for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r)); !mlirBlockIsNull(b);
+		     b = mlirBlockGetNextInRegion(b))
+			serde_block(z, b);
+	MlirIdentifier id = mlirOperationGetName(op);
+	MlirStringRef name = mlirIdentifierStr(id);
+	char *mangled = arena_printf(z->a, "stable_mosaic.%.*s", (int)name.length, name.data);
+	MlirOperationState st = mlirOperationStateGet(mz_str(mangled), mlirOperationGetLocation(op));
+	intptr_t nres = mlirOperationGetNumResults(op), nargs = mlirOperationGetNumOperands(op);
+	intptr_t nattrs = mlirOperationGetNumAttributes(op), nreg = mlirOperationGetNumRegions(op);
+	MlirType *types = arena_alloc(z->a, (size_t)(nres + 1) * sizeof *types);
+	for (intptr_t i = 0; i < nres; i++)
+		types[i] = mlirValueGetType(mlirOperationGetResult(op, i));
+	MlirValue *args = arena_alloc(z->a, (size_t)(nargs + 1) * sizeof *args);
+	for (intptr_t i = 0; i < nargs; i++)
+		args[i] = mlirOperationGetOperand(op, i);
+	/* All attributes: the inherent ones (properties) too, as the pass's
+	 * Operation::getAttrs does. */
+	MlirNamedAttribute *attrs = arena_alloc(z->a, (size_t)(nattrs + 1) * sizeof *attrs);
+	for (intptr_t i = 0; i < nattrs; i++)
+		attrs[i] = mlirOperationGetAttribute(op, i);
+	MlirRegion *regs = arena_alloc(z->a, (size_t)(nreg + 1) * sizeof *regs);
+	for (intptr_t i = 0; i < nreg; i++) {
+		regs[i] = mlirRegionCreate();
+		mlirRegionTakeBody(regs[i], mlirOperationGetRegion(op, i));
+	}
+	mlirOperationStateAddResults(&st, nres, types);
+	mlirOperationStateAddOperands(&st, nargs, args);
+	mlirOperationStateAddAttributes(&st, nattrs, attrs);
+	mlirOperationStateAddOwnedRegions(&st, nreg, regs);
+	MlirOperation repl = mlirOperationCreate(&st);
+	if (mlirOperationIsNull(repl))
+		internal_error("mosaic: cannot create %s", mangled);
+	mlirBlockInsertOwnedOperationBefore(block, op, repl);
+	for (intptr_t i = 0; i < nres; i++)
+		mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i), mlirOperationGetResult(repl, i));
+	mlirOperationRemoveFromParent(op);
+	mlirOperationDestroy(op);
+}
+
+static void serde_block(Mz *z, MlirBlock block)
+{
+	MlirOperation op = mlirBlockGetFirstOperation(block);
+	while (!mlirOperationIsNull(op)) {
+		MlirOperation next = mlirOperationGetNextInBlock(op);
+		serde_op(z, block, op);
+		op = next;
+	}
+}
+
+/* ---- the custom call -------------------------------------------------------------------- */
+
+static void put_base64(MzBuf *b, const unsigned char *p, size_t n)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char q[4];
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+		q[0] = tab[v >> 18 & 63];
+		q[1] = tab[v >> 12 & 63];
+		q[2] = i + 1 < n ? tab[v >> 6 & 63] : '=';
+		q[3] = i + 2 < n ? tab[v & 63] : '=';
+		mz_buf_put(b, q, 4);
+	}
+}
+
+/* {"shape": [..], "dtype": "f32"} */
+static void put_array(MzBuf *b, DType dt, int rank, const int64_t *dims)
+{
+	mz_buf_puts(b, "{\"shape\": [");
+	for (int d = 0; d < rank; d++)
+		mz_buf_printf(b, "%s%lld", d ? ", " : "", (long long)dims[d]);
+	mz_buf_printf(b, "], \"dtype\": \"%s\"}", dtype_str(dt));
+}
+
+void mz_emit_custom_call(Mz *z, const MzKernel *mk, MlirOperation module, MzBuf *b)
+{
+	const IrKernel *k = mk->k;
+	/* mosaic-serde{serialize=true} on a copy */
+	MlirOperation copy = mlirOperationClone(module);
+	MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(copy, 0));
+	serde_block(z, body);
+	mlirOperationSetDiscardableAttributeByName(
+		copy, mz_str("stable_mosaic.version"),
+		mlirIntegerAttrGet(mlirIntegerTypeGet(z->ctx, 64), MZ_SERDE_VERSION));
+	MzBuf bc = {0};
+	write_bytecode(copy, 0, &bc);
+	mlirOperationDestroy(copy);
+
+	mz_buf_puts(b, "{\"custom_call_config\": {\"body\": \"");
+	put_base64(b, (const unsigned char *)bc.data, bc.size);
+	mz_buf_puts(b, "\", \"serialization_format\": 1, \"needs_layout_passes\": true}");
+	free(bc.data);
+	mz_buf_printf(b, ", \"kernel_name\": \"%s\", \"operands\": [", k->name);
+	int n = 0;
+	for (int a = 0; a < mk->nwindows; a++) {
+		const MzArg *arg = &mk->args[a];
+		if (arg->kind == MZ_ARG_OUTPUT)
+			continue;
+		mz_buf_puts(b, n++ ? ", " : "");
+		if (arg->kind == MZ_ARG_SCALAR)
+			put_array(b, k->scalars[arg->index]->dtype, 0, NULL);
+		else
+			put_array(b, k->operands[arg->index]->array->dtype, k->operands[arg->index]->array->rank,
+			          mk->dims[arg->index]);
+	}
+	mz_buf_puts(b, "], \"results\": [");
+	n = 0;
+	for (int a = 0; a < mk->nwindows; a++) {
+		const MzArg *arg = &mk->args[a];
+		if (arg->kind != MZ_ARG_OUTPUT)
+			continue;
+		mz_buf_puts(b, n++ ? ", " : "");
+		put_array(b, k->operands[arg->index]->array->dtype, k->operands[arg->index]->array->rank,
+		          mk->dims[arg->index]);
+	}
+	mz_buf_puts(b, "]}\n");
+}

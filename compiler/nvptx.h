@@ -1,0 +1,371 @@
+/* nvptx.h - private to the CUDA back end (codegen_nvptx.c, nvptx_*.c,
+ * gpu_layout.c): layouts, the per-kernel emission state and the helpers
+ * that turn the tensor IR (after lower-refs) into NVVM IR.
+ *
+ * Layouts.  Every tensor value of a kernel is spread over the CTA's
+ * threads: each thread holds some of its elements in registers.  A layout
+ * says which, as a map of bits ("linear layouts" restricted to single bits):
+ * the padded tensor (every extent rounded up to a power of two) has a
+ * row-major flat index of nbits bits, and each of those bits is one bit of
+ * the register index, of the lane (0..4) or of the warp index.  So
+ *
+ *     flat(reg r, lane l, warp w) = OR over bits b of  bit(source of b) << b
+ *
+ * Lane and warp bits that no flat bit uses replicate the tensor (those
+ * threads hold the same elements); every element is held at least once, and
+ * a thread holds each of its elements exactly once (1 << nregbits
+ * registers).  Blocked, slice (reduction results), broadcast, transposed,
+ * reshaped and MMA fragment layouts are all of this form, so most layout
+ * changes are relabellings, and every other change goes through shared
+ * memory.  Elements whose coordinate is past the real extent (padding) are
+ * never loaded, stored or reduced. */
+#ifndef PKC_NVPTX_H
+#define PKC_NVPTX_H
+
+#include "gpu.h"
+#include "llvm_util.h"
+
+/* ---- layouts (gpu_layout.c) ------------------------------------------------ */
+
+enum { LB_REG, LB_LANE, LB_WARP }; /* sources of a flat-index bit */
+
+typedef struct GpuLayout {
+	int rank;          /* tensor rank (>= 1) */
+	int64_t *dims;     /* real extents */
+	int *dbits;        /* per dim: bits of its padded extent (ceil log2) */
+	int *dlo;          /* per dim: its lowest flat bit (the last dim's is 0) */
+	int nbits;         /* flat-index bits: the sum of dbits */
+	uint8_t *kind;     /* per flat bit: LB_REG, LB_LANE or LB_WARP */
+	uint8_t *idx;      /* per flat bit: which register, lane or warp bit */
+	int nregbits;      /* register-index bits: a thread holds 1 << nregbits elements */
+	int *regflat;      /* per register bit: the flat bit it sets */
+	unsigned lane_used;/* lane bits that select elements (the others replicate) */
+	unsigned warp_used;/* warp bits that select elements */
+	int warpbits;      /* log2 of the CTA's warps */
+	int id;            /* index in the kernel's intern table (equal layouts: equal ids) */
+} GpuLayout;
+
+/* The interned layouts of one kernel: equal layouts are one pointer. */
+typedef struct LayoutCtx {
+	Arena *a;          /* where layouts live */
+	Vec all;           /* GpuLayout*, interned */
+	int warpbits;      /* log2(num_warps) of the kernel */
+} LayoutCtx;
+
+int lay_log2_ceil(int64_t x);
+/* Row-major blocked layout: the lowest flat bits (at most the last dim's)
+ * are `vec` consecutive registers (fewer when the tensor is too small to
+ * give every thread a vector), the next five the lanes, the highest ones
+ * the warps, and the bits between them more registers. */
+const GpuLayout *lay_blocked(LayoutCtx *lc, int rank, const int64_t *dims, int vec);
+/* The default layout of a tensor of type t: blocked with 16-byte vectors. */
+const GpuLayout *lay_default(LayoutCtx *lc, const Type *t);
+/* Blocked over every dim but `axis`, which lies wholly in registers (scans). */
+const GpuLayout *lay_axis_in_regs(LayoutCtx *lc, int rank, const int64_t *dims, int axis);
+/* The layout of a reduction over `axis` of L (the axis dropped). */
+const GpuLayout *lay_slice(LayoutCtx *lc, const GpuLayout *L, int axis);
+/* transpose: result dim d is dim perm[d] of L; registers keep their numbers. */
+const GpuLayout *lay_transpose(LayoutCtx *lc, const GpuLayout *L, const int64_t *perm);
+/* reshape to dims: L relabelled when the flat index does not change (every
+ * dim but the first a power of two on both sides), else NULL. */
+const GpuLayout *lay_reshape(LayoutCtx *lc, const GpuLayout *L, int rank, const int64_t *dims);
+/* For a NumPy broadcast from shape (rank, dims) to L's shape: the layout of
+ * the operand in which every thread holds, in registers, what it needs. */
+const GpuLayout *lay_project(LayoutCtx *lc, const GpuLayout *L, int rank, const int64_t *dims);
+/* The layout of elements (flat bits) given explicitly: kinds/idx per flat
+ * bit (interned copy). */
+const GpuLayout *lay_make(LayoutCtx *lc, int rank, const int64_t *dims, const uint8_t *kind, const uint8_t *idx);
+
+/* The compile-time part of register r's coordinates (coord[d] per dim); the
+ * thread's part is ORed in (the bits are disjoint). */
+void lay_reg_coord(const GpuLayout *L, int r, int64_t *coord);
+/* The register of L whose compile-time coordinates are coord (bits of
+ * thread-selected positions are ignored). */
+int lay_reg_of(const GpuLayout *L, const int64_t *coord);
+/* Whether converting A to B moves no data between threads: every lane and
+ * warp bit selects the same flat bit in both (registers may be renumbered). */
+bool lay_same_threads(const GpuLayout *A, const GpuLayout *B);
+/* Number of consecutive registers (from register 0 of each group) that are
+ * consecutive elements of the last dim: 1 << k for the k lowest flat bits
+ * that are the k lowest register bits. */
+int lay_contig(const GpuLayout *L);
+/* Whether some lane or warp bit replicates the tensor. */
+bool lay_replicated(const GpuLayout *L);
+/* "blocked<f32[8,16]: r0 r1 l0 ...>" for debugging (arena). */
+const char *lay_str(Arena *a, const GpuLayout *L);
+
+/* The layouts a kernel's values get (gpu_layout.c, before emission). */
+typedef struct LayoutPlan {
+	LayoutCtx *lc;            /* the interned layouts */
+	const GpuLayout **of;     /* per value id: the layout of a tensor computed into registers */
+	bool *lazy;               /* per value id: a tensor computed at each use, in the user's layout
+	                             (constants, iota, broadcasts and elementwise ops of those) */
+	const GpuLayout **hint;   /* per value id: layout wanted for a load (from its broadcast user) */
+	const GpuLayout **pref;   /* per value id: loop-carried values with a lazy init take this */
+	int *nuses;               /* per value id: operand slots using it */
+	const Inst **dot_a;       /* per DOT result id: the LOAD feeding operand a directly (or NULL) */
+	const Inst **dot_b;       /* ... operand b */
+	const Inst **dot_of;      /* per LOAD result id: the DOT it feeds directly (dot_a/dot_b), or NULL */
+	bool *mma;                /* per DOT result id: done on the tensor cores */
+} LayoutPlan;
+
+/* MMA fragment layouts of m16n8k16 over warps: C[M,N], A[M,K] and B[K,N]
+ * (gpu_layout.c).  wm x wn warps tile M x N; A is replicated over the warps
+ * along N, B over those along M. */
+const GpuLayout *lay_mma_c(LayoutCtx *lc, int64_t M, int64_t N, int wm_bits);
+const GpuLayout *lay_mma_a(LayoutCtx *lc, int64_t M, int64_t K, int wm_bits);
+const GpuLayout *lay_mma_b(LayoutCtx *lc, int64_t K, int64_t N, int wm_bits);
+/* The warp split for an MMA dot of M x N: log2 of the warps along M. */
+int lay_mma_wm_bits(int64_t M, int64_t N, int warpbits);
+/* Whether a dot of these operand/result types runs on the tensor cores. */
+bool lay_dot_is_mma(const Type *a, const Type *b, const Type *r);
+
+LayoutPlan *gpu_assign_layouts(Arena *a, const IrKernel *k, int warpbits);
+
+/* ---- emission state ---------------------------------------------------------- */
+
+/* Per compilation: the shared scalar emitter (llvm_scalar.c) and more. */
+typedef struct Nv {
+	Cg g;                     /* context, module, builder, common types (g.nvptx set) */
+	Compiler *cc;             /* diagnostics, arena */
+	const IrModule *m;        /* the module */
+	const GpuOptions *opt;    /* the options */
+	const char *target_name;  /* for "not supported yet by --target=sm_XX" */
+	LLVMTypeRef t_gptr;       /* ptr addrspace(1): global memory */
+	LLVMTypeRef t_sptr;       /* ptr addrspace(3): shared memory */
+	GpuKernel *kinfo;         /* per kernel: launch geometry (filled while emitting) */
+	Vec builders;             /* LLVMBuilderRef: the kernels' entry builders, disposed at the end */
+} Nv;
+
+/* A tensor (or scalar) value in registers. */
+typedef struct GV {
+	const GpuLayout *L;       /* its layout; NULL for a scalar (the same in every thread) */
+	int n;                    /* registers (1 for a scalar) */
+	DType dt;                 /* dtype: registers hold the compute form (llvm_util.h) */
+	LLVMValueRef *r;          /* the registers */
+} GV;
+
+/* A Ref: a global operand or a scratch buffer in shared memory. */
+typedef struct GRef {
+	LLVMValueRef base;        /* pointer to element [0, ..., 0] (addrspace 1 or 3) */
+	unsigned as;              /* 1 global, 3 shared */
+	int rank;                 /* dimensions */
+	LLVMValueRef *stride;     /* per dim: i64 element stride (row-major) */
+	LLVMValueRef *extent;     /* per dim: i64 extent */
+	int64_t *sdiv;            /* per dim: a power of two known to divide the stride */
+	DType dt;                 /* element dtype */
+	LLVMTypeRef mem;          /* element type in memory (bool i8, f16/bf16 i16) */
+	int slot;                 /* index in the kernel's Ref table (barrier tracking) */
+	bool readonly;            /* an `in` operand */
+} GRef;
+
+/* Accesses to one Ref since the last barrier (see nvptx_mem.c). */
+typedef struct RefState {
+	bool read, written;       /* accessed since the last CTA barrier */
+	const Inst *sig;          /* the access whose ownership all of them shared, or NULL: mixed */
+	const GpuLayout *sig_lay; /* ...and its layout */
+} RefState;
+
+/* A cached conversion of a value to another layout, valid in the scope it
+ * was made in (see nv_get). */
+typedef struct ConvEntry {
+	int vid;                  /* the value */
+	const GpuLayout *L;       /* the layout */
+	GV *v;                    /* the converted registers */
+	int depth;                /* scope depth at creation */
+	int scope;                /* scope serial at creation */
+} ConvEntry;
+
+/* A software-pipelined loop (nvptx_dot.c): the operands of the dots in its
+ * body are loads that cp.async copies num_stages - 1 iterations ahead into
+ * rotating shared-memory buffers. */
+typedef struct LoopPipe {
+	const Inst *loop;         /* the FOR */
+	int stages;               /* buffers per operand (num_stages) */
+	LLVMValueRef c, trips;    /* the loop's counter (i64) and trip count */
+	LLVMValueRef lo, step;    /* iv = lo + c * step, in the iv's dtype */
+	const Inst **dots;        /* the dots whose operands are copied ahead */
+	int ndots;
+	uint64_t *off;            /* per dot: offset of its buffers in the pipeline area */
+	uint64_t *bytes;          /* per dot: bytes of one buffer (both operands) */
+	struct LoopPipe *outer;   /* the enclosing pipelined loop, or NULL */
+} LoopPipe;
+
+typedef struct NvFn {
+	Nv *nv;                   /* the compilation */
+	Cg *g;                    /* == &nv->g */
+	const IrKernel *k;        /* the kernel */
+	LayoutPlan *plan;         /* layouts of its values */
+	LLVMValueRef fn;          /* the kernel entry */
+	LLVMBuilderRef pre;       /* builder at the end of the entry block: hoisted per-thread values */
+	LLVMValueRef entry_br;    /* the entry block's terminator (pre inserts before it) */
+	LLVMValueRef tid;         /* threadIdx.x (i32) */
+	LLVMValueRef lane, warp;  /* tid & 31, tid >> 5 (i32) */
+	LLVMValueRef *pid;        /* per grid axis: this program's coordinate (i32) */
+	LLVMValueRef *nprog;      /* per grid axis: the extent (i32) */
+	LLVMValueRef *sizes;      /* per size symbol: its i64 value */
+	GV **vals;                /* per value id: computed values (tensors in plan->of layouts, scalars) */
+	GRef **refs;              /* per value id: Refs */
+	struct NvAccess **deferred; /* per value id: a load a dot copies itself (nv_dot_takes_load) */
+	LLVMValueRef **tcoord;    /* per layout id: per dim the thread's coordinate part (i32), or NULL */
+	LLVMValueRef *owner;      /* per layout id: i1, this thread holds the canonical copy (or NULL) */
+	LLVMValueRef *tflat;      /* per layout id: the thread's part of the flat index (i32), or NULL */
+	int nlay_cache;           /* entries of tcoord/owner */
+	ConvEntry *conv;          /* cached conversions (a stack) */
+	int nconv, capconv;
+	int depth;                /* scope depth (regions entered) */
+	int *scope_serial;        /* per depth: serial of the scope open at that depth */
+	int scope_cap;
+	int next_serial;          /* scope serial allocator */
+	RefState *rs;             /* per Ref slot: accesses since the last barrier */
+	int nrefs;                /* Ref slots */
+	LLVMValueRef smem;        /* placeholder for the shared memory block (replaced at the end) */
+	uint64_t smem_scratch;    /* bytes of scratch buffers (at the start of the block) */
+	uint64_t smem_temp;       /* most bytes a conversion/reduction/dot needs (after scratch) */
+	bool smem_busy;           /* the temporary area was read since the last barrier */
+	int arbitrary_depth;      /* arbitrary-axis loops around the body */
+	LoopPipe *pipe;           /* the innermost software-pipelined loop being emitted */
+	bool *pipelined;          /* per value id: a load a pipelined dot copies (never emitted) */
+	LLVMValueRef smem_pipe;   /* placeholder for the pipeline buffers (after the temporary area) */
+	uint64_t smem_pipe_bytes; /* their bytes */
+} NvFn;
+
+/* ---- codegen_nvptx.c ---------------------------------------------------------- */
+
+__attribute__((format(printf, 3, 4)))
+bool nv_unsupported(NvFn *f, Loc loc, const char *fmt, ...);
+__attribute__((format(printf, 3, 4)))
+bool nv_fail(NvFn *f, Loc loc, const char *fmt, ...);
+/* Calls an NVVM intrinsic (not overloaded unless ov is given). */
+LLVMValueRef nv_intrinsic(NvFn *f, const char *name, LLVMTypeRef *ov, int nov, LLVMValueRef *args, int nargs);
+/* A CTA-wide barrier (bar.sync 0); forgets the tracked accesses. */
+void nv_barrier(NvFn *f);
+/* Opens/closes a scope (a region being emitted): conversions made inside die with it. */
+void nv_scope_push(NvFn *f);
+void nv_scope_pop(NvFn *f);
+/* Emits one instruction (its results go to f->vals). */
+bool nv_emit_inst(NvFn *f, const Inst *i);
+/* Emits region r (arguments bound to args; tensors GV*) and returns its
+ * yields in ys (GV*), in the layouts `want` (NULL: their own).  false
+ * after an error. */
+bool nv_region(NvFn *f, const Region *r, GV **args, const GpuLayout **want, GV **ys);
+
+/* ---- nvptx_tensor.c: values, layouts, elementwise ops, shape ops, reductions ---- */
+
+GV *gv_new(NvFn *f, const GpuLayout *L, DType dt);
+GV *gv_scalar(NvFn *f, DType dt, LLVMValueRef x);
+/* The value v in layout L (NULL: v is a scalar): converts or materialises
+ * lazily computed values as needed (cached per scope). */
+GV *nv_get(NvFn *f, const Value *v, const GpuLayout *L);
+/* The value v in the layout the plan gave it (tensors), or the scalar. */
+GV *nv_val(NvFn *f, const Value *v);
+/* x (a scalar, or a tensor that broadcasts to L's shape) broadcast into L. */
+GV *nv_broadcast(NvFn *f, const Value *x, const GpuLayout *L);
+/* x converted to layout L (same shape). */
+GV *nv_convert(NvFn *f, GV *x, const GpuLayout *L);
+/* The thread's coordinate part of dim d in L (i32, hoisted). */
+LLVMValueRef nv_tcoord(NvFn *f, const GpuLayout *L, int d);
+/* Coordinate of register r along dim d (i32). */
+LLVMValueRef nv_coord(NvFn *f, const GpuLayout *L, int r, int d);
+/* i1: this thread holds the canonical copy of L's elements (no replica). */
+LLVMValueRef nv_owner(NvFn *f, const GpuLayout *L);
+/* i1 or NULL (always true): register r is a real element (not padding). */
+LLVMValueRef nv_valid(NvFn *f, const GpuLayout *L, int r);
+/* Emits a tensor op of the plan (elementwise, shape, reduce, cumsum); false
+ * after an error.  Results go to f->vals. */
+bool nv_tensor_op(NvFn *f, const Inst *i);
+/* Shared memory: a pointer (addrspace 3) `off` bytes into the temporary area. */
+LLVMValueRef nv_temp_ptr(NvFn *f, uint64_t off);
+/* Before writing the temporary area: waits (barrier) for its last readers. */
+void nv_temp_begin(NvFn *f);
+/* Reserves `bytes` of the temporary shared area for one operation. */
+void nv_temp_need(NvFn *f, uint64_t bytes);
+/* Writes x's elements (owners only) into shared memory at base + flat
+ * index * elem size (padded row-major order, memory form); reads them
+ * back in layout L. */
+void nv_smem_write(NvFn *f, GV *x, LLVMValueRef base);
+GV *nv_smem_read(NvFn *f, LLVMValueRef base, const GpuLayout *L, DType dt);
+/* Bytes of one element in shared memory. */
+int nv_smem_elem(DType dt);
+LLVMTypeRef nv_smem_type(NvFn *f, DType dt);
+/* Shuffle across lanes (butterfly: lane ^ mask) of any compute type. */
+LLVMValueRef nv_shfl_bfly(NvFn *f, LLVMValueRef x, int mask);
+LLVMValueRef nv_shfl_idx(NvFn *f, LLVMValueRef x, LLVMValueRef lane);
+LLVMValueRef nv_shfl_up(NvFn *f, LLVMValueRef x, int delta);
+
+/* ---- nvptx_mem.c: Refs and accesses ---------------------------------------------- */
+
+/* One LOAD/STORE/ATOMIC being emitted (or deferred: a dot's operand). */
+typedef struct NvAccess {
+	const Inst *i;         /* the access */
+	GRef *ref;             /* the Ref it addresses */
+	const GpuLayout *L;    /* the access shape's layout; NULL for a scalar access */
+	int *rdim;             /* per Ref dim: the access dim of a FULL/SLICE indexer, else -1 */
+	LLVMValueRef *idx;     /* per Ref dim: POINT index or SLICE start as i64, else NULL */
+	const Value **gval;    /* per Ref dim: the GATHER index value, else NULL */
+	GV **gat;              /* per Ref dim: the gather indices in L */
+	GV *val, *cmp, *mask, *other; /* operands in L (or scalars) */
+	LLVMValueRef ubase;    /* i64: offset of the uniform part (points, slice starts) */
+	LLVMValueRef upred;    /* i1: every masked point is in bounds (NULL: none) */
+	bool store, atomic;    /* the kind */
+} NvAccess;
+
+/* Prepares access i (a LOAD, STORE or ATOMIC): its index, mask and value
+ * operands as they are now.  false after an error. */
+bool nv_access_setup(NvFn *f, const Inst *i, NvAccess *out);
+/* Elements per vector access of A (1: scalar accesses) and whether the
+ * lanes of a vector always share their predicate. */
+int nv_access_width(NvFn *f, NvAccess *A, bool *uniform);
+/* Pointer to register r's element of A, and its predicate (NULL: always). */
+LLVMValueRef nv_access_ptr(NvFn *f, NvAccess *A, int r, LLVMValueRef *pred);
+/* For the w-element vector of A at register r (along the contiguous last
+ * dim, no user mask): how many of its leading elements are within the
+ * last dim's extent and the padding (i32, 0..w), or NULL if all always are.
+ * Past the first invalid element every one is invalid. */
+LLVMValueRef nv_access_prefix(NvFn *f, NvAccess *A, int r, int w);
+
+/* The Ref of a kernel operand (global) or scratch ALLOC (shared). */
+GRef *nv_make_ref(NvFn *f, const Type *t, LLVMValueRef base, unsigned as, int slot, bool readonly, Loc loc);
+bool nv_access(NvFn *f, const Inst *i);
+/* Tracking for barriers: call before an access of ref (write: store or atomic). */
+void nv_sync_access(NvFn *f, const GRef *ref, bool write, const Inst *i, const GpuLayout *L);
+/* Emits a barrier if an access in the regions (a loop about to start or
+ * to repeat) could race with the accesses since the last barrier. */
+void nv_sync_regions(NvFn *f, const Region *const *rs, int n);
+/* Records every access of region r as done (after a loop that may leave
+ * after it). */
+void nv_state_touch(NvFn *f, const Region *r);
+/* State merging around control flow. */
+RefState *nv_state_save(NvFn *f);
+void nv_state_restore(NvFn *f, const RefState *s);
+void nv_state_merge(NvFn *f, const RefState *other);
+/* The largest power of two (up to 2^30) known to divide integer scalar v. */
+int64_t nv_divisor(NvFn *f, const Value *v);
+
+/* ---- nvptx_ptxas.c: the CUDA toolkit ---------------------------------------------- */
+
+/* ptxas: `path` (--ptxas=, which must exist), else on PATH, else in
+ * /usr/local/cuda/bin; NULL if none (arena string). */
+const char *nv_find_ptxas(Compiler *cc, const char *path);
+/* CUDA's libdevice.10.bc next to ptxas or in /usr/local/cuda; NULL if none. */
+const char *nv_find_libdevice(Compiler *cc, const char *ptxas_option);
+/* Assembles PTX for target t with ptxas into a cubin (malloc'd).  required:
+ * a missing ptxas is an error.  --resource-usage notes come from here. */
+bool nv_ptxas_compile(Nv *nv, const GpuTarget *t, const char *ptx, size_t n, char **cubin, size_t *size,
+                      bool required);
+
+/* ---- nvptx_dot.c ---------------------------------------------------------------- */
+
+bool nv_dot(NvFn *f, const Inst *i);
+/* Software pipelining of a FOR (num_stages >= 2) whose body has dots fed
+ * by loads: the plan (NULL: not applicable), the copies of the first
+ * iterations before the loop (builder in the preheader, after the trip
+ * count), and the wait for the last (empty) copies after it. */
+LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop);
+void nv_pipe_prologue(NvFn *f, LoopPipe *p);
+void nv_pipe_epilogue(NvFn *f, LoopPipe *p);
+/* Whether dot d copies the tensor load A straight into shared memory
+ * (cp.async) instead of the load being emitted into registers. */
+bool nv_dot_takes_load(NvFn *f, const Inst *d, NvAccess *A);
+
+#endif

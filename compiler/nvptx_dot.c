@@ -1,0 +1,899 @@
+/* nvptx_dot.c - dot (matrix product) on the GPU.
+ *
+ * Both operands go to shared memory in slices along K (so any K fits):
+ * from registers (an operand computed in any layout), or, when the operand
+ * is a load used only by the dot, straight from global memory with
+ * cp.async (16-byte copies, masked ones zero-filled; the load is never
+ * emitted into registers: nv_dot_takes_load).  With cp.async, num_stages
+ * slices are in flight: the next ones load while one is computed.
+ *
+ * Tensor cores (f16/bf16 operands, f32 accumulator, power-of-two shapes of
+ * at least 16 x 8 x 16): the slices are stored in 16-byte chunks swizzled
+ * per 128-byte line (no bank conflicts), read with ldmatrix (B transposed)
+ * into the m16n8k16 fragments, and every 16 x 8 x 16 tile of the warp is
+ * one mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.  The accumulator
+ * lives in the C-fragment layout (gpu_layout.c: lay_mma_c), which the
+ * result keeps.
+ *
+ * Everything else (f32, f64, integers, small or odd shapes): FMA.  Each
+ * thread accumulates its elements of the result, c[m][n] += a[m][k] *
+ * b[k][n] for its rows m and columns n, k in order, reading the slices
+ * (plain row-major) from shared memory. */
+#include "nvptx.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Shared memory the FMA path may take for one K slice of both operands. */
+#define FMA_SLICE_BYTES (32 * 1024)
+/* ... and the MMA path for all its stages. */
+#define MMA_SLICE_BYTES (64 * 1024)
+
+static Arena *arena(NvFn *f)
+{
+	return f->nv->cc->arena;
+}
+
+/* acc + a * b in dtype dt (fused for f32/f64). */
+static LLVMValueRef mul_add(NvFn *f, DType dt, LLVMValueRef acc, LLVMValueRef a, LLVMValueRef b, Loc loc)
+{
+	Cg *g = f->g;
+	if (dt == DT_F32 || dt == DT_F64) {
+		LLVMValueRef args[3] = {a, b, acc};
+		return cg_intrinsic(g, "llvm.fma", cg_type(g, dt), args, 3);
+	}
+	LLVMValueRef m[2] = {a, b};
+	LLVMValueRef p = cg_elementwise(g, IR_MUL, dt, m, loc);
+	if (!p)
+		return NULL;
+	LLVMValueRef s[2] = {acc, p};
+	return cg_elementwise(g, IR_ADD, dt, s, loc);
+}
+
+static bool same_type(const Type *a, const Type *b)
+{
+	if (a->kind != b->kind || a->dtype != b->dtype || a->rank != b->rank)
+		return false;
+	for (int d = 0; d < a->rank; d++)
+		if (a->dims[d] != b->dims[d])
+			return false;
+	return true;
+}
+
+/* `acc + dot(a, b)` where the add is the dot's only use, in the same
+ * region, and acc (of the result's type) exists before the dot:
+ * the dot starts from acc (tensor cores accumulate in place: no second
+ * accumulator tile, no adds) and the add is the dot's result
+ * (codegen_nvptx.c).  The add's layout may order the registers otherwise
+ * (the same threads: a free conversion).  The add, or NULL. */
+const Inst *nv_dot_fused_add(NvFn *f, const Inst *d)
+{
+	LayoutPlan *P = f->plan;
+	if (d->op != IR_DOT || d->nargs != 2 || d->nresults != 1)
+		return NULL;
+	const Value *res = d->results[0];
+	if (P->nuses[res->id] != 1)
+		return NULL;
+	for (const Inst *x = d->next; x; x = x->next) {
+		bool uses = false;
+		for (int j = 0; j < x->nargs; j++)
+			uses |= x->args[j] == res;
+		if (!uses)
+			continue;
+		if (x->op != IR_ADD || x->nargs != 2 || x->nresults != 1 || x->args[0] == x->args[1])
+			return NULL;
+		const Value *o = x->args[x->args[0] == res ? 1 : 0];
+		if (getenv("PKC_DBG")) fprintf(stderr, "add %s\ndot %s\nacc %s\n", lay_str(f->nv->cc->arena, P->of[x->results[0]->id]), lay_str(f->nv->cc->arena, P->of[res->id]), P->of[o->id] ? lay_str(f->nv->cc->arena, P->of[o->id]) : "-");
+		if (!same_type(o->type, res->type) || !same_type(x->results[0]->type, res->type) ||
+		    !P->of[x->results[0]->id] || !lay_same_threads(P->of[x->results[0]->id], P->of[res->id]))
+			return NULL;
+		for (const Inst *y = d->next; y != x; y = y->next)
+			for (int r = 0; r < y->nresults; r++)
+				if (y->results[r] == o)
+					return NULL;
+		return x;
+	}
+	return NULL;
+}
+
+/* The accumulator's initial value in layout LC. */
+static GV *initial_acc(NvFn *f, const Inst *i, const GpuLayout *LC, DType dt)
+{
+	if (i->nargs == 3)
+		return nv_get(f, i->args[2], LC);
+	const Inst *add = nv_dot_fused_add(f, i);
+	if (add)
+		return nv_get(f, add->args[add->args[0] == i->results[0] ? 1 : 0], LC);
+	GV *c = gv_new(f, LC, dt);
+	LLVMValueRef z = cg_const(f->g, dt, 0, 0.0);
+	for (int r = 0; r < c->n; r++)
+		c->r[r] = z;
+	return c;
+}
+
+/* ---- staging ------------------------------------------------------------------------- */
+
+/* One K slice of an operand, [rows, cols] row-major in shared memory.
+ * Swizzled (MMA): in 16-byte chunks whose index is XORed, within each
+ * 128-byte line, with the line's number, so that the eight rows an ldmatrix
+ * reads and the chunks a warp stores fall in distinct banks. */
+typedef struct Stage {
+	LLVMValueRef base;   /* byte pointer (addrspace 3), 16-byte aligned */
+	int64_t cols;        /* elements per row */
+	int es;              /* bytes per element (memory form) */
+	bool swz;            /* swizzled 16-byte chunks (cols * es a multiple of 16) */
+} Stage;
+
+/* Byte offset of element (r, c) of a stage (i32 operands). */
+static LLVMValueRef stage_off(NvFn *f, const Stage *s, LLVMValueRef r, LLVMValueRef c)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	if (!s->swz) {
+		LLVMValueRef e = LLVMBuildAdd(b, LLVMBuildMul(b, r, cg_i32(g, (int32_t)s->cols), ""), c, "");
+		return LLVMBuildMul(b, e, cg_i32(g, s->es), "");
+	}
+	int per = 16 / s->es, lp = lay_log2_ceil(per);
+	LLVMValueRef q = LLVMBuildAdd(b, LLVMBuildMul(b, r, cg_i32(g, (int32_t)(s->cols / per)), ""),
+	                              LLVMBuildLShr(b, c, cg_i32(g, lp), ""), "");
+	LLVMValueRef sw = LLVMBuildAnd(b, LLVMBuildLShr(b, q, cg_i32(g, 3), ""), cg_i32(g, 7), "");
+	q = LLVMBuildXor(b, q, sw, "");
+	LLVMValueRef in = LLVMBuildMul(b, LLVMBuildAnd(b, c, cg_i32(g, per - 1), ""), cg_i32(g, s->es), "");
+	return LLVMBuildAdd(b, LLVMBuildShl(b, q, cg_i32(g, 4), ""), in, "");
+}
+
+static LLVMValueRef stage_ptr(NvFn *f, const Stage *s, LLVMValueRef r, LLVMValueRef c)
+{
+	LLVMValueRef off = stage_off(f, s, r, c);
+	return LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, s->base, &off, 1, "");
+}
+
+/* A dot operand on its way to shared memory. */
+typedef struct Operand {
+	GV *regs;            /* in registers (any layout), or */
+	NvAccess *load;      /* a deferred load, copied with cp.async */
+	int kd;              /* its contracted dim: 1 for a, 0 for b */
+	DType dt;            /* element dtype */
+} Operand;
+
+static const GpuLayout *operand_layout(const Operand *o)
+{
+	return o->regs ? o->regs->L : o->load->L;
+}
+
+/* if (p) { the caller's code } */
+static LLVMBasicBlockRef guard(NvFn *f, LLVMValueRef p)
+{
+	if (!p)
+		return NULL;
+	Cg *g = f->g;
+	LLVMBasicBlockRef then = cg_block(g, "stage"), join = cg_block(g, "stage.end");
+	LLVMBuildCondBr(g->b, p, then, join);
+	LLVMPositionBuilderAtEnd(g->b, then);
+	return join;
+}
+
+static void guard_end(NvFn *f, LLVMBasicBlockRef join)
+{
+	if (!join)
+		return;
+	LLVMBuildBr(f->g->b, join);
+	LLVMPositionBuilderAtEnd(f->g->b, join);
+}
+
+/* Copies the elements of o whose coordinate along kd lies in [k0, k0 + kc)
+ * into stage s (owners only): vectors of up to 16 bytes of consecutive
+ * elements of a row, stored from registers or copied by cp.async. */
+static void stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const Stage *s)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	const GpuLayout *L = operand_layout(o);
+	int kd = o->kd, kb = lay_log2_ceil(kc);
+	LLVMValueRef own = nv_owner(f, L);
+	/* Whether a register's slice depends on the thread. */
+	bool thread_k = false;
+	for (int bit = L->dlo[kd] + kb; bit < L->dlo[kd] + L->dbits[kd]; bit++)
+		thread_k |= L->kind[bit] != LB_REG;
+	int v = lay_contig(L);
+	while (v * s->es > 16)
+		v /= 2;
+	if (o->load)
+		PKC_ASSERT(v * s->es == 16);
+	int64_t c[2];
+	for (int r = 0; r < 1 << L->nregbits; r += v) {
+		lay_reg_coord(L, r, c);
+		if (!thread_k && (c[kd] >> kb) != (k0 >> kb))
+			continue;
+		LLVMValueRef row = nv_coord(f, L, r, 0), col = nv_coord(f, L, r, 1);
+		LLVMValueRef kk = kd == 0 ? row : col;
+		LLVMValueRef p = own;
+		if (thread_k) {
+			LLVMValueRef in = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildLShr(b, kk, cg_i32(g, kb), ""),
+			                                cg_i32(g, (int32_t)(k0 >> kb)), "");
+			p = p ? LLVMBuildAnd(b, p, in, "") : in;
+		}
+		LLVMValueRef local = LLVMBuildAnd(b, kk, cg_i32(g, (int32_t)(kc - 1)), "");
+		LLVMValueRef dst = stage_ptr(f, s, kd == 0 ? local : row, kd == 0 ? col : local);
+		if (o->load) {
+			LLVMValueRef pred;
+			LLVMValueRef src = nv_access_ptr(f, o->load, r, &pred);
+			/* Bytes past src-size are zeros: masked vectors read nothing, a
+			 * vector across the edge of the last dim its valid prefix. */
+			LLVMValueRef n = nv_access_prefix(f, o->load, r, v);
+			LLVMValueRef size = n ? LLVMBuildMul(b, n, cg_i32(g, s->es), "") : cg_i32(g, 16);
+			if (pred)
+				size = LLVMBuildSelect(b, pred, size, cg_i32(g, 0), "");
+			LLVMBasicBlockRef join = guard(f, p);
+			LLVMValueRef args[3] = {dst, src, size};
+			nv_intrinsic(f, "llvm.nvvm.cp.async.cg.shared.global.16.s", NULL, 0, args, 3);
+			guard_end(f, join);
+			continue;
+		}
+		LLVMTypeRef mt = cg_mem_type(g, o->dt);
+		LLVMValueRef x = LLVMGetUndef(LLVMVectorType(mt, (unsigned)v));
+		for (int j = 0; j < v; j++)
+			x = LLVMBuildInsertElement(b, x, cg_to_mem(g, o->dt, o->regs->r[r + j]), cg_i32(g, j), "");
+		if (v == 1)
+			x = LLVMBuildExtractElement(b, x, cg_i32(g, 0), "");
+		LLVMBasicBlockRef join = guard(f, p);
+		LLVMValueRef st = LLVMBuildStore(b, x, dst);
+		LLVMSetAlignment(st, (unsigned)(v * s->es));
+		guard_end(f, join);
+	}
+}
+
+/* The K-slice pipeline: `stages` buffers (a slice of each operand), slice
+ * s computed from buffer s % stages by `compute`; cp.async keeps up to
+ * `stages` slices in flight. */
+typedef struct Pipeline {
+	Operand *a, *b;       /* the operands */
+	int64_t kc, nslices;  /* slice depth and count */
+	int stages;           /* buffers */
+	Stage *sa, *sb;       /* per buffer: the operands' slices */
+} Pipeline;
+
+typedef bool (*SliceFn)(NvFn *f, void *ctx, const Pipeline *p, int buf, int64_t k0);
+
+static bool run_pipeline(NvFn *f, Pipeline *p, SliceFn compute, void *ctx)
+{
+	bool async = p->a->load || p->b->load;
+	int64_t issued = 0;
+	nv_temp_begin(f);
+	for (int64_t s = 0; s < p->nslices; s++) {
+		for (; issued < p->nslices && issued < s + p->stages; issued++) {
+			if (issued >= p->stages)
+				nv_barrier(f); /* the buffer's last readers are done */
+			int buf = (int)(issued % p->stages);
+			stage_slice(f, p->a, issued * p->kc, p->kc, &p->sa[buf]);
+			stage_slice(f, p->b, issued * p->kc, p->kc, &p->sb[buf]);
+			if (async)
+				nv_intrinsic(f, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
+		}
+		if (async) {
+			/* Slice s is in; later ones may still be on their way. */
+			LLVMValueRef pending = cg_i32(f->g, (int32_t)(issued - s - 1));
+			nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &pending, 1);
+		}
+		nv_barrier(f);
+		if (!compute(f, ctx, p, (int)(s % p->stages), s * p->kc))
+			return false;
+	}
+	f->smem_busy = true;
+	return true;
+}
+
+/* Buffers for the slices, in the temporary area. */
+static void pipeline_buffers(NvFn *f, Pipeline *p, int64_t arows, int64_t bcols, int es, bool swz)
+{
+	uint64_t abytes = (uint64_t)(arows * p->kc * es);
+	abytes = (abytes + 15) / 16 * 16;
+	uint64_t bbytes = (uint64_t)(p->kc * bcols * es);
+	uint64_t sbytes = (abytes + bbytes + 15) / 16 * 16;
+	nv_temp_need(f, sbytes * (uint64_t)p->stages);
+	p->sa = arena_alloc(arena(f), (size_t)p->stages * sizeof *p->sa);
+	p->sb = arena_alloc(arena(f), (size_t)p->stages * sizeof *p->sb);
+	for (int st = 0; st < p->stages; st++) {
+		p->sa[st] = (Stage){nv_temp_ptr(f, sbytes * (uint64_t)st), p->kc, es, swz};
+		p->sb[st] = (Stage){nv_temp_ptr(f, sbytes * (uint64_t)st + abytes), bcols, es, swz};
+	}
+}
+
+/* The operand of dot i at index k: a deferred load, or registers. */
+static bool get_operand(NvFn *f, const Inst *i, int k, Operand *o)
+{
+	const Value *v = i->args[k];
+	o->kd = k == 0 ? 1 : 0;
+	o->dt = v->type->dtype;
+	o->load = f->deferred[v->id];
+	if (!o->load && f->pipelined[v->id]) {
+		/* Copied by the loop's pipeline: only its layout matters here. */
+		o->load = arena_alloc(arena(f), sizeof *o->load);
+		o->load->L = f->plan->of[v->id];
+	}
+	o->regs = o->load ? NULL : nv_get(f, v, NULL);
+	return o->load || o->regs;
+}
+
+bool nv_dot_takes_load(NvFn *f, const Inst *d, NvAccess *A)
+{
+	const Value *res = A->i->results[0];
+	if (A->ref->as != 1 || A->mask || A->other || A->L->rank != 2)
+		return false;
+	int es = nv_smem_elem(res->type->dtype);
+	if (lay_contig(A->L) * es < 16)
+		return false;
+	/* No write between the load and the dot may change what it reads. */
+	if (!A->ref->readonly)
+		for (const Inst *x = A->i->next; x && x != d; x = x->next)
+			if (op_info[x->op].flags & F_EFFECT)
+				return false;
+	/* Lanes may differ only along the last dim (no user mask): a prefix. */
+	bool uniform;
+	return nv_access_width(f, A, &uniform) * es == 16;
+}
+
+/* Slice depth: the largest power of two that keeps the pipeline's buffers
+ * within `budget` bytes (at least `min`). */
+static int64_t slice_depth(int64_t Kp, int64_t rows_cols, int es, int stages, int64_t min, uint64_t budget)
+{
+	int64_t kc = Kp;
+	while (kc > min) {
+		int64_t bufs = stages < Kp / kc ? stages : Kp / kc;
+		if ((uint64_t)(rows_cols * kc * es * bufs) <= budget)
+			break;
+		kc /= 2;
+	}
+	return kc;
+}
+
+/* ---- software-pipelined loops ---------------------------------------------------------- */
+
+/* Shared memory all the buffers of one pipelined loop may take. */
+#define PIPE_BYTES (96 * 1024)
+
+/* Whether region r lies inside region outer (or is it). */
+static bool region_within(const Region *r, const Region *outer)
+{
+	for (; r; r = r->owner ? r->owner->parent : NULL)
+		if (r == outer)
+			return true;
+	return false;
+}
+
+/* Whether v is a pure scalar function of the loop's induction variable and
+ * of values from before the loop: computable for any iteration. */
+static bool iv_computable(const Inst *loop, const Value *v, int depth)
+{
+	const Region *body = loop->regions[0];
+	if (depth > 32)
+		return false;
+	if (!v->def)
+		return v->region == body ? v->index == 0 : !region_within(v->region, body);
+	const Inst *d = v->def;
+	if (!region_within(d->parent, body))
+		return true;
+	if (d->parent != body || d->nresults != 1 || d->results[0]->type->rank != 0 ||
+	    !(d->op == IR_CONST || d->op == IR_PROGRAM_ID || d->op == IR_NUM_PROGRAMS ||
+	      (op_info[d->op].flags & F_ELEMWISE)))
+		return false;
+	for (int j = 0; j < d->nargs; j++)
+		if (!iv_computable(loop, d->args[j], depth + 1))
+			return false;
+	return true;
+}
+
+/* The operand loads of dot d when the pipeline can copy them: global,
+ * read-only, unmasked 2-D loads whose indices are computable for any
+ * iteration, in 16-byte vectors. */
+static bool pipe_loads(NvFn *f, const Inst *loop, const Inst *d, const Inst **ld)
+{
+	LayoutPlan *P = f->plan;
+	const Value *res = d->results[0];
+	ld[0] = P->dot_a[res->id];
+	ld[1] = P->dot_b[res->id];
+	for (int k = 0; k < 2; k++) {
+		const Inst *L = ld[k];
+		if (!L)
+			return false;
+		const GRef *ref = f->refs[L->args[0]->id];
+		const Type *t = L->results[0]->type;
+		if (!ref || ref->as != 1 || !ref->readonly || L->has_mask || L->has_other || t->rank != 2)
+			return false;
+		for (int j = 1; j < L->nargs; j++)
+			if (!iv_computable(loop, L->args[j], 0))
+				return false;
+		NvAccess probe = {.i = L, .ref = (GRef *)ref, .L = P->of[L->results[0]->id]};
+		int es = nv_smem_elem(t->dtype);
+		bool uniform;
+		if (lay_contig(probe.L) * es < 16 || nv_access_width(f, &probe, &uniform) * es != 16)
+			return false;
+	}
+	return true;
+}
+
+/* Bytes of one buffer (both operands) of dot d: a is [Mp, Kp], b [Kp, Np]. */
+static uint64_t pipe_a_bytes(const Inst *d)
+{
+	const Type *a = d->args[0]->type;
+	int es = nv_smem_elem(a->dtype);
+	uint64_t x = (uint64_t)es << (lay_log2_ceil(a->dims[0]) + lay_log2_ceil(a->dims[1]));
+	return (x + 15) / 16 * 16;
+}
+
+static uint64_t pipe_bytes(const Inst *d)
+{
+	const Type *b = d->args[1]->type;
+	int es = nv_smem_elem(b->dtype);
+	uint64_t y = (uint64_t)es << (lay_log2_ceil(b->dims[0]) + lay_log2_ceil(b->dims[1]));
+	return (pipe_a_bytes(d) + y + 15) / 16 * 16;
+}
+
+LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
+{
+	int S = f->k->num_stages;
+	if (S < 2)
+		return NULL;
+	const Region *body = loop->regions[0];
+	int n = 0;
+	uint64_t total = 0;
+	const Inst *ld[2];
+	for (const Inst *d = body->first; d; d = d->next)
+		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld)) {
+			n++;
+			total += (uint64_t)S * pipe_bytes(d);
+		}
+	if (!n || total > PIPE_BYTES)
+		return NULL;
+	LoopPipe *p = arena_alloc(arena(f), sizeof *p);
+	p->loop = loop;
+	p->stages = S;
+	p->dots = arena_alloc(arena(f), (size_t)n * sizeof *p->dots);
+	p->off = arena_alloc(arena(f), (size_t)n * sizeof *p->off);
+	p->bytes = arena_alloc(arena(f), (size_t)n * sizeof *p->bytes);
+	for (const Inst *d = body->first; d; d = d->next)
+		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld)) {
+			p->dots[p->ndots] = d;
+			p->bytes[p->ndots] = pipe_bytes(d);
+			p->off[p->ndots++] = f->smem_pipe_bytes;
+			f->smem_pipe_bytes += (uint64_t)S * pipe_bytes(d);
+			f->pipelined[ld[0]->results[0]->id] = f->pipelined[ld[1]->results[0]->id] = true;
+		}
+	return p;
+}
+
+/* The stages of dot x's operands in buffer buf (i32). */
+static void pipe_stages(NvFn *f, const LoopPipe *p, int x, LLVMValueRef buf, Stage *sa, Stage *sb)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	const Inst *d = p->dots[x];
+	const Type *at = d->args[0]->type, *bt = d->args[1]->type;
+	bool swz = f->plan->mma[d->results[0]->id];
+	int es = nv_smem_elem(at->dtype);
+	LLVMValueRef off = LLVMBuildAdd(b, cg_i32(g, (int32_t)p->off[x]),
+	                                LLVMBuildMul(b, buf, cg_i32(g, (int32_t)p->bytes[x]), ""), "");
+	LLVMValueRef base = LLVMBuildInBoundsGEP2(b, g->t_i8, f->smem_pipe, &off, 1, "pipe");
+	LLVMValueRef aoff = cg_i32(g, (int32_t)pipe_a_bytes(d));
+	*sa = (Stage){base, INT64_C(1) << lay_log2_ceil(at->dims[1]), es, swz};
+	*sb = (Stage){LLVMBuildInBoundsGEP2(b, g->t_i8, base, &aoff, 1, ""), INT64_C(1) << lay_log2_ceil(bt->dims[1]),
+	              es, swz};
+}
+
+/* Emits the scalar chain of v for the iteration whose induction variable
+ * the caller bound (f->vals), recording what it overwrote. */
+static bool eval_at(NvFn *f, const Inst *loop, const Value *v, bool *done, Vec *saved)
+{
+	if (!v->def || !region_within(v->def->parent, loop->regions[0]) || done[v->id])
+		return true;
+	for (int j = 0; j < v->def->nargs; j++)
+		if (!eval_at(f, loop, v->def->args[j], done, saved))
+			return false;
+	vec_push(arena(f), saved, (void *)v);
+	vec_push(arena(f), saved, f->vals[v->id]);
+	done[v->id] = true;
+	return nv_emit_inst(f, v->def);
+}
+
+/* cp.async copies of iteration j's (i64) operands into buffer buf (i32). */
+static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	const Region *body = p->loop->regions[0];
+	const Value *ivv = body->args[0];
+	DType dt = ivv->type->dtype;
+	LLVMTypeRef t = cg_type(g, dt);
+	LLVMValueRef jt = t == g->t_i64 ? j : LLVMBuildTrunc(b, j, t, "");
+	LLVMValueRef iv = LLVMBuildAdd(b, LLVMBuildMul(b, jt, p->step, ""), p->lo, "iv.ahead");
+	GV *saved_iv = f->vals[ivv->id];
+	f->vals[ivv->id] = gv_scalar(f, dt, iv);
+	bool *done = arena_alloc(arena(f), (size_t)(f->k->nvalues + 1));
+	Vec saved = {0};
+	bool ok = true;
+	for (int x = 0; x < p->ndots && ok; x++) {
+		const Inst *d = p->dots[x];
+		Stage st[2];
+		pipe_stages(f, p, x, buf, &st[0], &st[1]);
+		for (int k = 0; k < 2 && ok; k++) {
+			const Inst *L = k == 0 ? f->plan->dot_a[d->results[0]->id] : f->plan->dot_b[d->results[0]->id];
+			for (int a = 1; a < L->nargs && ok; a++)
+				ok = eval_at(f, p->loop, L->args[a], done, &saved);
+			NvAccess A;
+			if (!ok || !(ok = nv_access_setup(f, L, &A)))
+				break;
+			Operand o = {NULL, &A, k == 0 ? 1 : 0, L->results[0]->type->dtype};
+			stage_slice(f, &o, 0, INT64_C(1) << A.L->dbits[o.kd], &st[k]);
+		}
+	}
+	for (int s = saved.len - 2; s >= 0; s -= 2)
+		f->vals[((const Value *)saved.items[s])->id] = saved.items[s + 1];
+	f->vals[ivv->id] = saved_iv;
+	return ok;
+}
+
+static void commit(NvFn *f)
+{
+	nv_intrinsic(f, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
+}
+
+/* if (j < trips) issue iteration j into buffer buf; commit (a group even
+ * when empty, so that group n always holds iteration n). */
+static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf)
+{
+	Cg *g = f->g;
+	LLVMBasicBlockRef then = cg_block(g, "prefetch"), join = cg_block(g, "prefetch.end");
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, j, p->trips, ""), then, join);
+	LLVMPositionBuilderAtEnd(g->b, then);
+	bool ok = pipe_issue(f, p, j, buf);
+	LLVMBuildBr(g->b, join);
+	LLVMPositionBuilderAtEnd(g->b, join);
+	commit(f);
+	return ok;
+}
+
+void nv_pipe_prologue(NvFn *f, LoopPipe *p)
+{
+	for (int j = 0; j + 1 < p->stages; j++)
+		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j));
+}
+
+void nv_pipe_epilogue(NvFn *f, LoopPipe *p)
+{
+	(void)p;
+	nv_intrinsic(f, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
+}
+
+/* In the body, at dot x of p: wait for this iteration's copies, start the
+ * ones num_stages - 1 iterations ahead, and give the buffers to read. */
+static bool pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	int S = p->stages;
+	/* The first dot of the body moves the whole pipeline. */
+	if (x == 0) {
+		LLVMValueRef pending = cg_i32(g, S - 2);
+		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &pending, 1);
+		/* Everyone's copies are in, and everyone is done with the buffer
+		 * the next copies overwrite (read in the previous iteration). */
+		nv_barrier(f);
+		LLVMValueRef j = LLVMBuildAdd(b, p->c, cg_i64(g, S - 1), "");
+		LLVMValueRef nb = LLVMBuildTrunc(b, LLVMBuildURem(b, j, cg_i64(g, S), ""), g->t_i32, "");
+		if (!pipe_issue_guarded(f, p, j, nb))
+			return false;
+	}
+	LLVMValueRef buf = LLVMBuildTrunc(b, LLVMBuildURem(b, p->c, cg_i64(g, S), ""), g->t_i32, "");
+	pipe_stages(f, p, x, buf, sa, sb);
+	return true;
+}
+
+/* Whether dot i belongs to a pipelined loop being emitted (its index in
+ * *px). */
+static const LoopPipe *pipe_of(NvFn *f, const Inst *i, int *px)
+{
+	for (const LoopPipe *p = f->pipe; p; p = p->outer)
+		for (int x = 0; x < p->ndots; x++)
+			if (p->dots[x] == i) {
+				*px = x;
+				return p;
+			}
+	return NULL;
+}
+
+/* Runs `compute` over the whole K of dot i from the pipeline's buffers
+ * (pipelined loop), or over K slices staged now. */
+static bool run_dot(NvFn *f, const Inst *i, Pipeline *pl, SliceFn compute, void *ctx)
+{
+	int x;
+	const LoopPipe *lp = pipe_of(f, i, &x);
+	if (!lp)
+		return run_pipeline(f, pl, compute, ctx);
+	Stage sa, sb;
+	if (!pipe_step(f, lp, x, &sa, &sb))
+		return false;
+	Pipeline one = *pl;
+	one.nslices = 1;
+	one.stages = 1;
+	one.sa = &sa;
+	one.sb = &sb;
+	return compute(f, ctx, &one, 0, 0);
+}
+
+/* ---- FMA -------------------------------------------------------------------------- */
+
+typedef struct FmaCtx {
+	const Inst *i;        /* the dot */
+	GV *C;                /* accumulators (replaced slice by slice) */
+	DType dt, ot;         /* result and operand dtypes */
+	int64_t K;            /* real depth */
+	int nrows, ncols;     /* distinct rows and columns of the thread's elements */
+	int64_t *rows, *cols; /* their compile-time parts */
+	int *rofr, *cofr;     /* per accumulator: its row and column there */
+	LLVMValueRef trow, tcol; /* the thread's parts (or NULL) */
+} FmaCtx;
+
+static bool fma_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0)
+{
+	FmaCtx *x = ctxp;
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	GV *C = x->C;
+	/* for kk in [0, min(kc, K - k0)): the accumulators are carried. */
+	int64_t n = x->K - k0 < p->kc ? x->K - k0 : p->kc;
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+	LLVMBasicBlockRef head = cg_block(g, "dot.k"), body = cg_block(g, "dot.body"), exit = cg_block(g, "dot.exit");
+	LLVMBuildBr(b, head);
+	LLVMPositionBuilderAtEnd(b, head);
+	LLVMValueRef kk = LLVMBuildPhi(b, g->t_i32, "kk");
+	LLVMValueRef *phi = arena_alloc(arena(f), (size_t)C->n * sizeof *phi);
+	for (int r = 0; r < C->n; r++)
+		phi[r] = LLVMBuildPhi(b, cg_type(g, x->dt), "");
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, kk, cg_i32(g, (int32_t)n), ""), body, exit);
+	LLVMPositionBuilderAtEnd(b, body);
+	LLVMTypeRef mt = cg_mem_type(g, x->ot);
+	LLVMValueRef *av = arena_alloc(arena(f), (size_t)x->nrows * sizeof *av);
+	LLVMValueRef *bv = arena_alloc(arena(f), (size_t)x->ncols * sizeof *bv);
+	for (int y = 0; y < x->nrows; y++) {
+		LLVMValueRef m = cg_i32(g, (int32_t)x->rows[y]);
+		if (x->trow)
+			m = LLVMBuildOr(b, x->trow, m, "");
+		LLVMValueRef v = LLVMBuildLoad2(b, mt, stage_ptr(f, &p->sa[buf], m, kk), "");
+		av[y] = cg_cast(g, cg_from_mem(g, x->ot, v), x->ot, x->dt);
+	}
+	for (int y = 0; y < x->ncols; y++) {
+		LLVMValueRef nn = cg_i32(g, (int32_t)x->cols[y]);
+		if (x->tcol)
+			nn = LLVMBuildOr(b, x->tcol, nn, "");
+		LLVMValueRef v = LLVMBuildLoad2(b, mt, stage_ptr(f, &p->sb[buf], kk, nn), "");
+		bv[y] = cg_cast(g, cg_from_mem(g, x->ot, v), x->ot, x->dt);
+	}
+	LLVMValueRef *next = arena_alloc(arena(f), (size_t)C->n * sizeof *next);
+	for (int r = 0; r < C->n; r++) {
+		next[r] = mul_add(f, x->dt, phi[r], av[x->rofr[r]], bv[x->cofr[r]], x->i->loc);
+		if (!next[r])
+			return false;
+	}
+	LLVMValueRef kk1 = LLVMBuildAdd(b, kk, cg_i32(g, 1), "");
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+	LLVMBuildBr(b, head);
+	LLVMValueRef zero = cg_i32(g, 0);
+	LLVMAddIncoming(kk, &zero, &pre, 1);
+	LLVMAddIncoming(kk, &kk1, &latch, 1);
+	for (int r = 0; r < C->n; r++) {
+		LLVMAddIncoming(phi[r], &C->r[r], &pre, 1);
+		LLVMAddIncoming(phi[r], &next[r], &latch, 1);
+	}
+	LLVMPositionBuilderAtEnd(b, exit);
+	GV *C2 = gv_new(f, C->L, x->dt);
+	memcpy(C2->r, phi, (size_t)C->n * sizeof *phi);
+	x->C = C2;
+	return true;
+}
+
+static bool dot_fma(NvFn *f, const Inst *i)
+{
+	const Value *res = i->results[0];
+	const GpuLayout *LC = f->plan->of[res->id];
+	Operand a, b;
+	FmaCtx x = {.i = i, .dt = res->type->dtype, .ot = i->args[0]->type->dtype, .K = i->args[0]->type->dims[1]};
+	if (!get_operand(f, i, 0, &a) || !get_operand(f, i, 1, &b) || !(x.C = initial_acc(f, i, LC, x.dt)))
+		return false;
+	const GpuLayout *LA = operand_layout(&a), *LB = operand_layout(&b);
+	int64_t Mp = INT64_C(1) << LA->dbits[0], Kp = INT64_C(1) << LA->dbits[1], Np = INT64_C(1) << LB->dbits[1];
+	int es = nv_smem_elem(x.ot);
+	Pipeline p = {&a, &b, 0, 0, a.load || b.load ? f->k->num_stages : 1, NULL, NULL};
+	if (p.stages < 1)
+		p.stages = 1;
+	/* A slice holds whole 16-byte vectors of both operands. */
+	int px;
+	bool in_loop = pipe_of(f, i, &px) != NULL;
+	p.kc = in_loop ? Kp : slice_depth(Kp, Mp + Np, es, p.stages, 16 / es < Kp ? 16 / es : Kp, FMA_SLICE_BYTES);
+	p.nslices = (x.K + p.kc - 1) / p.kc;
+	if (p.stages > p.nslices)
+		p.stages = (int)p.nslices;
+	if (!in_loop)
+		pipeline_buffers(f, &p, Mp, Np, es, false);
+
+	/* The rows and columns this thread's result elements use. */
+	GV *C = x.C;
+	int64_t c[2];
+	x.rows = arena_alloc(arena(f), (size_t)C->n * sizeof *x.rows);
+	x.cols = arena_alloc(arena(f), (size_t)C->n * sizeof *x.cols);
+	x.rofr = arena_alloc(arena(f), (size_t)C->n * sizeof *x.rofr);
+	x.cofr = arena_alloc(arena(f), (size_t)C->n * sizeof *x.cofr);
+	for (int r = 0; r < C->n; r++) {
+		lay_reg_coord(LC, r, c);
+		int u = 0, w = 0;
+		while (u < x.nrows && x.rows[u] != c[0])
+			u++;
+		if (u == x.nrows)
+			x.rows[x.nrows++] = c[0];
+		while (w < x.ncols && x.cols[w] != c[1])
+			w++;
+		if (w == x.ncols)
+			x.cols[x.ncols++] = c[1];
+		x.rofr[r] = u;
+		x.cofr[r] = w;
+	}
+	x.trow = nv_tcoord(f, LC, 0);
+	x.tcol = nv_tcoord(f, LC, 1);
+	if (!run_dot(f, i, &p, fma_slice, &x))
+		return false;
+	f->vals[res->id] = x.C;
+	return true;
+}
+
+/* ---- tensor cores -------------------------------------------------------------------- */
+
+/* mma.sync m16n8k16: d += a * b (a: 4 x .b32, b: 2 x .b32, d: 4 x f32). */
+static void mma(NvFn *f, DType ot, LLVMValueRef *a, LLVMValueRef *bf, LLVMValueRef *d)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	bool f16 = ot == DT_F16;
+	LLVMValueRef args[10];
+	LLVMTypeRef h2 = LLVMVectorType(LLVMHalfTypeInContext(g->ctx), 2);
+	for (int j = 0; j < 4; j++)
+		args[j] = f16 ? LLVMBuildBitCast(b, a[j], h2, "") : a[j];
+	for (int j = 0; j < 2; j++)
+		args[4 + j] = f16 ? LLVMBuildBitCast(b, bf[j], h2, "") : bf[j];
+	for (int j = 0; j < 4; j++)
+		args[6 + j] = d[j];
+	LLVMValueRef out = nv_intrinsic(f, f16 ? "llvm.nvvm.mma.m16n8k16.row.col.f32.f32"
+	                                       : "llvm.nvvm.mma.m16n8k16.row.col.bf16", NULL, 0, args, 10);
+	for (int j = 0; j < 4; j++)
+		d[j] = LLVMBuildExtractValue(b, out, (unsigned)j, "");
+}
+
+/* ldmatrix.sync.aligned.m8n8.x<n>[.trans].b16 at this lane's row address. */
+static void ldmatrix(NvFn *f, int n, bool trans, LLVMValueRef addr, LLVMValueRef *out)
+{
+	const char *name = arena_printf(arena(f), "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16", n,
+	                                trans ? ".trans" : "");
+	LLVMTypeRef sp = f->nv->t_sptr;
+	LLVMValueRef r = nv_intrinsic(f, name, &sp, 1, &addr, 1);
+	for (int j = 0; j < n; j++)
+		out[j] = LLVMBuildExtractValue(f->g->b, r, (unsigned)j, "");
+}
+
+/* The distinct 16-row (dim 0) or 8-column (dim 1) tiles of this warp: the
+ * compile-time part of their origins in C's layout. */
+static int tiles_of(const GpuLayout *LC, int n, int dim, int64_t *out)
+{
+	int cnt = 0;
+	int64_t c[2];
+	for (int t = 0; t < n; t += 4) {
+		lay_reg_coord(LC, t, c);
+		int x = 0;
+		while (x < cnt && out[x] != c[dim])
+			x++;
+		if (x == cnt)
+			out[cnt++] = c[dim];
+	}
+	return cnt;
+}
+
+typedef struct MmaCtx {
+	GV *D;                  /* accumulators, C-fragment layout */
+	DType ot;               /* operand dtype */
+	int nm, nn;             /* this warp's 16-row and 8-column tiles */
+	int64_t *mt, *nt;       /* their compile-time origins */
+	LLVMValueRef wrow, wcol;/* the warp's tile origin (thread part, lane bits cleared) */
+	LLVMValueRef arow;      /* this lane's row in an ldmatrix x4 (A) or k row (B) */
+	LLVMValueRef acol;      /* this lane's k column offset in A's x4 (0 or 8) */
+} MmaCtx;
+
+static bool mma_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0)
+{
+	MmaCtx *x = ctxp;
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	GV *D = x->D;
+	(void)k0;
+	int64_t cc[2];
+	for (int64_t kk = 0; kk < p->kc; kk += 16) {
+		/* A: per 16-row tile, x4 = (rows 0-7, k 0-7) (rows 8-15, k 0-7)
+		 * (rows 0-7, k 8-15) (rows 8-15, k 8-15): a0a1 a2a3 a4a5 a6a7. */
+		LLVMValueRef *af = arena_alloc(arena(f), (size_t)(x->nm * 4) * sizeof *af);
+		for (int m = 0; m < x->nm; m++) {
+			LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildOr(b, x->wrow, cg_i32(g, (int32_t)x->mt[m]), ""), x->arow, "");
+			LLVMValueRef c = LLVMBuildAdd(b, x->acol, cg_i32(g, (int32_t)kk), "");
+			ldmatrix(f, 4, false, stage_ptr(f, &p->sa[buf], r, c), &af[4 * m]);
+		}
+		/* B: per 8-column tile, x2.trans of (k 0-7) and (k 8-15): b0b1 b2b3;
+		 * then every tile of the warp with it. */
+		for (int n = 0; n < x->nn; n++) {
+			LLVMValueRef bf[2];
+			LLVMValueRef r = LLVMBuildAdd(b, x->arow, cg_i32(g, (int32_t)kk), "");
+			LLVMValueRef c = LLVMBuildOr(b, x->wcol, cg_i32(g, (int32_t)x->nt[n]), "");
+			ldmatrix(f, 2, true, stage_ptr(f, &p->sb[buf], r, c), bf);
+			for (int t = 0; t < D->n; t += 4) {
+				lay_reg_coord(D->L, t, cc);
+				if (cc[1] != x->nt[n])
+					continue;
+				int m = 0;
+				while (x->mt[m] != cc[0])
+					m++;
+				mma(f, x->ot, &af[4 * m], bf, &D->r[t]);
+			}
+		}
+	}
+	return true;
+}
+
+static bool dot_mma(NvFn *f, const Inst *i)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	const Value *res = i->results[0];
+	const GpuLayout *LC = f->plan->of[res->id];
+	int64_t M = i->args[0]->type->dims[0], K = i->args[0]->type->dims[1], N = i->args[1]->type->dims[1];
+	Operand a, bo;
+	GV *C;
+	if (!get_operand(f, i, 0, &a) || !get_operand(f, i, 1, &bo) || !(C = initial_acc(f, i, LC, DT_F32)))
+		return false;
+	MmaCtx x = {.ot = a.dt};
+	x.D = gv_new(f, LC, DT_F32);
+	memcpy(x.D->r, C->r, (size_t)C->n * sizeof *C->r);
+
+	Pipeline p = {&a, &bo, 0, 0, a.load || bo.load ? f->k->num_stages : 1, NULL, NULL};
+	if (p.stages < 1)
+		p.stages = 1;
+	int px;
+	bool in_loop = pipe_of(f, i, &px) != NULL;
+	p.kc = in_loop ? K : slice_depth(K, M + N, 2, p.stages, 16, MMA_SLICE_BYTES);
+	p.nslices = K / p.kc;
+	if (p.stages > p.nslices)
+		p.stages = (int)p.nslices;
+	if (!in_loop)
+		pipeline_buffers(f, &p, M, N, 2, true);
+
+	x.mt = arena_alloc(arena(f), (size_t)x.D->n * sizeof *x.mt);
+	x.nt = arena_alloc(arena(f), (size_t)x.D->n * sizeof *x.nt);
+	x.nm = tiles_of(LC, x.D->n, 0, x.mt);
+	x.nn = tiles_of(LC, x.D->n, 1, x.nt);
+	/* The warp's origin: C's thread coordinates without the lane bits
+	 * (rows 0-2, columns 1-2). */
+	LLVMValueRef trow = nv_tcoord(f, LC, 0), tcol = nv_tcoord(f, LC, 1);
+	x.wrow = trow ? LLVMBuildAnd(b, trow, cg_i32(g, ~7), "") : cg_i32(g, 0);
+	x.wcol = tcol ? LLVMBuildAnd(b, tcol, cg_i32(g, ~7), "") : cg_i32(g, 0);
+	/* ldmatrix rows: lane l addresses row l % 8 of matrix l / 8. */
+	LLVMValueRef lane = f->lane;
+	LLVMValueRef l8 = LLVMBuildShl(b, LLVMBuildAnd(b, LLVMBuildLShr(b, lane, cg_i32(g, 3), ""), cg_i32(g, 1), ""),
+	                               cg_i32(g, 3), "");
+	x.arow = LLVMBuildAdd(b, LLVMBuildAnd(b, lane, cg_i32(g, 7), ""), l8, "");
+	x.acol = LLVMBuildShl(b, LLVMBuildLShr(b, lane, cg_i32(g, 4), ""), cg_i32(g, 3), "");
+	if (!run_dot(f, i, &p, mma_slice, &x))
+		return false;
+	f->vals[res->id] = x.D;
+	return true;
+}
+
+bool nv_dot(NvFn *f, const Inst *i)
+{
+	if (f->plan->mma[i->results[0]->id])
+		return dot_mma(f, i);
+	return dot_fma(f, i);
+}

@@ -1,0 +1,215 @@
+/* nvptx_fatobj.c - the CUDA part of the host object (GPU-DESIGN.md, "The
+ * fat object"), built by the host back end (codegen_llvm_host.c) into its
+ * module when --target= names GPU targets:
+ *   - every GPU image (cubin, PTX) as read-only data, pk.cubin.<arch> /
+ *     pk.ptx.<arch>;
+ *   - the table pk.cuda.images (pk_cuda_image[]) and the module
+ *     pk.cuda.module (pk_cuda_module, whose cache the runtime fills);
+ *   - in each launch function, after the size checks, `requires` and the
+ *     grid: if the stream's device is a CUDA device, the CUDA launch
+ *     (pk_launch_cuda); otherwise the host variant, or
+ *     PK_ERR_NO_KERNEL_FOR_DEVICE when there is none.
+ * All of it is internal to the object, so objects of several .pk files
+ * link together. */
+#include "llvm_util.h"
+#include "gpu.h"
+#include "../runtime/pk_runtime.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* The LLVM types below mirror runtime/pk_runtime.h: check them. */
+#if defined(__x86_64__) && defined(__linux__)
+_Static_assert(offsetof(pk_cuda_image, kind) == 8 && offsetof(pk_cuda_image, data) == 16 &&
+               sizeof(pk_cuda_image) == 32, "pk_cuda_image layout changed: update image_type");
+_Static_assert(offsetof(pk_cuda_module, nimages) == 8 && offsetof(pk_cuda_module, cache) == 16 &&
+               sizeof(pk_cuda_module) == 24, "pk_cuda_module layout changed: update module_type");
+_Static_assert(offsetof(pk_cuda_launch, grid) == 16 && offsetof(pk_cuda_launch, block) == 28 &&
+               offsetof(pk_cuda_launch, shared_bytes) == 40 && offsetof(pk_cuda_launch, params) == 48 &&
+               sizeof(pk_cuda_launch) == 56, "pk_cuda_launch layout changed: update launch_type");
+#endif
+
+/* pk_cuda_image {const char *arch; pk_cuda_image_kind kind; const void *data; size_t size} */
+static LLVMTypeRef image_type(Cg *g)
+{
+	LLVMTypeRef f[4] = {g->t_ptr, g->t_i32, g->t_ptr, g->t_i64};
+	return LLVMStructTypeInContext(g->ctx, f, 4, 0);
+}
+
+/* pk_cuda_module {const pk_cuda_image *images; int nimages; void *cache} */
+static LLVMTypeRef module_type(Cg *g)
+{
+	LLVMTypeRef f[3] = {g->t_ptr, g->t_i32, g->t_ptr};
+	return LLVMStructTypeInContext(g->ctx, f, 3, 0);
+}
+
+/* pk_cuda_launch {const char *kernel_name; pk_cuda_module *module;
+ * uint32_t grid[3], block[3]; uint32_t shared_bytes; void **params} */
+static LLVMTypeRef launch_type(Cg *g)
+{
+	LLVMTypeRef a3 = LLVMArrayType2(g->t_i32, 3);
+	LLVMTypeRef f[6] = {g->t_ptr, g->t_ptr, a3, a3, g->t_i32, g->t_ptr};
+	return LLVMStructTypeInContext(g->ctx, f, 6, 0);
+}
+
+static LLVMValueRef const_global(Cg *g, const char *name, LLVMValueRef init, unsigned align)
+{
+	LLVMValueRef gv = LLVMAddGlobal(g->mod, LLVMTypeOf(init), name);
+	LLVMSetInitializer(gv, init);
+	LLVMSetGlobalConstant(gv, 1);
+	LLVMSetLinkage(gv, LLVMInternalLinkage);
+	LLVMSetAlignment(gv, align);
+	return gv;
+}
+
+LLVMValueRef cg_cuda_module(Cg *g, const GpuOutput *gpu)
+{
+	Arena *a = g->cc->arena;
+	LLVMTypeRef it = image_type(g);
+	LLVMValueRef *rows = arena_alloc(a, (size_t)(gpu->nimages + 1) * sizeof *rows);
+	for (int i = 0; i < gpu->nimages; i++) {
+		const GpuImage *im = &gpu->images[i];
+		bool ptx = im->kind == GPU_IMAGE_PTX;
+		LLVMValueRef bytes = LLVMConstStringInContext2(g->ctx, im->data, im->size, 1);
+		/* A cubin is an ELF image: aligned for the loader. */
+		LLVMValueRef data = const_global(g, arena_printf(a, "pk.%s.%s", ptx ? "ptx" : "cubin", im->target->name),
+		                                 bytes, 16);
+		const char *aname = arena_printf(a, "pk.arch.%s", im->target->name);
+		LLVMValueRef arch = LLVMGetNamedGlobal(g->mod, aname);
+		if (!arch) {
+			arch = const_global(g, aname, LLVMConstStringInContext2(g->ctx, im->target->name,
+			                                                        strlen(im->target->name), 0), 1);
+			LLVMSetUnnamedAddress(arch, LLVMGlobalUnnamedAddr);
+		}
+		LLVMValueRef f[4] = {arch, LLVMConstInt(g->t_i32, ptx ? PK_CUDA_PTX : PK_CUDA_SASS, 0), data,
+		                     LLVMConstInt(g->t_i64, im->size, 0)};
+		rows[i] = LLVMConstNamedStruct(it, f, 4);
+	}
+	LLVMValueRef table = const_global(g, "pk.cuda.images", LLVMConstArray2(it, rows, (uint64_t)gpu->nimages), 8);
+	LLVMTypeRef mt = module_type(g);
+	LLVMValueRef mf[3] = {table, LLVMConstInt(g->t_i32, (unsigned long long)gpu->nimages, 0),
+	                      LLVMConstNull(g->t_ptr)};
+	/* Written by the runtime (its cache of loaded modules): not constant. */
+	LLVMValueRef mod = LLVMAddGlobal(g->mod, mt, "pk.cuda.module");
+	LLVMSetInitializer(mod, LLVMConstNamedStruct(mt, mf, 3));
+	LLVMSetLinkage(mod, LLVMInternalLinkage);
+	LLVMSetAlignment(mod, 8);
+	return mod;
+}
+
+static LLVMValueRef call(Cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *pt, int np, LLVMValueRef *args)
+{
+	return cg_call_extern(g, name, ret, pt, np, false, args, np);
+}
+
+/* Position of launch parameter (kind, index) in k->order. */
+static int order_pos(const IrKernel *k, KParamKind kind, int index)
+{
+	for (int j = 0; j < k->norder; j++)
+		if (k->order[j] == kind && k->order_index[j] == index)
+			return j;
+	internal_error("cuda stub: kernel %s: launch parameter %d of kind %d is not in the launch order", k->name, index,
+	               (int)kind);
+}
+
+void cg_cuda_dispatch(Cg *g, const IrKernel *k, const GpuKernel *gk, LLVMValueRef module, LLVMValueRef stream,
+                      LLVMValueRef *param, LLVMValueRef grid, bool host_variant)
+{
+	Arena *a = g->cc->arena;
+	LLVMBuilderRef b = g->b;
+	LLVMValueRef dev = call(g, "pk_stream_device", g->t_ptr, &g->t_ptr, 1, &stream);
+	LLVMValueRef kind = call(g, "pk_device_kind_of", g->t_i32, &g->t_ptr, 1, &dev);
+	LLVMBasicBlockRef cuda = cg_block(g, "cuda"), other = cg_block(g, "not.cuda");
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, kind, cg_i32(g, PK_DEVICE_CUDA), ""), cuda, other);
+	LLVMPositionBuilderAtEnd(b, cuda);
+
+	/* The kernel reads operands with 16-byte vector accesses. */
+	for (int o = 0; o < k->noperands; o++) {
+		LLVMValueRef p = param[order_pos(k, KP_OPERAND, o)];
+		LLVMValueRef low = LLVMBuildAnd(b, LLVMBuildPtrToInt(b, p, g->t_i64, ""), cg_i64(g, 15), "");
+		const char *msg = arena_printf(a, "%s: array argument '%s' is not 16-byte aligned (CUDA devices need it)",
+		                               k->name, k->operands[o]->name);
+		cg_fail_if(g, LLVMBuildICmp(b, LLVMIntNE, low, cg_i64(g, 0), ""), PK_ERR_INVALID_VALUE, msg, NULL, 0);
+	}
+
+	/* Grid extents: i32 each; blockIdx.x runs over the parallel ones. */
+	int np = k->noperands + k->nscalars + k->nsizes + k->ngrid;
+	LLVMValueRef *ext = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *ext);
+	LLVMValueRef ctas = cg_i64(g, 1), empty = LLVMConstInt(g->t_i1, 0, 0);
+	LLVMTypeRef gt = k->ngrid ? LLVMArrayType2(g->t_i64, (uint64_t)k->ngrid) : NULL;
+	for (int d = 0; d < k->ngrid; d++) {
+		LLVMValueRef idx[2] = {cg_i64(g, 0), cg_i64(g, d)};
+		LLVMValueRef e = LLVMBuildLoad2(b, g->t_i64, LLVMBuildInBoundsGEP2(b, gt, grid, idx, 2, ""), "");
+		const char *msg = arena_printf(a, "%s: grid extent %%lld of axis %d is out of range [0, 2147483647]",
+		                               k->name, d);
+		cg_fail_if(g, LLVMBuildICmp(b, LLVMIntUGT, e, cg_i64(g, INT32_MAX), ""), PK_ERR_INVALID_VALUE, msg, &e, 1);
+		empty = LLVMBuildOr(b, empty, LLVMBuildICmp(b, LLVMIntEQ, e, cg_i64(g, 0), ""), "");
+		ext[d] = LLVMBuildTrunc(b, e, g->t_i32, "");
+		if (!(k->semantics && k->semantics[d] == AXIS_ARBITRARY)) {
+			/* Both are < 2^31 and the product so far too: no overflow. */
+			ctas = LLVMBuildMul(b, ctas, e, "");
+			const char *m2 = arena_printf(a, "%s: the grid has %%lld programs along its parallel axes; CUDA allows "
+			                              "at most 2147483647", k->name);
+			cg_fail_if(g, LLVMBuildICmp(b, LLVMIntUGT, ctas, cg_i64(g, INT32_MAX), ""), PK_ERR_INVALID_VALUE, m2,
+			           &ctas, 1);
+		}
+	}
+	/* An empty grid runs nothing. */
+	LLVMBasicBlockRef none = cg_block(g, "empty.grid"), go = cg_block(g, "launch");
+	LLVMBuildCondBr(b, empty, none, go);
+	LLVMPositionBuilderAtEnd(b, none);
+	LLVMBuildRet(b, cg_i32(g, PK_SUCCESS));
+	LLVMPositionBuilderAtEnd(b, go);
+
+	/* Parameters: operands, scalars (memory form), sizes, grid extents. */
+	LLVMValueRef params = LLVMBuildAlloca(b, LLVMArrayType2(g->t_ptr, (uint64_t)(np > 0 ? np : 1)), "params");
+	int p = 0;
+	for (int j = 0; j < k->noperands + k->nscalars + k->nsizes + k->ngrid; j++) {
+		LLVMValueRef v;
+		if (j < k->noperands) {
+			v = param[order_pos(k, KP_OPERAND, j)];
+		} else if (j < k->noperands + k->nscalars) {
+			int s = j - k->noperands;
+			v = param[order_pos(k, KP_SCALAR, s)];
+			if (k->scalars[s]->dtype == DT_BOOL)
+				v = LLVMBuildZExt(b, v, g->t_i8, "");
+		} else if (j < k->noperands + k->nscalars + k->nsizes) {
+			v = param[order_pos(k, KP_SIZE, j - k->noperands - k->nscalars)];
+		} else {
+			v = ext[j - k->noperands - k->nscalars - k->nsizes];
+		}
+		LLVMValueRef slot = LLVMBuildAlloca(b, LLVMTypeOf(v), "");
+		LLVMBuildStore(b, v, slot);
+		LLVMValueRef idx[2] = {cg_i64(g, 0), cg_i64(g, p++)};
+		LLVMBuildStore(b, slot, LLVMBuildInBoundsGEP2(b, LLVMArrayType2(g->t_ptr, (uint64_t)np), params, idx, 2, ""));
+	}
+
+	LLVMTypeRef lt = launch_type(g);
+	LLVMValueRef launch = LLVMBuildAlloca(b, lt, "cuda.launch");
+	LLVMValueRef g3[3] = {LLVMBuildTrunc(b, ctas, g->t_i32, ""), cg_i32(g, 1), cg_i32(g, 1)};
+	LLVMValueRef grid3 = LLVMGetUndef(LLVMArrayType2(g->t_i32, 3));
+	for (unsigned d = 0; d < 3; d++)
+		grid3 = LLVMBuildInsertValue(b, grid3, g3[d], d, "");
+	LLVMValueRef b3[3] = {cg_i32(g, gk->threads), cg_i32(g, 1), cg_i32(g, 1)};
+	LLVMValueRef fields[6] = {
+		LLVMBuildGlobalString(b, k->name, ""), module, grid3,
+		LLVMConstArray2(g->t_i32, b3, 3), cg_i32(g, (int32_t)gk->dynamic_smem), params,
+	};
+	for (unsigned j = 0; j < 6; j++)
+		LLVMBuildStore(b, fields[j], LLVMBuildStructGEP2(b, lt, launch, j, ""));
+	LLVMValueRef cargs[2] = {stream, launch};
+	LLVMTypeRef cparams[2] = {g->t_ptr, g->t_ptr};
+	LLVMBuildRet(b, call(g, "pk_launch_cuda", g->t_i32, cparams, 2, cargs));
+
+	/* Other devices: the host variant (the caller goes on), or none. */
+	LLVMPositionBuilderAtEnd(b, other);
+	if (!host_variant) {
+		LLVMTypeRef pt[2] = {g->t_i32, g->t_ptr};
+		LLVMValueRef args[2] = {
+			cg_i32(g, PK_ERR_NO_KERNEL_FOR_DEVICE),
+			LLVMBuildGlobalString(b, arena_printf(a, "%s: this object has no host variant (compiled with "
+			                                      "--target= GPU targets only)", k->name), ""),
+		};
+		LLVMBuildRet(b, cg_call_extern(g, "pk_set_error", g->t_i32, pt, 2, true, args, 2));
+	}
+}

@@ -1,0 +1,892 @@
+/* nvptx_tensor.c - tensor values on the GPU: per-thread coordinates of a
+ * layout, conversions between layouts (register renumbering, or a round
+ * trip through shared memory), values computed lazily in their user's
+ * layout (constants, iota, broadcasts), elementwise ops, shape ops,
+ * reductions (in-thread, then warp shuffles, then shared memory across
+ * warps) and cumsum. */
+#include "nvptx.h"
+
+#include <math.h>
+#include <string.h>
+
+static Arena *arena(NvFn *f)
+{
+	return f->nv->cc->arena;
+}
+
+static bool is_tensor(const Value *v)
+{
+	return v->type->kind == TY_VALUE && v->type->rank > 0;
+}
+
+GV *gv_new(NvFn *f, const GpuLayout *L, DType dt)
+{
+	GV *v = arena_alloc(arena(f), sizeof *v);
+	v->L = L;
+	v->dt = dt;
+	v->n = L ? 1 << L->nregbits : 1;
+	v->r = arena_alloc(arena(f), (size_t)v->n * sizeof *v->r);
+	return v;
+}
+
+GV *gv_scalar(NvFn *f, DType dt, LLVMValueRef x)
+{
+	GV *v = gv_new(f, NULL, dt);
+	v->r[0] = x;
+	return v;
+}
+
+/* ---- per-thread coordinates ------------------------------------------------------ */
+
+/* The per-layout caches, grown to the number of interned layouts. */
+static void lay_cache(NvFn *f, const GpuLayout *L)
+{
+	int need = f->plan->lc->all.len;
+	if (need <= f->nlay_cache)
+		return;
+	int cap = need * 2;
+	LLVMValueRef **tc = arena_alloc(arena(f), (size_t)cap * sizeof *tc);
+	LLVMValueRef *ow = arena_alloc(arena(f), (size_t)cap * sizeof *ow);
+	LLVMValueRef *tf = arena_alloc(arena(f), (size_t)cap * sizeof *tf);
+	if (f->nlay_cache) {
+		memcpy(tc, f->tcoord, (size_t)f->nlay_cache * sizeof *tc);
+		memcpy(ow, f->owner, (size_t)f->nlay_cache * sizeof *ow);
+		memcpy(tf, f->tflat, (size_t)f->nlay_cache * sizeof *tf);
+	}
+	f->tcoord = tc;
+	f->owner = ow;
+	f->tflat = tf;
+	f->nlay_cache = cap;
+	(void)L;
+}
+
+/* ((src >> idx) & ((1 << len) - 1)) << pos */
+static LLVMValueRef bits_of(NvFn *f, LLVMBuilderRef b, LLVMValueRef src, int idx, int len, int pos)
+{
+	Cg *g = f->g;
+	LLVMValueRef x = idx ? LLVMBuildLShr(b, src, cg_i32(g, idx), "") : src;
+	x = LLVMBuildAnd(b, x, cg_i32(g, (1 << len) - 1), "");
+	return pos ? LLVMBuildShl(b, x, cg_i32(g, pos), "") : x;
+}
+
+LLVMValueRef nv_tcoord(NvFn *f, const GpuLayout *L, int d)
+{
+	lay_cache(f, L);
+	if (!f->tcoord[L->id]) {
+		LLVMValueRef *c = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *c);
+		LLVMBuilderRef b = f->pre;
+		for (int e = 0; e < L->rank; e++) {
+			LLVMValueRef acc = NULL;
+			int lo = L->dlo[e], hi = lo + L->dbits[e];
+			for (int bit = lo; bit < hi;) {
+				if (L->kind[bit] == LB_REG) {
+					bit++;
+					continue;
+				}
+				/* A run of bits from consecutive lane (or warp) bits. */
+				int len = 1;
+				while (bit + len < hi && L->kind[bit + len] == L->kind[bit] && L->idx[bit + len] == L->idx[bit] + len)
+					len++;
+				LLVMValueRef src = L->kind[bit] == LB_LANE ? f->lane : f->warp;
+				LLVMValueRef t = bits_of(f, b, src, L->idx[bit], len, bit - lo);
+				acc = acc ? LLVMBuildOr(b, acc, t, "") : t;
+				bit += len;
+			}
+			c[e] = acc; /* NULL: no thread part */
+		}
+		f->tcoord[L->id] = c;
+	}
+	return f->tcoord[L->id][d];
+}
+
+LLVMValueRef nv_coord(NvFn *f, const GpuLayout *L, int r, int d)
+{
+	int64_t *cc = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *cc);
+	lay_reg_coord(L, r, cc);
+	LLVMValueRef t = nv_tcoord(f, L, d);
+	LLVMValueRef k = cg_i32(f->g, (int32_t)cc[d]);
+	if (!t)
+		return k;
+	if (!cc[d])
+		return t;
+	LLVMValueRef x = LLVMBuildOr(f->g->b, t, k, "");
+	LLVMSetIsDisjoint(x, 1);
+	return x;
+}
+
+LLVMValueRef nv_owner(NvFn *f, const GpuLayout *L)
+{
+	if (!lay_replicated(L))
+		return NULL;
+	lay_cache(f, L);
+	if (!f->owner[L->id]) {
+		Cg *g = f->g;
+		LLVMBuilderRef b = f->pre;
+		unsigned lm = 31u & ~L->lane_used, wm = ((1u << L->warpbits) - 1) & ~L->warp_used;
+		LLVMValueRef c = NULL;
+		if (lm)
+			c = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, f->lane, cg_i32(g, (int32_t)lm), ""), cg_i32(g, 0), "");
+		if (wm) {
+			LLVMValueRef w = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, f->warp, cg_i32(g, (int32_t)wm), ""),
+			                               cg_i32(g, 0), "");
+			c = c ? LLVMBuildAnd(b, c, w, "owner") : w;
+		}
+		f->owner[L->id] = c;
+	}
+	return f->owner[L->id];
+}
+
+LLVMValueRef nv_valid(NvFn *f, const GpuLayout *L, int r)
+{
+	LLVMValueRef c = NULL;
+	for (int d = 0; d < L->rank; d++) {
+		if ((L->dims[d] & (L->dims[d] - 1)) == 0)
+			continue; /* a power of two: no padding */
+		LLVMValueRef x = LLVMBuildICmp(f->g->b, LLVMIntULT, nv_coord(f, L, r, d), cg_i32(f->g, (int32_t)L->dims[d]), "");
+		c = c ? LLVMBuildAnd(f->g->b, c, x, "") : x;
+	}
+	return c;
+}
+
+/* The flat (padded, row-major) index of register r's element, i32. */
+static LLVMValueRef flat_index(NvFn *f, const GpuLayout *L, int r)
+{
+	Cg *g = f->g;
+	lay_cache(f, L);
+	if (!f->tflat[L->id]) {
+		LLVMValueRef acc = NULL;
+		for (int d = 0; d < L->rank; d++) {
+			LLVMValueRef t = nv_tcoord(f, L, d);
+			if (!t)
+				continue;
+			t = L->dlo[d] ? LLVMBuildShl(f->pre, t, cg_i32(g, L->dlo[d]), "") : t;
+			acc = acc ? LLVMBuildOr(f->pre, acc, t, "") : t;
+		}
+		f->tflat[L->id] = acc ? acc : cg_i32(g, 0);
+	}
+	LLVMValueRef acc = f->tflat[L->id];
+	if (LLVMIsConstant(acc))
+		acc = NULL;
+	int64_t *cc = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *cc);
+	lay_reg_coord(L, r, cc);
+	int64_t k = 0;
+	for (int d = 0; d < L->rank; d++)
+		k |= cc[d] << L->dlo[d];
+	if (!acc)
+		return cg_i32(g, (int32_t)k);
+	if (!k)
+		return acc;
+	LLVMValueRef x = LLVMBuildOr(g->b, acc, cg_i32(g, (int32_t)k), "");
+	LLVMSetIsDisjoint(x, 1);
+	return x;
+}
+
+/* ---- shared memory --------------------------------------------------------------- */
+
+int nv_smem_elem(DType dt)
+{
+	switch (dt) {
+	case DT_BOOL: case DT_I8: case DT_U8: return 1;
+	case DT_I16: case DT_U16: case DT_F16: case DT_BF16: return 2;
+	case DT_I64: case DT_U64: case DT_F64: return 8;
+	default: return 4;
+	}
+}
+
+LLVMTypeRef nv_smem_type(NvFn *f, DType dt)
+{
+	return cg_mem_type(f->g, dt);
+}
+
+void nv_temp_need(NvFn *f, uint64_t bytes)
+{
+	bytes = (bytes + 15) / 16 * 16;
+	if (bytes > f->smem_temp)
+		f->smem_temp = bytes;
+}
+
+LLVMValueRef nv_temp_ptr(NvFn *f, uint64_t off)
+{
+	LLVMValueRef o = cg_i32(f->g, (int32_t)(f->smem_scratch + off));
+	return LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, f->smem, &o, 1, "tmp");
+}
+
+void nv_temp_begin(NvFn *f)
+{
+	if (f->smem_busy)
+		nv_barrier(f);
+}
+
+/* if (cond) { ...the caller emits... }: returns the join block, the
+ * builder sits in the guarded block. */
+static LLVMBasicBlockRef guard_open(NvFn *f, LLVMValueRef cond)
+{
+	Cg *g = f->g;
+	LLVMBasicBlockRef then = cg_block(g, "guard"), join = cg_block(g, "guard.end");
+	LLVMBuildCondBr(g->b, cond, then, join);
+	LLVMPositionBuilderAtEnd(g->b, then);
+	return join;
+}
+
+static void guard_close(NvFn *f, LLVMBasicBlockRef join)
+{
+	LLVMBuildBr(f->g->b, join);
+	LLVMPositionBuilderAtEnd(f->g->b, join);
+}
+
+/* Elements per vector access for layout L with elements of `bytes`. */
+static int smem_vec(const GpuLayout *L, int bytes)
+{
+	int v = lay_contig(L);
+	while (v * bytes > 16)
+		v /= 2;
+	return v;
+}
+
+void nv_smem_write(NvFn *f, GV *x, LLVMValueRef base)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	const GpuLayout *L = x->L;
+	LLVMTypeRef mt = nv_smem_type(f, x->dt);
+	int es = nv_smem_elem(x->dt);
+	LLVMValueRef own = nv_owner(f, L);
+	LLVMBasicBlockRef join = own ? guard_open(f, own) : NULL;
+	int v = smem_vec(L, es);
+	for (int r = 0; r < x->n; r += v) {
+		LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, base, (LLVMValueRef[]){flat_index(f, L, r)}, 1, "");
+		if (v == 1) {
+			LLVMValueRef st = LLVMBuildStore(b, cg_to_mem(g, x->dt, x->r[r]), p);
+			LLVMSetAlignment(st, (unsigned)es);
+			continue;
+		}
+		LLVMTypeRef vt = LLVMVectorType(mt, (unsigned)v);
+		LLVMValueRef vec = LLVMGetUndef(vt);
+		for (int j = 0; j < v; j++)
+			vec = LLVMBuildInsertElement(b, vec, cg_to_mem(g, x->dt, x->r[r + j]), cg_i32(g, j), "");
+		LLVMValueRef st = LLVMBuildStore(b, vec, p);
+		LLVMSetAlignment(st, (unsigned)(v * es));
+	}
+	if (join)
+		guard_close(f, join);
+}
+
+GV *nv_smem_read(NvFn *f, LLVMValueRef base, const GpuLayout *L, DType dt)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	LLVMTypeRef mt = nv_smem_type(f, dt);
+	int es = nv_smem_elem(dt);
+	GV *y = gv_new(f, L, dt);
+	int v = smem_vec(L, es);
+	for (int r = 0; r < y->n; r += v) {
+		LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, base, (LLVMValueRef[]){flat_index(f, L, r)}, 1, "");
+		if (v == 1) {
+			LLVMValueRef ld = LLVMBuildLoad2(b, mt, p, "");
+			LLVMSetAlignment(ld, (unsigned)es);
+			y->r[r] = cg_from_mem(g, dt, ld);
+			continue;
+		}
+		LLVMValueRef ld = LLVMBuildLoad2(b, LLVMVectorType(mt, (unsigned)v), p, "");
+		LLVMSetAlignment(ld, (unsigned)(v * es));
+		for (int j = 0; j < v; j++)
+			y->r[r + j] = cg_from_mem(g, dt, LLVMBuildExtractElement(b, ld, cg_i32(g, j), ""));
+	}
+	return y;
+}
+
+/* ---- conversions --------------------------------------------------------------------- */
+
+/* x with its registers renumbered for L (the same threads hold the same
+ * elements). */
+static GV *renumber(NvFn *f, GV *x, const GpuLayout *L)
+{
+	GV *y = gv_new(f, L, x->dt);
+	int64_t *c = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *c);
+	for (int r = 0; r < y->n; r++) {
+		lay_reg_coord(L, r, c);
+		y->r[r] = x->r[lay_reg_of(x->L, c)];
+	}
+	return y;
+}
+
+GV *nv_convert(NvFn *f, GV *x, const GpuLayout *L)
+{
+	if (x->L == L)
+		return x;
+	if (lay_same_threads(x->L, L))
+		return renumber(f, x, L);
+	/* Through shared memory: every element at its padded flat index. */
+	uint64_t bytes = ((uint64_t)1 << L->nbits) * (uint64_t)nv_smem_elem(x->dt);
+	nv_temp_need(f, bytes);
+	nv_temp_begin(f);
+	LLVMValueRef base = nv_temp_ptr(f, 0);
+	nv_smem_write(f, x, base);
+	nv_barrier(f);
+	GV *y = nv_smem_read(f, base, L, x->dt);
+	f->smem_busy = true;
+	return y;
+}
+
+/* ---- values on demand ------------------------------------------------------------------ */
+
+static ConvEntry *conv_find(NvFn *f, int vid, const GpuLayout *L)
+{
+	for (int e = f->nconv - 1; e >= 0; e--) {
+		ConvEntry *c = &f->conv[e];
+		if (c->vid == vid && c->L == L && c->depth <= f->depth && f->scope_serial[c->depth] == c->scope)
+			return c;
+	}
+	return NULL;
+}
+
+static void conv_add(NvFn *f, int vid, const GpuLayout *L, GV *v)
+{
+	if (f->nconv == f->capconv) {
+		int cap = f->capconv ? 2 * f->capconv : 64;
+		ConvEntry *n = arena_alloc(arena(f), (size_t)cap * sizeof *n);
+		if (f->nconv)
+			memcpy(n, f->conv, (size_t)f->nconv * sizeof *n);
+		f->conv = n;
+		f->capconv = cap;
+	}
+	f->conv[f->nconv++] = (ConvEntry){vid, L, v, f->depth, f->scope_serial ? f->scope_serial[f->depth] : 0};
+}
+
+static GV *materialize(NvFn *f, const Value *v, const GpuLayout *L);
+
+GV *nv_val(NvFn *f, const Value *v)
+{
+	GV *x = f->vals[v->id];
+	if (!x) {
+		if (is_tensor(v) && f->plan->lazy[v->id])
+			internal_error("nvptx: kernel %s: lazy value %%%d used without a layout", f->k->name, v->id);
+		internal_error("nvptx: kernel %s: value %%%d used before its definition", f->k->name, v->id);
+	}
+	return x;
+}
+
+GV *nv_get(NvFn *f, const Value *v, const GpuLayout *L)
+{
+	if (!is_tensor(v))
+		return nv_val(f, v);
+	if (!L)
+		L = f->plan->lazy[v->id] ? lay_default(f->plan->lc, v->type) : f->plan->of[v->id];
+	if (!f->plan->lazy[v->id]) {
+		GV *x = nv_val(f, v);
+		if (x->L == L)
+			return x;
+	}
+	ConvEntry *c = conv_find(f, v->id, L);
+	if (c)
+		return c->v;
+	GV *y = f->plan->lazy[v->id] ? materialize(f, v, L) : nv_convert(f, nv_val(f, v), L);
+	if (y)
+		conv_add(f, v->id, L, y);
+	return y;
+}
+
+GV *nv_broadcast(NvFn *f, const Value *x, const GpuLayout *L)
+{
+	GV *y = gv_new(f, L, x->type->dtype);
+	if (!is_tensor(x)) {
+		GV *s = nv_val(f, x);
+		for (int r = 0; r < y->n; r++)
+			y->r[r] = s->r[0];
+		return y;
+	}
+	const Type *xt = x->type;
+	const GpuLayout *P = lay_project(f->plan->lc, L, xt->rank, xt->dims);
+	GV *s = nv_get(f, x, P);
+	int off = L->rank - xt->rank;
+	int64_t *c = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *c);
+	int64_t *sc = arena_alloc(arena(f), (size_t)(xt->rank + 1) * sizeof *sc);
+	for (int r = 0; r < y->n; r++) {
+		lay_reg_coord(L, r, c);
+		for (int d = 0; d < xt->rank; d++)
+			sc[d] = xt->dims[d] == 1 ? 0 : c[d + off];
+		y->r[r] = s->r[lay_reg_of(P, sc)];
+	}
+	return y;
+}
+
+static GV *elementwise(NvFn *f, const Inst *i, const GpuLayout *L);
+static GV *reshape_general(NvFn *f, GV *x, const Type *rt, const GpuLayout *L);
+
+static int64_t *inverse_perm(NvFn *f, const int64_t *perm, int n)
+{
+	int64_t *inv = arena_alloc(arena(f), (size_t)(n + 1) * sizeof *inv);
+	for (int d = 0; d < n; d++)
+		inv[perm[d]] = d;
+	return inv;
+}
+
+/* A lazy value in layout L: computed here, from its operands in the
+ * matching layouts. */
+static GV *materialize(NvFn *f, const Value *v, const GpuLayout *L)
+{
+	Cg *g = f->g;
+	const Inst *i = v->def;
+	PKC_ASSERT(i);
+	DType dt = v->type->dtype;
+	switch (i->op) {
+	case IR_CONST: {
+		GV *y = gv_new(f, L, dt);
+		LLVMValueRef c = cg_const(g, dt, i->ival, i->fval);
+		for (int r = 0; r < y->n; r++)
+			y->r[r] = c;
+		return y;
+	}
+	case IR_IOTA: {
+		GV *y = gv_new(f, L, dt);
+		for (int r = 0; r < y->n; r++)
+			y->r[r] = cg_cast(g, nv_coord(f, L, r, (int)i->ival), DT_I32, dt);
+		return y;
+	}
+	case IR_BROADCAST:
+		return nv_broadcast(f, i->args[0], L);
+	case IR_TRANSPOSE: {
+		const Value *x = i->args[0];
+		const GpuLayout *Lx = lay_transpose(f->plan->lc, L, inverse_perm(f, i->perm, L->rank));
+		GV *s = nv_get(f, x, Lx);
+		GV *y = gv_new(f, L, dt);
+		memcpy(y->r, s->r, (size_t)y->n * sizeof *y->r);
+		return y;
+	}
+	case IR_RESHAPE: {
+		const Value *x = i->args[0];
+		if (!is_tensor(x))
+			return nv_broadcast(f, x, L);
+		const GpuLayout *Lx = lay_reshape(f->plan->lc, L, x->type->rank, x->type->dims);
+		if (!Lx)
+			return reshape_general(f, nv_get(f, x, NULL), v->type, L);
+		GV *s = nv_get(f, x, Lx);
+		GV *y = gv_new(f, L, dt);
+		memcpy(y->r, s->r, (size_t)y->n * sizeof *y->r);
+		return y;
+	}
+	default:
+		if (op_info[i->op].flags & F_ELEMWISE)
+			return elementwise(f, i, L);
+		internal_error("nvptx: %s cannot be computed lazily", op_info[i->op].name);
+	}
+}
+
+/* ---- elementwise ------------------------------------------------------------------------ */
+
+static GV *elementwise(NvFn *f, const Inst *i, const GpuLayout *L)
+{
+	Cg *g = f->g;
+	GV *a[3] = {NULL, NULL, NULL};
+	for (int k = 0; k < i->nargs && k < 3; k++) {
+		a[k] = nv_get(f, i->args[k], is_tensor(i->args[k]) ? L : NULL);
+		if (!a[k])
+			return NULL;
+	}
+	const Value *res = i->results[0];
+	GV *y = gv_new(f, L, res->type->dtype);
+	DType dt = i->args[i->op == IR_SELECT ? 1 : 0]->type->dtype;
+	for (int r = 0; r < y->n; r++) {
+		LLVMValueRef x[3];
+		for (int k = 0; k < i->nargs && k < 3; k++)
+			x[k] = a[k]->L ? a[k]->r[r] : a[k]->r[0];
+		if (i->op == IR_CAST)
+			y->r[r] = cg_cast(g, x[0], i->args[0]->type->dtype, res->type->dtype);
+		else
+			y->r[r] = cg_elementwise(g, i->op, dt, x, i->loc);
+		if (!y->r[r])
+			return NULL;
+	}
+	return y;
+}
+
+/* ---- reshape through shared memory ------------------------------------------------------ */
+
+/* The real row-major linear index (i32) of register r of L. */
+static LLVMValueRef linear_index(NvFn *f, const GpuLayout *L, int r)
+{
+	Cg *g = f->g;
+	LLVMValueRef acc = NULL;
+	int64_t stride = 1;
+	for (int d = L->rank - 1; d >= 0; d--) {
+		LLVMValueRef c = nv_coord(f, L, r, d);
+		LLVMValueRef t = stride == 1 ? c : LLVMBuildMul(g->b, c, cg_i32(g, (int32_t)stride), "");
+		acc = acc ? LLVMBuildAdd(g->b, acc, t, "") : t;
+		stride *= L->dims[d];
+	}
+	return acc;
+}
+
+/* A reshape the layouts cannot express (non-power-of-two extents move):
+ * each element goes to shared memory at its real linear index and comes
+ * back at the new shape's. */
+static GV *reshape_general(NvFn *f, GV *x, const Type *rt, const GpuLayout *L)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	int es = nv_smem_elem(x->dt);
+	LLVMTypeRef mt = nv_smem_type(f, x->dt);
+	nv_temp_need(f, (uint64_t)type_numel(rt) * (uint64_t)es);
+	nv_temp_begin(f);
+	LLVMValueRef base = nv_temp_ptr(f, 0);
+	LLVMValueRef own = nv_owner(f, x->L);
+	for (int r = 0; r < x->n; r++) {
+		LLVMValueRef ok = nv_valid(f, x->L, r);
+		ok = ok && own ? LLVMBuildAnd(b, ok, own, "") : ok ? ok : own;
+		LLVMBasicBlockRef join = ok ? guard_open(f, ok) : NULL;
+		LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, base, (LLVMValueRef[]){linear_index(f, x->L, r)}, 1, "");
+		LLVMBuildStore(b, cg_to_mem(g, x->dt, x->r[r]), p);
+		if (join)
+			guard_close(f, join);
+	}
+	nv_barrier(f);
+	GV *y = gv_new(f, L, x->dt);
+	for (int r = 0; r < y->n; r++) {
+		/* Padding elements read element 0 (any real one will do). */
+		LLVMValueRef idx = linear_index(f, L, r);
+		LLVMValueRef ok = nv_valid(f, L, r);
+		if (ok)
+			idx = LLVMBuildSelect(b, ok, idx, cg_i32(g, 0), "");
+		LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, base, &idx, 1, "");
+		y->r[r] = cg_from_mem(g, x->dt, LLVMBuildLoad2(b, mt, p, ""));
+	}
+	f->smem_busy = true;
+	return y;
+}
+
+/* ---- shuffles ------------------------------------------------------------------------ */
+
+/* Shuffles an i32 or float. */
+static LLVMValueRef shfl32(NvFn *f, const char *mode, LLVMValueRef x, LLVMValueRef arg, int clamp)
+{
+	Cg *g = f->g;
+	bool fl = LLVMTypeOf(x) == g->t_f32;
+	const char *name = arena_printf(arena(f), "llvm.nvvm.shfl.sync.%s.%s", mode, fl ? "f32" : "i32");
+	LLVMValueRef args[4] = {cg_i32(g, -1), x, arg, cg_i32(g, clamp)};
+	return nv_intrinsic(f, name, NULL, 0, args, 4);
+}
+
+static LLVMValueRef shfl(NvFn *f, const char *mode, LLVMValueRef x, LLVMValueRef arg, int clamp)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	LLVMTypeRef t = LLVMTypeOf(x);
+	if (t == g->t_i32 || t == g->t_f32)
+		return shfl32(f, mode, x, arg, clamp);
+	if (t == g->t_i64 || t == g->t_f64) {
+		LLVMValueRef i = t == g->t_f64 ? LLVMBuildBitCast(b, x, g->t_i64, "") : x;
+		LLVMValueRef lo = LLVMBuildTrunc(b, i, g->t_i32, "");
+		LLVMValueRef hi = LLVMBuildTrunc(b, LLVMBuildLShr(b, i, cg_i64(g, 32), ""), g->t_i32, "");
+		lo = LLVMBuildZExt(b, shfl32(f, mode, lo, arg, clamp), g->t_i64, "");
+		hi = LLVMBuildZExt(b, shfl32(f, mode, hi, arg, clamp), g->t_i64, "");
+		LLVMValueRef r = LLVMBuildOr(b, lo, LLVMBuildShl(b, hi, cg_i64(g, 32), ""), "");
+		return t == g->t_f64 ? LLVMBuildBitCast(b, r, g->t_f64, "") : r;
+	}
+	/* i1, i8, i16 */
+	LLVMValueRef w = LLVMBuildZExt(b, x, g->t_i32, "");
+	return LLVMBuildTrunc(b, shfl32(f, mode, w, arg, clamp), t, "");
+}
+
+LLVMValueRef nv_shfl_bfly(NvFn *f, LLVMValueRef x, int mask)
+{
+	return shfl(f, "bfly", x, cg_i32(f->g, mask), 31);
+}
+
+LLVMValueRef nv_shfl_idx(NvFn *f, LLVMValueRef x, LLVMValueRef lane)
+{
+	return shfl(f, "idx", x, lane, 31);
+}
+
+LLVMValueRef nv_shfl_up(NvFn *f, LLVMValueRef x, int delta)
+{
+	return shfl(f, "up", x, cg_i32(f->g, delta), 0);
+}
+
+/* ---- reductions ------------------------------------------------------------------------ */
+
+/* The identity of a sum/max/min over dt. */
+static LLVMValueRef reduce_identity(NvFn *f, Op op, DType dt)
+{
+	Cg *g = f->g;
+	if (op == IR_REDUCE_SUM)
+		return cg_const(g, dt, 0, 0.0);
+	bool is_max = op == IR_REDUCE_MAX;
+	if (dtype_is_float(dt))
+		return cg_const(g, dt, 0, is_max ? -INFINITY : INFINITY);
+	if (dt == DT_BOOL)
+		return cg_const(g, dt, is_max ? 0 : 1, 0.0);
+	int bits = dtype_bits(dt);
+	int64_t lo, hi;
+	if (dtype_is_signed(dt)) {
+		hi = bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
+		lo = -hi - 1;
+	} else {
+		lo = 0;
+		hi = bits == 64 ? -1 : (int64_t)(((uint64_t)1 << bits) - 1);
+	}
+	return cg_const(g, dt, is_max ? lo : hi, 0.0);
+}
+
+/* An element of an arg-reduction: the value and its index along the axis. */
+typedef struct Pair {
+	LLVMValueRef v, i;
+} Pair;
+
+/* Combines two partial results of op (a first in order). */
+static LLVMValueRef combine(NvFn *f, Op op, DType dt, LLVMValueRef a, LLVMValueRef b, Loc loc)
+{
+	LLVMValueRef x[2] = {a, b};
+	Op e = op == IR_REDUCE_SUM ? IR_ADD : op == IR_REDUCE_MAX ? IR_MAX : IR_MIN;
+	return cg_elementwise(f->g, e, dt, x, loc);
+}
+
+/* argmax/argmin: the extreme, NaN counting as one (the first NaN wins),
+ * ties to the lowest index. */
+static Pair combine_arg(NvFn *f, Op op, DType dt, Pair a, Pair b)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef bl = g->b;
+	LLVMValueRef take_b; /* b is the better one */
+	LLVMValueRef lower = LLVMBuildICmp(bl, LLVMIntSLT, b.i, a.i, "");
+	if (dtype_is_float(dt)) {
+		LLVMValueRef an = LLVMBuildFCmp(bl, LLVMRealUNO, a.v, a.v, "");
+		LLVMValueRef bn = LLVMBuildFCmp(bl, LLVMRealUNO, b.v, b.v, "");
+		LLVMValueRef better = LLVMBuildFCmp(bl, op == IR_ARGMAX ? LLVMRealOGT : LLVMRealOLT, b.v, a.v, "");
+		LLVMValueRef eq = LLVMBuildFCmp(bl, LLVMRealOEQ, b.v, a.v, "");
+		LLVMValueRef num = LLVMBuildOr(bl, better, LLVMBuildAnd(bl, eq, lower, ""), "");
+		/* both NaN: the lower index; only b NaN: b; only a NaN: a. */
+		LLVMValueRef both = LLVMBuildAnd(bl, an, bn, "");
+		LLVMValueRef nan_pick = LLVMBuildSelect(bl, both, lower, bn, "");
+		take_b = LLVMBuildSelect(bl, LLVMBuildOr(bl, an, bn, ""), nan_pick, num, "");
+	} else {
+		bool s = dtype_is_signed(dt);
+		LLVMIntPredicate p = op == IR_ARGMAX ? (s ? LLVMIntSGT : LLVMIntUGT) : (s ? LLVMIntSLT : LLVMIntULT);
+		LLVMValueRef better = LLVMBuildICmp(bl, p, b.v, a.v, "");
+		LLVMValueRef eq = LLVMBuildICmp(bl, LLVMIntEQ, b.v, a.v, "");
+		take_b = LLVMBuildOr(bl, better, LLVMBuildAnd(bl, eq, lower, ""), "");
+	}
+	return (Pair){LLVMBuildSelect(bl, take_b, b.v, a.v, ""), LLVMBuildSelect(bl, take_b, b.i, a.i, "")};
+}
+
+static bool reduce(NvFn *f, const Inst *i)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	const Value *xv = i->args[0], *res = i->results[0];
+	int axis = (int)i->ival;
+	bool arg = i->op == IR_ARGMAX || i->op == IR_ARGMIN;
+	LayoutCtx *lc = f->plan->lc;
+	const GpuLayout *Lx = f->plan->lazy[xv->id] ? lay_default(lc, xv->type) : f->plan->of[xv->id];
+	GV *x = nv_get(f, xv, Lx);
+	if (!x)
+		return false;
+	DType dt = xv->type->dtype;
+	const GpuLayout *R = is_tensor(res) ? f->plan->of[res->id] : NULL;
+	PKC_ASSERT(!R || R == lay_slice(lc, Lx, axis));
+	int nr = R ? 1 << R->nregbits : 1;
+	Pair *acc = arena_alloc(arena(f), (size_t)nr * sizeof *acc);
+	bool *have = arena_alloc(arena(f), (size_t)nr);
+	int64_t *c = arena_alloc(arena(f), (size_t)(Lx->rank + 1) * sizeof *c);
+	int64_t *rc = arena_alloc(arena(f), (size_t)(Lx->rank + 1) * sizeof *rc);
+	LLVMValueRef ident = arg ? NULL : reduce_identity(f, i->op, dt);
+	bool padded = (Lx->dims[axis] & (Lx->dims[axis] - 1)) != 0;
+
+	/* 1. In-thread, in register order (ascending along the axis). */
+	for (int r = 0; r < x->n; r++) {
+		lay_reg_coord(Lx, r, c);
+		for (int d = 0, s = 0; d < Lx->rank; d++)
+			if (d != axis)
+				rc[s++] = c[d];
+		int q = R ? lay_reg_of(R, rc) : 0;
+		Pair e = {x->r[r], arg ? nv_coord(f, Lx, r, axis) : NULL};
+		if (padded) {
+			/* Padding never counts: the identity for a reduction; for an
+			 * arg-reduction a value that loses (-inf for argmax, never NaN)
+			 * at an index past every real one (ties go to the lower). */
+			LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntULT, nv_coord(f, Lx, r, axis),
+			                                cg_i32(g, (int32_t)Lx->dims[axis]), "");
+			Op worst = i->op == IR_ARGMAX ? IR_REDUCE_MAX : IR_REDUCE_MIN;
+			e.v = LLVMBuildSelect(b, ok, e.v, arg ? reduce_identity(f, worst, dt) : ident, "");
+			if (arg)
+				e.i = LLVMBuildSelect(b, ok, e.i, cg_i32(g, INT32_MAX), "");
+		}
+		if (!have[q]) {
+			acc[q] = e;
+			have[q] = true;
+		} else if (arg) {
+			acc[q] = combine_arg(f, i->op, dt, acc[q], e);
+		} else {
+			acc[q].v = combine(f, i->op, dt, acc[q].v, e.v, i->loc);
+			if (!acc[q].v)
+				return false;
+		}
+	}
+
+	/* 2. Across the lanes that share the result element. */
+	for (int bit = Lx->dlo[axis]; bit < Lx->dlo[axis] + Lx->dbits[axis]; bit++) {
+		if (Lx->kind[bit] != LB_LANE)
+			continue;
+		int m = 1 << Lx->idx[bit];
+		for (int q = 0; q < nr; q++) {
+			if (arg) {
+				/* combine_arg is symmetric (ties and NaNs go by index). */
+				Pair o = {nv_shfl_bfly(f, acc[q].v, m), nv_shfl_bfly(f, acc[q].i, m)};
+				acc[q] = combine_arg(f, i->op, dt, acc[q], o);
+			} else {
+				acc[q].v = combine(f, i->op, dt, acc[q].v, nv_shfl_bfly(f, acc[q].v, m), i->loc);
+			}
+		}
+	}
+
+	/* 3. Across warps: partial results through shared memory. */
+	int nw = 0, wbits[8];
+	for (int bit = Lx->dlo[axis]; bit < Lx->dlo[axis] + Lx->dbits[axis]; bit++)
+		if (Lx->kind[bit] == LB_WARP)
+			wbits[nw++] = Lx->idx[bit];
+	if (nw) {
+		int64_t slots = INT64_C(1) << nw, relems = R ? INT64_C(1) << R->nbits : 1;
+		int es = nv_smem_elem(dt);
+		LLVMTypeRef mt = nv_smem_type(f, dt);
+		uint64_t vbytes = (uint64_t)(slots * relems * es);
+		vbytes = (vbytes + 15) / 16 * 16;
+		nv_temp_need(f, vbytes + (arg ? (uint64_t)(slots * relems * 4) : 0));
+		nv_temp_begin(f);
+		LLVMValueRef vbase = nv_temp_ptr(f, 0), ibase = arg ? nv_temp_ptr(f, vbytes) : NULL;
+		/* This thread's slot: its warp bits along the axis. */
+		LLVMValueRef slot = cg_i32(g, 0);
+		for (int j = 0; j < nw; j++)
+			slot = LLVMBuildOr(b, slot, bits_of(f, b, f->warp, wbits[j], 1, j), "");
+		for (int q = 0; q < nr; q++) {
+			LLVMValueRef e = R ? flat_index(f, R, q) : cg_i32(g, 0);
+			LLVMValueRef at = LLVMBuildAdd(b, LLVMBuildMul(b, slot, cg_i32(g, (int32_t)relems), ""), e, "");
+			LLVMBuildStore(b, cg_to_mem(g, dt, acc[q].v), LLVMBuildInBoundsGEP2(b, mt, vbase, &at, 1, ""));
+			if (arg)
+				LLVMBuildStore(b, acc[q].i, LLVMBuildInBoundsGEP2(b, g->t_i32, ibase, &at, 1, ""));
+		}
+		nv_barrier(f);
+		for (int q = 0; q < nr; q++) {
+			LLVMValueRef e = R ? flat_index(f, R, q) : cg_i32(g, 0);
+			Pair a = {NULL, NULL};
+			for (int64_t s = 0; s < slots; s++) {
+				LLVMValueRef at = LLVMBuildAdd(b, cg_i32(g, (int32_t)(s * relems)), e, "");
+				Pair p = {cg_from_mem(g, dt, LLVMBuildLoad2(b, mt, LLVMBuildInBoundsGEP2(b, mt, vbase, &at, 1, ""), "")),
+				          arg ? LLVMBuildLoad2(b, g->t_i32, LLVMBuildInBoundsGEP2(b, g->t_i32, ibase, &at, 1, ""), "")
+				              : NULL};
+				if (!s)
+					a = p;
+				else if (arg)
+					a = combine_arg(f, i->op, dt, a, p);
+				else
+					a.v = combine(f, i->op, dt, a.v, p.v, i->loc);
+			}
+			acc[q] = a;
+		}
+		f->smem_busy = true;
+	}
+
+	GV *y = gv_new(f, R, res->type->dtype);
+	for (int q = 0; q < nr; q++)
+		y->r[q] = arg ? acc[q].i : acc[q].v;
+	f->vals[res->id] = y;
+	return true;
+}
+
+/* Inclusive prefix sum along the axis, which the result layout keeps in
+ * registers: a running sum in index order (as the host computes it). */
+static bool cumsum(NvFn *f, const Inst *i)
+{
+	const Value *xv = i->args[0], *res = i->results[0];
+	const GpuLayout *L = f->plan->of[res->id];
+	int axis = (int)i->ival;
+	GV *x = nv_get(f, xv, L);
+	if (!x)
+		return false;
+	GV *y = gv_new(f, L, res->type->dtype);
+	int64_t *c = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *c);
+	for (int r = 0; r < y->n; r++) {
+		lay_reg_coord(L, r, c);
+		if (c[axis] != 0)
+			continue;
+		/* r starts a row along the axis: walk it. */
+		LLVMValueRef sum = NULL;
+		for (int64_t k = 0; k < (INT64_C(1) << L->dbits[axis]); k++) {
+			c[axis] = k;
+			int q = lay_reg_of(L, c);
+			if (k < L->dims[axis]) {
+				LLVMValueRef a[2] = {sum, x->r[q]};
+				sum = sum ? cg_elementwise(f->g, IR_ADD, res->type->dtype, a, i->loc) : x->r[q];
+				if (!sum)
+					return false;
+			}
+			y->r[q] = sum;
+		}
+	}
+	f->vals[res->id] = y;
+	return true;
+}
+
+/* ---- dispatch ------------------------------------------------------------------------ */
+
+bool nv_tensor_op(NvFn *f, const Inst *i)
+{
+	const Value *res = i->nresults == 1 ? i->results[0] : NULL;
+	if (!res)
+		return nv_fail(f, i->loc, "%s: '%s' has %d results", f->k->name, op_info[i->op].name, i->nresults);
+	if (is_tensor(res) && f->plan->lazy[res->id])
+		return true; /* computed where it is used */
+	const GpuLayout *L = is_tensor(res) ? f->plan->of[res->id] : NULL;
+	switch (i->op) {
+	case IR_REDUCE_SUM: case IR_REDUCE_MAX: case IR_REDUCE_MIN: case IR_ARGMAX: case IR_ARGMIN:
+		return reduce(f, i);
+	case IR_CUMSUM:
+		return cumsum(f, i);
+	case IR_TRANSPOSE: {
+		GV *x = nv_val(f, i->args[0]);
+		GV *y = gv_new(f, L, res->type->dtype);
+		memcpy(y->r, x->r, (size_t)y->n * sizeof *y->r);
+		f->vals[res->id] = y;
+		return true;
+	}
+	case IR_RESHAPE: {
+		const Value *xv = i->args[0];
+		if (!L) {
+			/* To a scalar: the single element, which every thread holds
+			 * (a layout of one element has no bits). */
+			GV *x = nv_get(f, xv, NULL);
+			f->vals[res->id] = gv_scalar(f, res->type->dtype, x->r[0]);
+			return true;
+		}
+		if (!is_tensor(xv)) {
+			f->vals[res->id] = nv_broadcast(f, xv, L);
+			return true;
+		}
+		GV *x = nv_val(f, xv);
+		const GpuLayout *Lx = lay_reshape(f->plan->lc, L, xv->type->rank, xv->type->dims);
+		if (Lx == x->L) {
+			GV *y = gv_new(f, L, res->type->dtype);
+			memcpy(y->r, x->r, (size_t)y->n * sizeof *y->r);
+			f->vals[res->id] = y;
+		} else {
+			f->vals[res->id] = reshape_general(f, x, res->type, L);
+		}
+		return true;
+	}
+	case IR_BROADCAST:
+		if (!L) {
+			f->vals[res->id] = nv_val(f, i->args[0]);
+			return true;
+		}
+		f->vals[res->id] = nv_broadcast(f, i->args[0], L);
+		return true;
+	default:
+		break;
+	}
+	if (op_info[i->op].flags & F_ELEMWISE) {
+		GV *y = elementwise(f, i, L);
+		if (!y)
+			return false;
+		f->vals[res->id] = y;
+		return true;
+	}
+	return nv_unsupported(f, i->loc, "'%s'", op_info[i->op].name);
+}

@@ -1,0 +1,114 @@
+/* Driver of dot.pk: see there.  argv[1]: the seed. */
+#include "exec_util.h"
+#include "dot.h"
+
+enum { M = 24, K = 40, N = 16 };
+
+/* c (M x N) against a @ b computed in double; relative Frobenius error. */
+static void check_mm(const char *what, const float *c, const double *a, const double *b, int m, int k, int n,
+                     double add)
+{
+	su_err e = {0};
+	for (int i = 0; i < m; i++)
+		for (int j = 0; j < n; j++) {
+			double s = 0;
+			for (int kk = 0; kk < k; kk++)
+				s += a[i * k + kk] * b[kk * n + j];
+			su_err_add(&e, c[i * n + j], s + add);
+		}
+	double rel = su_err_rel(&e);
+	ex_checks++;
+	if (!(rel < 1e-6) && ex_note_failure())
+		fprintf(stderr, "%s: relative error %g (max abs %g)\n", what, rel, e.max_abs);
+}
+
+int main(int argc, char **argv)
+{
+	su_rng r = su_rng_new(argc > 1 ? strtoull(argv[1], NULL, 0) : 1);
+	static float a[M * K], b[K * N], at[K * M], bt[N * K], c[M * N], d[M * N], c2[M * N], c3[M * N];
+	static double ad[M * K], bd[K * N];
+	for (int i = 0; i < M * K; i++)
+		ad[i] = a[i] = su_nonzero(&r, -1, 1);
+	for (int i = 0; i < K * N; i++)
+		bd[i] = b[i] = su_nonzero(&r, -1, 1);
+	for (int i = 0; i < M; i++)
+		for (int k = 0; k < K; k++)
+			at[k * M + i] = a[i * K + k];
+	for (int k = 0; k < K; k++)
+		for (int j = 0; j < N; j++)
+			bt[j * K + k] = b[k * N + j];
+
+	ex_poison(c, sizeof c);
+	ex_poison(d, sizeof d);
+	EX_OK(dot_f32(NULL, a, b, c, d));
+	check_mm("dot_f32", c, ad, bd, M, K, N, 0.0);
+	check_mm("dot_f32 @ + 1", d, ad, bd, M, K, N, 1.0);
+
+	ex_poison(c, sizeof c);
+	ex_poison(c2, sizeof c2);
+	ex_poison(c3, sizeof c3);
+	EX_OK(dot_trans(NULL, a, at, b, bt, c, c2, c3));
+	check_mm("dot trans_b", c, ad, bd, M, K, N, 0.0);
+	check_mm("dot trans_a", c2, ad, bd, M, K, N, 0.0);
+	check_mm("dot trans_a trans_b", c3, ad, bd, M, K, N, 0.0);
+
+	{
+		static pk_f16 ah[M * K], bh[K * N];
+		static pk_bf16 ab[M * K], bb[K * N];
+		static double ahd[M * K], bhd[K * N], abd[M * K], bbd[K * N];
+		for (int i = 0; i < M * K; i++) {
+			ah[i] = su_f32_to_f16(a[i]);
+			ahd[i] = su_f16_to_f32(ah[i]);
+			ab[i] = su_f32_to_bf16(a[i]);
+			abd[i] = su_bf16_to_f32(ab[i]);
+		}
+		for (int i = 0; i < K * N; i++) {
+			bh[i] = su_f32_to_f16(b[i]);
+			bhd[i] = su_f16_to_f32(bh[i]);
+			bb[i] = su_f32_to_bf16(b[i]);
+			bbd[i] = su_bf16_to_f32(bb[i]);
+		}
+		ex_poison(c, sizeof c);
+		EX_OK(dot_f16(NULL, ah, bh, c));
+		check_mm("dot_f16", c, ahd, bhd, M, K, N, 0.0);
+		ex_poison(c, sizeof c);
+		EX_OK(dot_bf16(NULL, ab, bb, c));
+		check_mm("dot_bf16", c, abd, bbd, M, K, N, 0.0);
+
+		/* blocked: m = 37, n = 21 (both partial); a rows reuse ab cyclically */
+		int64_t m = 37, n = 21;
+		static pk_bf16 a2[37 * K];
+		static pk_f16 b2[K * 21];
+		static double a2d[37 * K], b2d[K * 21];
+		static float c4[37 * 21];
+		for (int i = 0; i < m * K; i++) {
+			a2[i] = su_f32_to_bf16(su_nonzero(&r, -2, 2));
+			a2d[i] = su_bf16_to_f32(a2[i]);
+		}
+		for (int i = 0; i < K * n; i++) {
+			b2[i] = su_f32_to_f16(su_nonzero(&r, -2, 2));
+			b2d[i] = su_f16_to_f32(b2[i]);
+		}
+		ex_poison(c4, sizeof c4);
+		EX_OK(dot_blocked(NULL, a2, b2, c4, m, n));
+		check_mm("dot_blocked", c4, a2d, b2d, (int)m, K, (int)n, 0.0);
+	}
+	{
+		static int8_t ai[M * K], bi[K * N];
+		static int32_t ci[M * N];
+		for (int i = 0; i < M * K; i++)
+			ai[i] = (int8_t)su_int(&r, -128, 127);
+		for (int i = 0; i < K * N; i++)
+			bi[i] = (int8_t)su_int(&r, -128, 127);
+		ex_poison(ci, sizeof ci);
+		EX_OK(dot_i8(NULL, ai, bi, ci));
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				int32_t s = 0;
+				for (int k = 0; k < K; k++)
+					s += ai[i * K + k] * bi[k * N + j];
+				EX_EQ(ci[i * N + j], s, "dot_i8 (%d, %d)", i, j);
+			}
+	}
+	return ex_done("dot");
+}

@@ -1,0 +1,72 @@
+/* Driver of shapes.pk: see there. */
+#include "exec_util.h"
+#include "shapes.h"
+
+int main(void)
+{
+	su_rng r = su_rng_new(29);
+	{
+		int32_t a[24], b[24];
+		float c[12], e[6];
+		int64_t d[5];
+		uint8_t f[7];
+		pk_f16 g[3];
+		EX_OK(makers(NULL, a, b, c, d, e, f, g));
+		for (int i = 0; i < 4; i++)
+			for (int j = 0; j < 6; j++) {
+				EX_EQ(a[i * 6 + j], i * 10 + j, "iota 2-D (%d, %d)", i, j);
+				EX_EQ(b[i * 6 + j], i - j, "iota default dim 0 (%d, %d)", i, j);
+			}
+		for (int i = 0; i < 12; i++)
+			EX_SAME(c[i], i * 0.5f, "f32(iota) %d", i);
+		for (int i = 0; i < 5; i++)
+			EX_EQ(d[i], i * 3000000000LL, "iota i64 %d", i);
+		for (int i = 0; i < 6; i++)
+			EX_SAME(e[i], 2.25f, "zeros + ones + full %d", i);
+		for (int i = 0; i < 7; i++)
+			EX_EQ(f[i], 201, "full u8 %d", i);
+		for (int i = 0; i < 3; i++)
+			EX_EQ(g[i], su_f32_to_f16(4.5f), "full f16 %d", i);
+	}
+	{
+		float x[24], r1[24], r2[24], r3[24], t1[24], t2[24], t3[24];
+		for (int i = 0; i < 24; i++)
+			x[i] = su_nonzero(&r, -1, 1);
+		EX_OK(reshapes(NULL, x, r1, r2, r3, t1, t2, t3));
+		for (int i = 0; i < 24; i++) {
+			EX_SAME(r1[i], x[i], "reshape (4, 6) %d", i);
+			EX_SAME(r2[i], x[i], "reshape (2, -1, 4) %d", i);
+			EX_SAME(r3[i], x[i], "reshape twice %d", i);
+		}
+		for (int i = 0; i < 6; i++)
+			for (int j = 0; j < 4; j++)
+				EX_SAME(t1[i * 4 + j], x[j * 6 + i], ".T (%d, %d)", i, j);
+		/* t2[k, a, b] = v[a, b, k]; t3[b, a, k] = v[a, b, k] for v: [2, 3, 4] */
+		for (int a = 0; a < 2; a++)
+			for (int b = 0; b < 3; b++)
+				for (int k = 0; k < 4; k++) {
+					EX_SAME(t2[(k * 2 + a) * 3 + b], x[(a * 3 + b) * 4 + k], "transpose (2, 0, 1)");
+					EX_SAME(t3[(b * 2 + a) * 4 + k], x[(a * 3 + b) * 4 + k], "transpose (1, 0, 2)");
+				}
+	}
+	{
+		float col[5], row[7], o1[35], o2[35], o3[35], o4[7], o5[105];
+		for (int i = 0; i < 5; i++)
+			col[i] = su_nonzero(&r, -1, 1);
+		for (int j = 0; j < 7; j++)
+			row[j] = su_nonzero(&r, -1, 1);
+		EX_OK(broadcasts(NULL, col, row, o1, o2, o3, o4, o5));
+		for (int i = 0; i < 5; i++)
+			for (int j = 0; j < 7; j++) {
+				EX_SAME(o1[i * 7 + j], col[i] * row[j], "outer product (%d, %d)", i, j);
+				EX_SAME(o2[i * 7 + j], col[i] + row[j], "[5, 1] + [7] (%d, %d)", i, j);
+				EX_SAME(o3[i * 7 + j], row[j] - col[i], "broadcast_to (%d, %d)", i, j);
+				for (int k = 0; k < 3; k++)
+					EX_SAME(o5[(k * 5 + i) * 7 + j], col[i] * row[j] + (float)k, "3-D broadcast (%d, %d, %d)", k,
+					        i, j);
+			}
+		for (int j = 0; j < 7; j++)
+			EX_SAME(o4[j], row[j], "r[None] %d", j);
+	}
+	return ex_done("shapes");
+}

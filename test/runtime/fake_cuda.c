@@ -1,0 +1,580 @@
+/* fake_cuda.c - a fake CUDA driver for testing libpkrt's CUDA device kind
+ * on machines without a GPU.  Built as build/.../fakecuda/libcuda.so.1 and
+ * loaded by the runtime through LD_LIBRARY_PATH; see fake_cuda.h for its
+ * configuration and behaviour.  Device memory is host memory (malloc), all
+ * work completes synchronously, and every entry point the runtime uses
+ * (runtime/cuda_driver.h) is implemented with the real one's signature.
+ * Thread-safe: one mutex guards the state. */
+#define _POSIX_C_SOURCE 200809L
+#include "../../runtime/cuda_driver.h"
+#include "fake_cuda.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_DEV 8
+
+struct pkcu_ctx_st {
+	int device; /* the ordinal whose primary context this is */
+};
+
+struct pkcu_mod_st {
+	pkcu_context ctx; /* where it was loaded */
+	char *text;       /* a copy of the image text */
+};
+
+struct pkcu_func_st {
+	pkcu_module mod;      /* its module */
+	char name[64];        /* its entry name */
+	int dynamic_limit;    /* MAX_DYNAMIC_SHARED_SIZE_BYTES (default 48 KiB) */
+	struct pkcu_func_st *next; /* the next function handed out */
+};
+
+struct pkcu_stream_st {
+	pkcu_context ctx; /* the context it was created in */
+};
+
+struct pkcu_event_st {
+	pkcu_context ctx; /* the context it was created in */
+	double time_ms;   /* when it was last recorded (fake clock) */
+	int recorded;     /* recorded at least once */
+};
+
+typedef struct allocation {
+	char *base;              /* the block */
+	size_t size;             /* its bytes */
+	struct allocation *next; /* the next live block */
+} allocation;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int ndev;                         /* GPUs configured by FAKE_CUDA_CC */
+static int cc[MAX_DEV];                  /* their compute capabilities times ten */
+static struct pkcu_ctx_st ctxs[MAX_DEV]; /* their primary contexts */
+static size_t mem_limit = (size_t)1 << 30; /* largest allocation */
+static int initialized;                  /* cuInit succeeded */
+static int sync_error;                   /* what synchronizations return */
+static double fake_clock;                /* advanced by each event record */
+static allocation *allocs;               /* live device memory */
+static struct pkcu_func_st *functions;   /* every function handed out (freed never: test lifetime) */
+static fake_cuda_stats stats;            /* counters for the test */
+static _Thread_local pkcu_context current; /* this thread's current context */
+
+/* Is [p, p+n) inside a live allocation?  (lock held) */
+static int valid_range(pkcu_deviceptr p, size_t n)
+{
+	for (allocation *a = allocs; a; a = a->next) {
+		uintptr_t b = (uintptr_t)a->base;
+		if (p >= b && p - b <= a->size && n <= a->size - (size_t)(p - b))
+			return 1;
+	}
+	return 0;
+}
+
+static int need_ctx(void)
+{
+	return current != NULL;
+}
+
+EXPORT pkcu_result cuInit(unsigned int flags)
+{
+	if (flags != 0)
+		return PKCU_ERROR_INVALID_VALUE;
+	const char *e = getenv("FAKE_CUDA_INIT_ERROR");
+	if (e && *e)
+		return atoi(e);
+	pthread_mutex_lock(&lock);
+	if (!initialized) {
+		const char *list = getenv("FAKE_CUDA_CC");
+		if (!list)
+			list = "90";
+		ndev = 0;
+		for (const char *p = list; *p && ndev < MAX_DEV;) {
+			char *end;
+			long v = strtol(p, &end, 10);
+			if (end == p)
+				break;
+			ctxs[ndev].device = ndev;
+			cc[ndev++] = (int)v;
+			p = *end == ',' ? end + 1 : end;
+		}
+		const char *lim = getenv("FAKE_CUDA_MEM_LIMIT");
+		if (lim && *lim)
+			mem_limit = (size_t)strtoull(lim, NULL, 10);
+		initialized = 1;
+	}
+	stats.inits++;
+	pthread_mutex_unlock(&lock);
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuDriverGetVersion(int *v)
+{
+	*v = 13000;
+	return PKCU_SUCCESS;
+}
+
+static const struct {
+	int code;         /* the CUresult */
+	const char *name; /* cuGetErrorName's text */
+	const char *text; /* cuGetErrorString's text */
+} errors[] = {
+	{0, "CUDA_SUCCESS", "no error"},
+	{1, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+	{2, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+	{3, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+	{34, "CUDA_ERROR_STUB_LIBRARY", "CUDA driver is a stub library"},
+	{100, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+	{101, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+	{200, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+	{201, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+	{209, "CUDA_ERROR_NO_BINARY_FOR_GPU", "no kernel image is available for execution on the device"},
+	{218, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+	{400, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+	{500, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+	{600, "CUDA_ERROR_NOT_READY", "device not ready"},
+	{700, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
+	{701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "too many resources requested for launch"},
+	{719, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
+};
+
+EXPORT pkcu_result cuGetErrorName(pkcu_result e, const char **s)
+{
+	for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+		if (errors[i].code == e) {
+			*s = errors[i].name;
+			return PKCU_SUCCESS;
+		}
+	*s = NULL;
+	return PKCU_ERROR_INVALID_VALUE;
+}
+
+EXPORT pkcu_result cuGetErrorString(pkcu_result e, const char **s)
+{
+	for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+		if (errors[i].code == e) {
+			*s = errors[i].text;
+			return PKCU_SUCCESS;
+		}
+	*s = NULL;
+	return PKCU_ERROR_INVALID_VALUE;
+}
+
+EXPORT pkcu_result cuDeviceGetCount(int *n)
+{
+	if (!initialized)
+		return PKCU_ERROR_NOT_INITIALIZED;
+	*n = ndev;
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuDeviceGet(pkcu_device *d, int ordinal)
+{
+	if (ordinal < 0 || ordinal >= ndev)
+		return PKCU_ERROR_INVALID_DEVICE;
+	*d = ordinal;
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuDeviceGetName(char *name, int len, pkcu_device d)
+{
+	if (d < 0 || d >= ndev)
+		return PKCU_ERROR_INVALID_DEVICE;
+	snprintf(name, (size_t)len, "Fake GPU %d", d);
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuDeviceGetAttribute(int *v, int attrib, pkcu_device d)
+{
+	if (d < 0 || d >= ndev)
+		return PKCU_ERROR_INVALID_DEVICE;
+	switch (attrib) {
+	case PKCU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+		*v = cc[d] / 10;
+		return PKCU_SUCCESS;
+	case PKCU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+		*v = cc[d] % 10;
+		return PKCU_SUCCESS;
+	case PKCU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+		*v = 227 * 1024;
+		return PKCU_SUCCESS;
+	case PKCU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+		*v = 132;
+		return PKCU_SUCCESS;
+	case PKCU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE:
+		*v = 50 << 20;
+		return PKCU_SUCCESS;
+	}
+	return PKCU_ERROR_INVALID_VALUE;
+}
+
+EXPORT pkcu_result cuDevicePrimaryCtxRetain(pkcu_context *c, pkcu_device d)
+{
+	if (d < 0 || d >= ndev)
+		return PKCU_ERROR_INVALID_DEVICE;
+	pthread_mutex_lock(&lock);
+	stats.retains++;
+	pthread_mutex_unlock(&lock);
+	*c = &ctxs[d];
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuCtxGetCurrent(pkcu_context *c)
+{
+	*c = current;
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuCtxSetCurrent(pkcu_context c)
+{
+	current = c;
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuStreamCreate(pkcu_stream *s, unsigned int flags)
+{
+	(void)flags;
+	if (!need_ctx())
+		return PKCU_ERROR_INVALID_CONTEXT;
+	*s = calloc(1, sizeof **s);
+	if (!*s)
+		return PKCU_ERROR_OUT_OF_MEMORY;
+	(*s)->ctx = current;
+	pthread_mutex_lock(&lock);
+	stats.live_streams++;
+	pthread_mutex_unlock(&lock);
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuStreamDestroy_v2(pkcu_stream s)
+{
+	if (!s)
+		return PKCU_ERROR_INVALID_HANDLE;
+	free(s);
+	pthread_mutex_lock(&lock);
+	stats.live_streams--;
+	pthread_mutex_unlock(&lock);
+	return PKCU_SUCCESS;
+}
+
+/* A stream of the current context, or the default stream (NULL). */
+static int stream_ok(pkcu_stream s)
+{
+	return current && (!s || s->ctx == current);
+}
+
+EXPORT pkcu_result cuStreamSynchronize(pkcu_stream s)
+{
+	(void)s;
+	pthread_mutex_lock(&lock);
+	int e = sync_error;
+	pthread_mutex_unlock(&lock);
+	return e;
+}
+
+EXPORT pkcu_result cuEventCreate(pkcu_event *e, unsigned int flags)
+{
+	(void)flags;
+	if (!need_ctx())
+		return PKCU_ERROR_INVALID_CONTEXT;
+	*e = calloc(1, sizeof **e);
+	if (!*e)
+		return PKCU_ERROR_OUT_OF_MEMORY;
+	(*e)->ctx = current;
+	pthread_mutex_lock(&lock);
+	stats.live_events++;
+	pthread_mutex_unlock(&lock);
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuEventDestroy_v2(pkcu_event e)
+{
+	if (!e)
+		return PKCU_ERROR_INVALID_HANDLE;
+	free(e);
+	pthread_mutex_lock(&lock);
+	stats.live_events--;
+	pthread_mutex_unlock(&lock);
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuEventRecord(pkcu_event e, pkcu_stream s)
+{
+	if (!e || !stream_ok(s) || e->ctx != current)
+		return PKCU_ERROR_INVALID_HANDLE;
+	pthread_mutex_lock(&lock);
+	fake_clock += 0.5;
+	e->time_ms = fake_clock;
+	e->recorded = 1;
+	pthread_mutex_unlock(&lock);
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuEventSynchronize(pkcu_event e)
+{
+	if (!e)
+		return PKCU_ERROR_INVALID_HANDLE;
+	pthread_mutex_lock(&lock);
+	int err = sync_error;
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+EXPORT pkcu_result cuEventElapsedTime_v2(float *ms, pkcu_event a, pkcu_event b)
+{
+	if (!a || !b || !a->recorded || !b->recorded)
+		return PKCU_ERROR_INVALID_HANDLE;
+	pthread_mutex_lock(&lock);
+	*ms = (float)(b->time_ms - a->time_ms);
+	pthread_mutex_unlock(&lock);
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuMemAlloc_v2(pkcu_deviceptr *p, size_t bytes)
+{
+	if (!need_ctx())
+		return PKCU_ERROR_INVALID_CONTEXT;
+	if (bytes == 0)
+		return PKCU_ERROR_INVALID_VALUE;
+	if (bytes > mem_limit)
+		return PKCU_ERROR_OUT_OF_MEMORY;
+	allocation *a = malloc(sizeof *a);
+	char *base = malloc(bytes);
+	if (!a || !base) {
+		free(a);
+		free(base);
+		return PKCU_ERROR_OUT_OF_MEMORY;
+	}
+	a->base = base;
+	a->size = bytes;
+	pthread_mutex_lock(&lock);
+	a->next = allocs;
+	allocs = a;
+	stats.live_allocations++;
+	pthread_mutex_unlock(&lock);
+	*p = (pkcu_deviceptr)(uintptr_t)base;
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuMemFree_v2(pkcu_deviceptr p)
+{
+	if (!need_ctx())
+		return PKCU_ERROR_INVALID_CONTEXT;
+	pthread_mutex_lock(&lock);
+	for (allocation **a = &allocs; *a; a = &(*a)->next)
+		if ((uintptr_t)(*a)->base == p) {
+			allocation *dead = *a;
+			*a = dead->next;
+			stats.live_allocations--;
+			pthread_mutex_unlock(&lock);
+			free(dead->base);
+			free(dead);
+			return PKCU_SUCCESS;
+		}
+	pthread_mutex_unlock(&lock);
+	return PKCU_ERROR_INVALID_VALUE;
+}
+
+/* Checks a copy or fill: a context, the stream, and device ranges. */
+static pkcu_result check_op(pkcu_stream s, pkcu_deviceptr d1, pkcu_deviceptr d2, size_t n)
+{
+	if (!need_ctx())
+		return PKCU_ERROR_INVALID_CONTEXT;
+	if (!stream_ok(s))
+		return PKCU_ERROR_INVALID_HANDLE;
+	pthread_mutex_lock(&lock);
+	int ok = (!d1 || valid_range(d1, n)) && (!d2 || valid_range(d2, n));
+	pthread_mutex_unlock(&lock);
+	return ok ? PKCU_SUCCESS : PKCU_ERROR_INVALID_VALUE;
+}
+
+EXPORT pkcu_result cuMemcpyHtoDAsync_v2(pkcu_deviceptr dst, const void *src, size_t n, pkcu_stream s)
+{
+	pkcu_result r = check_op(s, dst ? dst : 1, 0, n);
+	if (r)
+		return r;
+	memcpy((void *)(uintptr_t)dst, src, n);
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuMemcpyDtoHAsync_v2(void *dst, pkcu_deviceptr src, size_t n, pkcu_stream s)
+{
+	pkcu_result r = check_op(s, src ? src : 1, 0, n);
+	if (r)
+		return r;
+	memcpy(dst, (const void *)(uintptr_t)src, n);
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuMemcpyDtoDAsync_v2(pkcu_deviceptr dst, pkcu_deviceptr src, size_t n, pkcu_stream s)
+{
+	pkcu_result r = check_op(s, dst ? dst : 1, src ? src : 1, n);
+	if (r)
+		return r;
+	memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuMemsetD8Async(pkcu_deviceptr dst, unsigned char v, size_t n, pkcu_stream s)
+{
+	pkcu_result r = check_op(s, dst ? dst : 1, 0, n);
+	if (r)
+		return r;
+	memset((void *)(uintptr_t)dst, v, n);
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuModuleLoadDataEx(pkcu_module *m, const void *image, unsigned int nopts, int *opts, void **vals)
+{
+	if (!need_ctx())
+		return PKCU_ERROR_INVALID_CONTEXT;
+	char *log = NULL;
+	size_t logsize = 0;
+	for (unsigned i = 0; i < nopts; i++) {
+		if (opts[i] == PKCU_JIT_ERROR_LOG_BUFFER)
+			log = vals[i];
+		else if (opts[i] == PKCU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+			logsize = (size_t)(uintptr_t)vals[i];
+	}
+	const char *text = image;
+	pkcu_result r = PKCU_SUCCESS;
+	if (!strncmp(text, "FAKE-BADPTX", 11)) {
+		r = PKCU_ERROR_INVALID_PTX;
+		if (log && logsize)
+			snprintf(log, logsize, "ptxas application ptx input, line 7; error   : fake syntax error\n"
+			                       "ptxas fatal   : Ptx assembly aborted due to errors");
+	} else if (!strncmp(text, "FAKE-NOBIN", 10)) {
+		r = PKCU_ERROR_NO_BINARY_FOR_GPU;
+	} else if (strncmp(text, "FAKE-OK", 7) != 0) {
+		r = PKCU_ERROR_INVALID_IMAGE;
+	}
+	pthread_mutex_lock(&lock);
+	if (r != PKCU_SUCCESS) {
+		stats.load_failures++;
+		pthread_mutex_unlock(&lock);
+		return r;
+	}
+	stats.module_loads++;
+	stats.last_image = image;
+	pthread_mutex_unlock(&lock);
+	*m = calloc(1, sizeof **m);
+	if (!*m)
+		return PKCU_ERROR_OUT_OF_MEMORY;
+	(*m)->ctx = current;
+	(*m)->text = malloc(strlen(text) + 1);
+	if (!(*m)->text) {
+		free(*m);
+		return PKCU_ERROR_OUT_OF_MEMORY;
+	}
+	strcpy((*m)->text, text);
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuModuleGetFunction(pkcu_function *f, pkcu_module m, const char *name)
+{
+	if (!m)
+		return PKCU_ERROR_INVALID_HANDLE;
+	/* "... kernels: a b c": name must be one of the words after "kernels:". */
+	const char *k = strstr(m->text, "kernels:");
+	size_t len = strlen(name);
+	int found = 0;
+	for (const char *p = k ? k + 8 : ""; *p;) {
+		while (*p == ' ')
+			p++;
+		size_t w = strcspn(p, " ");
+		if (w == len && !strncmp(p, name, len))
+			found = 1;
+		p += w;
+	}
+	if (!found || len >= sizeof((*f)->name))
+		return PKCU_ERROR_NOT_FOUND;
+	*f = calloc(1, sizeof **f);
+	if (!*f)
+		return PKCU_ERROR_OUT_OF_MEMORY;
+	(*f)->mod = m;
+	strcpy((*f)->name, name);
+	(*f)->dynamic_limit = 48 * 1024;
+	pthread_mutex_lock(&lock);
+	(*f)->next = functions;
+	functions = *f;
+	stats.get_functions++;
+	pthread_mutex_unlock(&lock);
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuFuncSetAttribute(pkcu_function f, int attrib, int value)
+{
+	if (!f)
+		return PKCU_ERROR_INVALID_HANDLE;
+	if (attrib != PKCU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || value < 0 || value > 227 * 1024)
+		return PKCU_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&lock);
+	f->dynamic_limit = value;
+	stats.set_attributes++;
+	stats.last_attribute = value;
+	pthread_mutex_unlock(&lock);
+	return PKCU_SUCCESS;
+}
+
+EXPORT pkcu_result cuLaunchKernel(pkcu_function f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                                  unsigned int by, unsigned int bz, unsigned int shared, pkcu_stream s, void **params,
+                                  void **extra)
+{
+	if (!need_ctx())
+		return PKCU_ERROR_INVALID_CONTEXT;
+	if (!f || f->mod->ctx != current)
+		return PKCU_ERROR_INVALID_CONTEXT;
+	if (!stream_ok(s))
+		return PKCU_ERROR_INVALID_HANDLE;
+	if (extra || gx == 0 || gy == 0 || gz == 0 || bx * by * bz > 1024 || bx * by * bz == 0)
+		return PKCU_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&lock);
+	int limit = f->dynamic_limit;
+	pthread_mutex_unlock(&lock);
+	if (shared > (unsigned)limit)
+		return PKCU_ERROR_INVALID_VALUE;
+	if (!strcmp(f->name, "fail_launch"))
+		return PKCU_ERROR_LAUNCH_OUT_OF_RESOURCES;
+	if (!strcmp(f->name, "store_i32")) {
+		if (!params)
+			return PKCU_ERROR_INVALID_VALUE;
+		pkcu_deviceptr p = *(pkcu_deviceptr *)params[0];
+		int32_t v = *(int32_t *)params[1];
+		int64_t n = *(int64_t *)params[2];
+		pthread_mutex_lock(&lock);
+		int ok = n >= 0 && valid_range(p, (size_t)n * sizeof(int32_t));
+		pthread_mutex_unlock(&lock);
+		if (!ok)
+			return PKCU_ERROR_ILLEGAL_ADDRESS;
+		for (int64_t i = 0; i < n; i++)
+			((int32_t *)(uintptr_t)p)[i] = v;
+	}
+	pthread_mutex_lock(&lock);
+	stats.launches++;
+	stats.last_grid[0] = gx;
+	stats.last_grid[1] = gy;
+	stats.last_grid[2] = gz;
+	stats.last_block[0] = bx;
+	stats.last_block[1] = by;
+	stats.last_block[2] = bz;
+	stats.last_shared = shared;
+	pthread_mutex_unlock(&lock);
+	return PKCU_SUCCESS;
+}
+
+EXPORT void fake_cuda_stats_get(fake_cuda_stats *out)
+{
+	pthread_mutex_lock(&lock);
+	*out = stats;
+	pthread_mutex_unlock(&lock);
+}
+
+EXPORT void fake_cuda_set_sync_error(int code)
+{
+	pthread_mutex_lock(&lock);
+	sync_error = code;
+	pthread_mutex_unlock(&lock);
+}
