@@ -33,8 +33,8 @@ PREFIX ?= /usr/local
 # LLVM and MLIR, for the code generators.  These are recursive variables,
 # so llvm-config only runs when they are used.  LLVM is compiled and linked
 # in as soon as a compiler source includes an llvm-c/ header (USE_LLVM);
-# MLIR_LIBS is ready for the MLIR back end: add it to LDLIBS when code
-# includes mlir-c/ headers.
+# MLIR_LIBS links the MLIR back end, the Mosaic plugin (its sources include
+# mlir-c/ headers), never pkc itself.
 LLVM_CFLAGS = $(shell $(LLVM_CONFIG) --cflags)
 LLVM_LIBDIR = $(shell $(LLVM_CONFIG) --libdir)
 LLVM_LIBS = $(shell $(LLVM_CONFIG) --ldflags --libs) $(shell $(LLVM_CONFIG) --system-libs) \
@@ -75,10 +75,12 @@ ifeq ($(USE_LLVM),1)
 ALL_CPPFLAGS += $(LLVM_CFLAGS)
 LDLIBS += $(LLVM_LIBS)
 endif
+# Loading libMLIR would cost every pkc run ~13 ms.  pkc exports its symbols
+# (-rdynamic) for the plugin, which calls back into the compiler.
 ifeq ($(USE_MLIR),1)
 ALL_CPPFLAGS += -I$(shell $(LLVM_CONFIG) --includedir)
-LDLIBS += $(MLIR_LIBS)
 endif
+PKC_LDFLAGS := -rdynamic
 
 # ---- sources ------------------------------------------------------------------
 
@@ -87,7 +89,14 @@ SRCS := $(wildcard compiler/*.c)
 GEN_SRCS := $(if $(wildcard compiler/lexer.re),$(GEN)/lexer.c) \
             $(if $(wildcard compiler/parser.y),$(GEN)/parser.c)
 GEN_HDRS := $(if $(wildcard compiler/parser.y),$(GEN)/parser.h)
-OBJS := $(SRCS:compiler/%.c=$(OBJDIR)/%.o) $(GEN_SRCS:$(GEN)/%.c=$(OBJDIR)/gen/%.o)
+# The Mosaic TPU back end is a plugin, $(BUILD)/lib/pkc/libpkc_mosaic.so,
+# that pkc dlopens for --target=mosaic-tpu only (main.c): its sources are
+# compiled -fPIC into $(OBJDIR)/pic and linked with MLIR, not into pkc.
+MOSAIC_SRCS := $(filter compiler/codegen_mosaic.c compiler/mosaic_%.c,$(SRCS))
+MOSAIC_OBJS := $(MOSAIC_SRCS:compiler/%.c=$(OBJDIR)/pic/%.o)
+MOSAIC_PLUGIN := $(if $(MOSAIC_SRCS),$(BUILD)/lib/pkc/libpkc_mosaic.so)
+OBJS := $(patsubst compiler/%.c,$(OBJDIR)/%.o,$(filter-out $(MOSAIC_SRCS),$(SRCS))) \
+        $(GEN_SRCS:$(GEN)/%.c=$(OBJDIR)/gen/%.o)
 
 # ---- build --------------------------------------------------------------------
 
@@ -98,11 +107,20 @@ RT_CFLAGS := $(SAN_FLAGS)
 include runtime/runtime.mk
 RUNTIME_LIBS := $(BUILD)/lib/libpkrt.a $(BUILD)/lib/libpkrt.so
 
-all: deps-check $(PKC) $(RUNTIME_LIBS)
+all: deps-check $(PKC) $(MOSAIC_PLUGIN) $(RUNTIME_LIBS)
 
 $(PKC): $(OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) $(PKC_LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
+
+# No copies of pkc's objects: their symbols come from the executable.
+$(MOSAIC_PLUGIN): $(MOSAIC_OBJS)
+	@mkdir -p $(@D)
+	$(CC) -shared $(ALL_LDFLAGS) -o $@ $(MOSAIC_OBJS) $(MLIR_LIBS)
+
+$(OBJDIR)/pic/%.o: compiler/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -fPIC -MMD -MP -c -o $@ $<
 
 $(OBJDIR)/%.o: compiler/%.c
 	@mkdir -p $(@D)
@@ -114,7 +132,7 @@ $(OBJDIR)/gen/%.o: $(GEN)/%.c
 
 # Every object may include the generated token header: make sure it exists
 # before the first compile (-MMD tracks it precisely afterwards).
-$(OBJS): | $(GEN_HDRS)
+$(OBJS) $(MOSAIC_OBJS): | $(GEN_HDRS)
 
 $(GEN)/lexer.c: compiler/lexer.re
 	@mkdir -p $(@D)
@@ -124,7 +142,7 @@ $(GEN)/parser.c $(GEN)/parser.h &: compiler/parser.y
 	@mkdir -p $(@D)
 	$(BISON) -Wall $(BISONFLAGS) --defines=$(GEN)/parser.h -o $(GEN)/parser.c $<
 
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(MOSAIC_OBJS:.o=.d)
 
 # ---- dependencies ---------------------------------------------------------------
 
@@ -169,7 +187,7 @@ TEST_BINS := $(patsubst test/unit/%.c,$(UNIT_DIR)/%,$(wildcard test/unit/*.c)) $
 test-bins: $(TEST_BINS)
 
 check: deps-check pyenv
-	@if $(MAKE) --no-print-directory $(PKC) $(RUNTIME_LIBS) test-bins; then \
+	@if $(MAKE) --no-print-directory $(PKC) $(MOSAIC_PLUGIN) $(RUNTIME_LIBS) test-bins; then \
 		$(MAKE) --no-print-directory -k samples || echo "check: some samples did not build (their tests fail)"; \
 		PKC_REQUIRE_PALLAS=1 $(PYTHON) test/run_lit.py --lit $(LIT) --pkc $(abspath $(PKC)) \
 			--build-dir $(abspath $(BUILD)) -j $(LIT_JOBS) test; \
@@ -249,7 +267,7 @@ demo: all
 FUZZ_SECONDS ?= 600
 FUZZ_DIR := build/fuzz
 FUZZ_BIN := $(FUZZ_DIR)/fuzz_frontend
-FUZZ_SRCS := $(filter-out compiler/main.c $(LLVM_SRCS),$(SRCS)) $(GEN_SRCS) test/fuzz/fuzz_frontend.c
+FUZZ_SRCS := $(filter-out compiler/main.c $(LLVM_SRCS) $(MOSAIC_SRCS),$(SRCS)) $(GEN_SRCS) test/fuzz/fuzz_frontend.c
 FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
               -fno-omit-frame-pointer $(WARN_FLAGS)
 
@@ -294,6 +312,8 @@ install: $(if $(filter 1,$(INSTALL_NOBUILD)),,all)
 	install -m 644 $(BUILD)/lib/libpkrt.a $(INSTALL_ROOT)/lib/libpkrt.a
 	install -m 755 $(BUILD)/lib/libpkrt.so $(INSTALL_ROOT)/lib/libpkrt.so
 	install -m 644 runtime/pk_runtime.h $(INSTALL_ROOT)/include/pk_runtime.h
+	$(if $(MOSAIC_PLUGIN),install -d $(INSTALL_ROOT)/lib/pkc)
+	$(if $(MOSAIC_PLUGIN),install -m 755 $(MOSAIC_PLUGIN) $(INSTALL_ROOT)/lib/pkc/libpkc_mosaic.so)
 	@set -e; for f in pkgconfig/pkc.pc cmake/pkc/pkcConfig.cmake cmake/pkc/pkcConfigVersion.cmake; do \
 		echo "generate $(INSTALL_ROOT)/lib/$$f"; \
 		$(PACKAGING_SUBST) runtime/packaging/$${f##*/}.in >$(INSTALL_ROOT)/lib/$$f; \

@@ -15,7 +15,7 @@ trap 'rm -rf "$work"' EXIT
 
 # Other work on the machine (a build, a test run) distorts the figures: say so.
 read -r load1 _ </proc/loadavg
-if awk -v l="$load1" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; then
+if awk -v l="$load1" -v n="$(nproc)" 'BEGIN { exit !(l > n - 0.5) }'; then
 	echo "warning: load average $load1 on $(nproc) CPUs: other work is running, the figures below are unreliable" >&2
 fi
 echo "== pkc compile time: $(date -u +%Y-%m-%d), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"

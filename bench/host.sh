@@ -43,7 +43,7 @@ variant() {
 }
 # Other work on the machine (a build, a test run) distorts the figures: say so.
 read -r load1 _ </proc/loadavg
-if awk -v l="$load1" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; then
+if awk -v l="$load1" -v n="$(nproc)" 'BEGIN { exit !(l > n - 0.5) }'; then
 	echo "warning: load average $load1 on $(nproc) CPUs: other work is running, the figures below are unreliable" >&2
 fi
 variant default

@@ -70,6 +70,15 @@ static uint64_t smem_limit(const GpuTarget *t)
 	}
 }
 
+uint64_t nv_smem_cap(const Nv *nv)
+{
+	uint64_t m = UINT64_MAX;
+	for (int t = 0; t < nv->opt->ntargets; t++)
+		if (smem_limit(nv->opt->targets[t]) < m)
+			m = smem_limit(nv->opt->targets[t]);
+	return m;
+}
+
 void gpu_output_free(GpuOutput *out)
 {
 	for (int i = 0; i < out->nimages; i++)

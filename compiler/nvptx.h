@@ -137,6 +137,9 @@ typedef struct Nv {
 	Vec builders;             /* LLVMBuilderRef: the kernels' entry builders, disposed at the end */
 } Nv;
 
+/* The least shared memory (dynamic included) a CTA may use on any of the targets. */
+uint64_t nv_smem_cap(const Nv *nv);
+
 /* A tensor (or scalar) value in registers. */
 typedef struct GV {
 	const GpuLayout *L;       /* its layout; NULL for a scalar (the same in every thread) */

@@ -21,8 +21,6 @@
  * (plain row-major) from shared memory. */
 #include "nvptx.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Shared memory the FMA path may take for one K slice of both operands. */
@@ -84,7 +82,6 @@ const Inst *nv_dot_fused_add(NvFn *f, const Inst *d)
 		if (x->op != IR_ADD || x->nargs != 2 || x->nresults != 1 || x->args[0] == x->args[1])
 			return NULL;
 		const Value *o = x->args[x->args[0] == res ? 1 : 0];
-		if (getenv("PKC_DBG")) fprintf(stderr, "add %s\ndot %s\nacc %s\n", lay_str(f->nv->cc->arena, P->of[x->results[0]->id]), lay_str(f->nv->cc->arena, P->of[res->id]), P->of[o->id] ? lay_str(f->nv->cc->arena, P->of[o->id]) : "-");
 		if (!same_type(o->type, res->type) || !same_type(x->results[0]->type, res->type) ||
 		    !P->of[x->results[0]->id] || !lay_same_threads(P->of[x->results[0]->id], P->of[res->id]))
 			return NULL;
@@ -350,8 +347,15 @@ static int64_t slice_depth(int64_t Kp, int64_t rows_cols, int es, int stages, in
 
 /* ---- software-pipelined loops ---------------------------------------------------------- */
 
-/* Shared memory all the buffers of one pipelined loop may take. */
-#define PIPE_BYTES (96 * 1024)
+/* Shared memory all the buffers of one pipelined loop may take: the least
+ * any target allows, less 32 KiB for the scratch and conversion areas
+ * (sm_80: 131 KiB, sm_86/89: 67 KiB, sm_90: 195 KiB), at least 64 KiB. */
+static uint64_t pipe_cap(NvFn *f)
+{
+	uint64_t cap = nv_smem_cap(f->nv);
+	cap = cap > 96 * 1024 ? cap - 32 * 1024 : 64 * 1024;
+	return cap < 64 * 1024 ? 64 * 1024 : cap;
+}
 
 /* Whether region r lies inside region outer (or is it). */
 static bool region_within(const Region *r, const Region *outer)
@@ -444,7 +448,7 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 			n++;
 			total += (uint64_t)S * pipe_bytes(d);
 		}
-	if (!n || total > PIPE_BYTES)
+	if (!n || total > pipe_cap(f))
 		return NULL;
 	LoopPipe *p = arena_alloc(arena(f), sizeof *p);
 	p->loop = loop;
@@ -822,21 +826,40 @@ static bool mma_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k
 			LLVMValueRef c = LLVMBuildAdd(b, x->acol, cg_i32(g, (int32_t)kk), "");
 			ldmatrix(f, 4, false, stage_ptr(f, &p->sa[buf], r, c), &af[4 * m]);
 		}
-		/* B: per 8-column tile, x2.trans of (k 0-7) and (k 8-15): b0b1 b2b3;
-		 * then every tile of the warp with it. */
+		/* B: per pair of this warp's 8-column tiles (n, q), one x4.trans of
+		 * (k 0-7) (k 8-15) of each: b0b1 b2b3 of tile n, then of tile q
+		 * (lanes 16-31 address tile q, nt[q] - nt[n] columns on); a lone
+		 * tile takes x2.trans.  Then every tile of the warp with it. */
+		bool *done = arena_alloc(arena(f), (size_t)x->nn * sizeof *done);
+		memset(done, 0, (size_t)x->nn * sizeof *done);
 		for (int n = 0; n < x->nn; n++) {
-			LLVMValueRef bf[2];
+			if (done[n])
+				continue;
+			int pair = -1;
+			for (int q = n + 1; q < x->nn && pair < 0; q++)
+				if (!done[q] && x->nt[q] > x->nt[n] && (x->nt[q] - x->nt[n]) % 8 == 0)
+					pair = q;
+			LLVMValueRef bf[4];
 			LLVMValueRef r = LLVMBuildAdd(b, x->arow, cg_i32(g, (int32_t)kk), "");
 			LLVMValueRef c = LLVMBuildOr(b, x->wcol, cg_i32(g, (int32_t)x->nt[n]), "");
-			ldmatrix(f, 2, true, stage_ptr(f, &p->sb[buf], r, c), bf);
-			for (int t = 0; t < D->n; t += 4) {
-				lay_reg_coord(D->L, t, cc);
-				if (cc[1] != x->nt[n])
-					continue;
-				int m = 0;
-				while (x->mt[m] != cc[0])
-					m++;
-				mma(f, x->ot, &af[4 * m], bf, &D->r[t]);
+			if (pair >= 0) {
+				/* acol is 8 on lanes 16-31: (nt[q] - nt[n]) / 8 times it. */
+				LLVMValueRef d = LLVMBuildMul(b, x->acol, cg_i32(g, (int32_t)((x->nt[pair] - x->nt[n]) / 8)), "");
+				ldmatrix(f, 4, true, stage_ptr(f, &p->sb[buf], r, LLVMBuildAdd(b, c, d, "")), bf);
+			} else
+				ldmatrix(f, 2, true, stage_ptr(f, &p->sb[buf], r, c), bf);
+			int tiles[2] = {n, pair};
+			for (int h = 0; h < 2 && tiles[h] >= 0; h++) {
+				done[tiles[h]] = true;
+				for (int t = 0; t < D->n; t += 4) {
+					lay_reg_coord(D->L, t, cc);
+					if (cc[1] != x->nt[tiles[h]])
+						continue;
+					int m = 0;
+					while (x->mt[m] != cc[0])
+						m++;
+					mma(f, x->ot, &af[4 * m], &bf[2 * h], &D->r[t]);
+				}
 			}
 		}
 	}

@@ -73,12 +73,12 @@ $(RT_LIB_SO): $(RT_OBJS) runtime/libpkrt.map
 
 RT_TEST_DIR := $(BUILD)/test/runtime
 
-$(RT_TEST_DIR)/rt_test: test/runtime/rt_test.c runtime/pk_runtime.h $(RT_LIB_A)
+$(RT_TEST_DIR)/rt_test: test/runtime/rt_test.c test/runtime/rt_check.h runtime/pk_runtime.h $(RT_LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(RT_WARN) $(RT_OPT) -pthread -Iruntime $(RT_CFLAGS) $< $(RT_LIB_A) -o $@ $(RT_LDFLAGS)
 
 # The same test against the shared library: checks the exported symbol set.
-$(RT_TEST_DIR)/rt_test_shared: test/runtime/rt_test.c runtime/pk_runtime.h $(RT_LIB_SO)
+$(RT_TEST_DIR)/rt_test_shared: test/runtime/rt_test.c test/runtime/rt_check.h runtime/pk_runtime.h $(RT_LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(RT_WARN) $(RT_OPT) -pthread -Iruntime $(RT_CFLAGS) $< -L$(BUILD)/lib -lpkrt \
 		-Wl,-rpath,$(abspath $(BUILD)/lib) -o $@ $(RT_LDFLAGS)

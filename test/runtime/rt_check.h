@@ -1,5 +1,5 @@
-/* rt_check.h - the check macros of the CUDA runtime tests
- * (cuda_nodev_test.c, cuda_fake_test.c): count checks, print failures with
+/* rt_check.h - the check macros of the runtime tests
+ * (rt_test.c, cuda_nodev_test.c, cuda_fake_test.c): count checks, print failures with
  * the status and pk_last_error(), end with "<name>: N checks passed". */
 #ifndef RT_CHECK_H
 #define RT_CHECK_H

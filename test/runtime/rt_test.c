@@ -20,41 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ---- checking --------------------------------------------------------------- */
+/* ---- checking: CHECK, CHECK_OK, CHECK_FAILS, check_summary ---------------- */
 
-static atomic_int n_checks; /* checks run */
-static atomic_int n_failed; /* checks failed */
-
-static void check_at(int ok, const char *what, const char *file, int line)
-{
-	atomic_fetch_add(&n_checks, 1);
-	if (!ok) {
-		atomic_fetch_add(&n_failed, 1);
-		fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);
-	}
-}
-
-#define CHECK(e) check_at((e) ? 1 : 0, #e, __FILE__, __LINE__)
-
-/* A call that must succeed; on failure prints its status and message. */
-#define CHECK_OK(e)                                                                              \
-	do {                                                                                     \
-		pk_status st_ = (e);                                                             \
-		if (st_ != PK_SUCCESS)                                                           \
-			fprintf(stderr, "  %s -> %s: %s\n", #e, pk_status_name(st_), pk_last_error()); \
-		check_at(st_ == PK_SUCCESS, #e, __FILE__, __LINE__);                             \
-	} while (0)
-
-/* A call that must fail with `want` and leave a message containing `text`. */
-#define CHECK_FAILS(e, want, text)                                                                 \
-	do {                                                                                       \
-		pk_status st_ = (e);                                                               \
-		int ok_ = st_ == (want) && strstr(pk_last_error(), (text)) != NULL;                \
-		if (!ok_)                                                                          \
-			fprintf(stderr, "  %s -> %s \"%s\", want %s \"...%s...\"\n", #e, pk_status_name(st_), \
-			        pk_last_error(), pk_status_name(want), (text));                     \
-		check_at(ok_, #e, __FILE__, __LINE__);                                             \
-	} while (0)
+#include "rt_check.h"
 
 /* A small id per thread (0, 1, 2... in order of first use). */
 #define MAX_TIDS 4096
@@ -726,11 +694,5 @@ int main(void)
 	test_invalid_grids();
 	test_fork();
 
-	int checks = atomic_load(&n_checks), failed = atomic_load(&n_failed);
-	if (failed) {
-		printf("rt_test: %d of %d checks FAILED\n", failed, checks);
-		return 1;
-	}
-	printf("rt_test: %d checks passed\n", checks);
-	return 0;
+	return check_summary("rt_test");
 }
