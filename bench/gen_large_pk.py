@@ -2,7 +2,7 @@
 """gen_large_pk.py N [SEED]: writes a valid .pk file of about N lines to
 stdout, for benchmarking the front end.  It mixes consts and kernels with
 realistic bodies (elementwise ops, reductions, dot, control flow, masked
-loads), all in the syntax of lang-spec/CONTRACT.md and samples/*.pk.
+loads), all in the syntax of lang-spec/README.md and samples/*.pk.
 Deterministic for a given N and SEED."""
 import random
 import sys

@@ -1,5 +1,5 @@
 /* irprint.c - the stable text form of the IR (--emit=ir, --dump-after).
- * CONTRACT.md §IR text form is the reference; the output is byte-for-byte
+ * lang-spec/README.md, appendix "IR text form", is the reference; the output is byte-for-byte
  * deterministic (it depends only on the IR, never on addresses).
  *
  *   %5 = load {mask} %x[ds(%3, 16), :], %m : f32[16,128]

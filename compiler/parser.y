@@ -1,7 +1,7 @@
 /* parser.y - the .pk parser (lang-spec §3), a pure Bison LALR(1) parser that
  * builds the AST of ast.h.
  *
- * Each rule group carries its EBNF (lang-spec/CONTRACT.md) as a comment.
+ * Each rule group carries its EBNF (lang-spec/README.md §3) as a comment.
  * Design notes:
  *  - Locations are Loc (pkc.h); a nonterminal spans from its first to its
  *    last symbol when they are on one line.

@@ -1,4 +1,4 @@
-/* sema_builtins.c - builtin functions (CONTRACT.md "Builtins"): one table
+/* sema_builtins.c - builtin functions (lang-spec/README.md §7): one table
  * row per name with its positional arity, accepted keywords and handler.
  * sema_call checks a call against its row (argument counts, keyword names,
  * duplicates) and evaluates the arguments; handlers check types and build

@@ -303,7 +303,7 @@ static int lattice_node(DType dt, bool weak)
  *    int = weak int and i32 + weak float = weak float, as in JAX (the
  *    brief's "weak only if both are weak" is a simplification of this).
  * A weak node is materialised with the weak operand's own dtype (a literal
- * is i32 or f32 - JAX's defaults with x64 off, CONTRACT.md "Literals").
+ * is i32 or f32 - JAX's defaults with x64 off, lang-spec/README.md §4.7).
  * The one LUB with no weak operand to take the dtype from is
  * i64 + u64 = f*: JAX with x64 gives a weak float64, and so do we (f64,
  * weak) - the only float wide enough to be a sensible answer. */

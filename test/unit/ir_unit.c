@@ -408,7 +408,7 @@ static void test_types(void)
 
 /* ---- well-formed kernels ------------------------------------------------------------ */
 
-/* add_vectors as in CONTRACT.md. */
+/* add_vectors as in lang-spec/README.md, appendix "IR text form". */
 static IrKernel *build_add_vectors(void)
 {
 	IrKernel *k = kernel_new("add_vectors", 1);
