@@ -209,7 +209,7 @@ SAMPLE_BINS := $(SAMPLE_NAMES:%=$(SAMPLE_DIR)/%)
 SAMPLE_UTIL_OBJ := $(SAMPLE_DIR)/common/sample_util.o
 SAMPLE_CFLAGS := -std=c11 $(CFLAGS) $(WARN_FLAGS) $(SAN_FLAGS)
 SAMPLE_CPPFLAGS := -I$(SAMPLE_DIR) -Iruntime -Isamples/common
-SAMPLE_LIBS := $(BUILD)/lib/libpkrt.a -lm -pthread
+SAMPLE_LIBS := $(BUILD)/lib/libpkrt.a -lm -pthread -ldl
 
 .PHONY: samples
 samples: deps-check $(SAMPLE_BINS)
