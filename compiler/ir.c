@@ -166,3 +166,28 @@ void ir_set_perm(Arena *a, Inst *i, int nperm, const int64_t *perm)
 		memcpy(i->perm, perm, (size_t)nperm * sizeof *i->perm);
 	}
 }
+
+/* Whether two values are provably equal: the same value, or the same pure
+ * computation (no effects, no loads, no regions) of provably equal values.
+ * Bounded in depth, so it is cheap and never recurses far. */
+static bool same_value_at(const Value *a, const Value *b, int depth)
+{
+	if (a == b)
+		return true;
+	if (depth > 16 || !a->def || !b->def || !type_equal(a->type, b->type))
+		return false;
+	const Inst *x = a->def, *y = b->def;
+	if (x->op != y->op || x->nargs != y->nargs || x->nregions || y->nregions || a->index != b->index ||
+	    (op_info[x->op].flags & F_EFFECT) || x->op == IR_LOAD || x->ival != y->ival ||
+	    memcmp(&x->fval, &y->fval, sizeof x->fval) != 0)
+		return false;
+	for (int j = 0; j < x->nargs; j++)
+		if (!same_value_at(x->args[j], y->args[j], depth + 1))
+			return false;
+	return true;
+}
+
+bool ir_same_value(const Value *a, const Value *b)
+{
+	return same_value_at(a, b, 0);
+}

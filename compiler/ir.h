@@ -189,6 +189,11 @@ void ir_print_kernel(FILE *out, const IrKernel *k);
  * ir_print_kernel; for diagnostics such as the verifier's. */
 void ir_print_inst(FILE *out, const IrKernel *k, const Inst *i);
 
+/* Whether a and b are provably equal (the same value, or the same pure
+ * computation of provably equal values).  Used to see that two accesses cover the same
+ * elements (tile-host fusion, GPU barrier placement). */
+bool ir_same_value(const Value *a, const Value *b);
+
 /* ---- verifier (verify.c) --------------------------------------------- */
 /* Checks the invariants above.  On a violation, reports an internal error
  * naming the pass (`after`) and the instruction, and returns false. */

@@ -192,24 +192,6 @@ GRef *nv_make_ref(NvFn *f, const Type *t, LLVMValueRef base, unsigned as, int sl
 
 /* ---- barrier tracking ---------------------------------------------------------------- */
 
-/* Whether two scalar values of the IR are provably equal. */
-static bool same_value(const Value *a, const Value *b, int depth)
-{
-	if (a == b)
-		return true;
-	if (depth > 16 || !a->def || !b->def || !type_equal(a->type, b->type))
-		return false;
-	const Inst *x = a->def, *y = b->def;
-	if (x->op != y->op || x->nargs != y->nargs || x->nregions || y->nregions || a->index != b->index ||
-	    (op_info[x->op].flags & F_EFFECT) || x->op == IR_LOAD || x->ival != y->ival ||
-	    memcmp(&x->fval, &y->fval, sizeof x->fval) != 0)
-		return false;
-	for (int j = 0; j < x->nargs; j++)
-		if (!same_value(x->args[j], y->args[j], depth + 1))
-			return false;
-	return true;
-}
-
 /* Whether accesses a and b (layouts La, Lb) touch each element from the
  * same single thread. */
 static bool same_owner(const Inst *a, const GpuLayout *La, const Inst *b, const GpuLayout *Lb)
@@ -221,7 +203,7 @@ static bool same_owner(const Inst *a, const GpuLayout *La, const Inst *b, const 
 		if (x->kind != y->kind || x->size != y->size || x->kind == IDX_GATHER)
 			return false;
 		if (x->kind != IDX_FULL) {
-			if (!same_value(a->args[j], b->args[j], 0))
+			if (!ir_same_value(a->args[j], b->args[j]))
 				return false;
 			j++;
 		}

@@ -535,25 +535,6 @@ static bool writes_memory(const Inst *i)
 	return false;
 }
 
-/* Whether two scalar values of the input are provably equal (the same
- * value, or the same pure computation of equal values). */
-static bool same_value(const Value *a, const Value *b, int depth)
-{
-	if (a == b)
-		return true;
-	if (depth > 16 || !a->def || !b->def || !type_equal(a->type, b->type))
-		return false;
-	const Inst *x = a->def, *y = b->def;
-	if (x->op != y->op || x->nargs != y->nargs || x->nregions || y->nregions || a->index != b->index ||
-	    (op_info[x->op].flags & F_EFFECT) || x->op == IR_LOAD || x->ival != y->ival ||
-	    memcmp(&x->fval, &y->fval, sizeof x->fval) != 0)
-		return false;
-	for (int j = 0; j < x->nargs; j++)
-		if (!same_value(x->args[j], y->args[j], depth + 1))
-			return false;
-	return true;
-}
-
 /* Whether integer scalar v of the input is provably >= 0. */
 static bool nonneg(TileHost *t, const Value *v, int depth)
 {
@@ -643,13 +624,13 @@ static bool store_covers(const Inst *c, const Inst *l)
 			for (int e = 0; e < c->nidx && !found; e++) {
 				const Indexer *y = &c->idx[e];
 				found = y->kind == IDX_SLICE && y->masked && access_dim_of(c, e) == r && y->size == x->size &&
-				        same_extent(lt, d, ct, e) && same_value(index_arg(l, d), index_arg(c, e), 0);
+				        same_extent(lt, d, ct, e) && ir_same_value(index_arg(l, d), index_arg(c, e));
 			}
 		} else if (x->kind == IDX_POINT) {
 			for (int e = 0; e < c->nidx && !found; e++) {
 				const Indexer *y = &c->idx[e];
 				found = y->kind == IDX_POINT && y->masked && same_extent(lt, d, ct, e) &&
-				        same_value(index_arg(l, d), index_arg(c, e), 0);
+				        ir_same_value(index_arg(l, d), index_arg(c, e));
 			}
 		}
 		if (!found)
@@ -667,7 +648,7 @@ static bool same_indexers(const Inst *a, const Inst *b)
 		const Indexer *x = &a->idx[d], *y = &b->idx[d];
 		if (x->kind != y->kind || x->size != y->size || x->kind == IDX_GATHER)
 			return false;
-		if (x->kind != IDX_FULL && !same_value(index_arg(a, d), index_arg(b, d), 0))
+		if (x->kind != IDX_FULL && !ir_same_value(index_arg(a, d), index_arg(b, d)))
 			return false;
 	}
 	return true;
