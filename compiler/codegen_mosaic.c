@@ -43,7 +43,7 @@ bool codegen_mosaic(Compiler *cc, IrModule *m, MosaicEmit emit, CodegenOutput *o
 
 	Mz z;
 	mz_init(&z, cc, a);
-	MzBuf buf = {0};
+	StrBuf buf = {0};
 	if (emit == MOSAIC_EMIT_CUSTOM_CALL) {
 		for (int i = 0; i < m->nkernels; i++) {
 			MlirModule km = kernel_module(&z, &mks[i]);
@@ -78,8 +78,8 @@ bool codegen_mosaic(Compiler *cc, IrModule *m, MosaicEmit emit, CodegenOutput *o
 	mz_finish(&z);
 	arena_free(a);
 	if (!buf.data)
-		mz_buf_put(&buf, "", 0);
+		strbuf_put(&buf, "", 0);
 	out->data = buf.data;
-	out->size = buf.size;
+	out->size = buf.len;
 	return true;
 }

@@ -15,55 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a growable string ------------------------------------------------- */
-
-/* A malloc'd string being built; each diagnostic is formatted into one and
- * written with a single fwrite, so diagnostics never interleave. */
-typedef struct Buf {
-	char *s;    /* bytes (NUL-terminated when len < cap) */
-	size_t len; /* bytes used */
-	size_t cap; /* bytes allocated */
-} Buf;
-
-static void buf_add(Buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		b->s = xrealloc(b->s, cap);
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void buf_puts(Buf *b, const char *s) { buf_add(b, s, strlen(s)); }
-
-static void buf_putc(Buf *b, char c) { buf_add(b, &c, 1); }
-
-static void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_printf(Buf *b, const char *fmt, ...)
-{
-	char small[64];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(small, sizeof small, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof small) {
-		buf_add(b, small, (size_t)n);
-		return;
-	}
-	char *big = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	buf_add(b, big, (size_t)n);
-	free(big);
-}
+/* Each diagnostic is formatted into one StrBuf (pkc.h) and written with a
+ * single fwrite, so diagnostics never interleave. */
 
 /* ---- UTF-8 ------------------------------------------------------------- */
 
@@ -106,18 +59,18 @@ static int utf8_len(const unsigned char *s, size_t n)
 /* How the byte sequence at s renders in a text diagnostic: writes the
  * printable form to b (if b is not NULL), stores the display width in
  * *width and returns the bytes consumed (>= 1). */
-static size_t render_char(Buf *b, const unsigned char *s, size_t n, int *width)
+static size_t render_char(StrBuf *b, const unsigned char *s, size_t n, int *width)
 {
 	unsigned char c = s[0];
 	if (c == '\t') {
 		if (b)
-			buf_putc(b, '\t');
+			strbuf_putc(b, '\t');
 		*width = 1; /* the caret line copies the tab, so it lines up */
 		return 1;
 	}
 	if (c >= 0x20 && c < 0x7F) {
 		if (b)
-			buf_putc(b, (char)c);
+			strbuf_putc(b, (char)c);
 		*width = 1;
 		return 1;
 	}
@@ -125,28 +78,28 @@ static size_t render_char(Buf *b, const unsigned char *s, size_t n, int *width)
 	/* C1 controls (U+0080..U+009F) are valid UTF-8 but terminal escapes. */
 	if (len > 1 && !(len == 2 && c == 0xC2 && s[1] < 0xA0)) {
 		if (b)
-			buf_add(b, (const char *)s, (size_t)len);
+			strbuf_put(b, (const char *)s, (size_t)len);
 		*width = 1; /* good enough: wide CJK glyphs are rare in kernels */
 		return (size_t)len;
 	}
 	char hex[8];
 	snprintf(hex, sizeof hex, "<%02X>", c);
 	if (b)
-		buf_puts(b, hex);
+		strbuf_puts(b, hex);
 	*width = 4;
 	return 1;
 }
 
 /* Appends s[0..n) to b made safe for a terminal (message text may quote
  * source bytes). */
-static void buf_add_safe(Buf *b, const char *s, size_t n)
+static void buf_add_safe(StrBuf *b, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
 	while (i < n) {
 		int w;
 		if (p[i] == '\n') { /* multi-line messages are allowed */
-			buf_putc(b, '\n');
+			strbuf_putc(b, '\n');
 			i++;
 			continue;
 		}
@@ -155,35 +108,35 @@ static void buf_add_safe(Buf *b, const char *s, size_t n)
 }
 
 /* Appends s[0..n) as the inside of a JSON string. */
-static void buf_add_json(Buf *b, const char *s, size_t n)
+static void buf_add_json(StrBuf *b, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
 	while (i < n) {
 		unsigned char c = p[i];
 		if (c == '"' || c == '\\') {
-			buf_putc(b, '\\');
-			buf_putc(b, (char)c);
+			strbuf_putc(b, '\\');
+			strbuf_putc(b, (char)c);
 			i++;
 		} else if (c == '\n') {
-			buf_puts(b, "\\n");
+			strbuf_puts(b, "\\n");
 			i++;
 		} else if (c == '\t') {
-			buf_puts(b, "\\t");
+			strbuf_puts(b, "\\t");
 			i++;
 		} else if (c < 0x20 || c == 0x7F) {
-			buf_printf(b, "\\u%04x", c);
+			strbuf_printf(b, "\\u%04x", c);
 			i++;
 		} else if (c < 0x80) {
-			buf_putc(b, (char)c);
+			strbuf_putc(b, (char)c);
 			i++;
 		} else {
 			int len = utf8_len(p + i, n - i);
 			if (len == 0) {
-				buf_puts(b, "\\ufffd");
+				strbuf_puts(b, "\\ufffd");
 				i++;
 			} else {
-				buf_add(b, s + i, (size_t)len);
+				strbuf_put(b, s + i, (size_t)len);
 				i += (size_t)len;
 			}
 		}
@@ -204,7 +157,7 @@ static void buf_add_json(Buf *b, const char *s, size_t n)
 #define C_GREEN "\033[1;32m"
 
 /* Appends the source line of loc and a caret line under [col, col+len). */
-static void add_excerpt(Diag *d, Buf *b, Loc loc)
+static void add_excerpt(Diag *d, StrBuf *b, Loc loc)
 {
 	if (!d->cc)
 		return;
@@ -246,10 +199,10 @@ static void add_excerpt(Diag *d, Buf *b, Loc loc)
 	}
 
 	const unsigned char *u = (const unsigned char *)line;
-	Buf caret = {0};
+	StrBuf caret = {0};
 	if (from > 0) {
-		buf_puts(b, "...");
-		buf_puts(&caret, "   ");
+		strbuf_puts(b, "...");
+		strbuf_puts(&caret, "   ");
 	}
 	size_t i = from;
 	bool started = false;
@@ -259,30 +212,30 @@ static void add_excerpt(Diag *d, Buf *b, Loc loc)
 		if (i < col) {
 			/* Copy tabs so the caret lines up whatever the tab width. */
 			if (u[i] == '\t')
-				buf_putc(&caret, '\t');
+				strbuf_putc(&caret, '\t');
 			else
 				for (int j = 0; j < w; j++)
-					buf_putc(&caret, ' ');
+					strbuf_putc(&caret, ' ');
 		} else if (i < col + len) {
 			for (int j = 0; j < w; j++) {
-				buf_putc(&caret, started ? '~' : '^');
+				strbuf_putc(&caret, started ? '~' : '^');
 				started = true;
 			}
 		}
 		i += k;
 	}
 	if (to < linelen)
-		buf_puts(b, "...");
+		strbuf_puts(b, "...");
 	if (!started) /* the caret is past the end of the line */
-		buf_putc(&caret, '^');
-	buf_putc(b, '\n');
+		strbuf_putc(&caret, '^');
+	strbuf_putc(b, '\n');
 	if (d->color)
-		buf_puts(b, C_GREEN);
-	buf_add(b, caret.s, caret.len);
+		strbuf_puts(b, C_GREEN);
+	strbuf_put(b, caret.data, caret.len);
 	if (d->color)
-		buf_puts(b, C_RESET);
-	buf_putc(b, '\n');
-	free(caret.s);
+		strbuf_puts(b, C_RESET);
+	strbuf_putc(b, '\n');
+	free(caret.data);
 }
 
 /* ---- reporting --------------------------------------------------------- */
@@ -316,53 +269,53 @@ static void emit(Diag *d, DiagLevel level, const char *level_text, const char *j
 	FILE *out = d->stream;
 	if (!out)
 		return;
-	Buf b = {0};
+	StrBuf b = {0};
 	bool has_loc = loc.line > 0;
 	if (d->format == DIAG_JSON) {
-		buf_puts(&b, "{\"file\":");
+		strbuf_puts(&b, "{\"file\":");
 		if (has_loc && loc.file) {
-			buf_putc(&b, '"');
+			strbuf_putc(&b, '"');
 			buf_add_json(&b, loc.file, strlen(loc.file));
-			buf_putc(&b, '"');
+			strbuf_putc(&b, '"');
 		} else
-			buf_puts(&b, "null");
-		buf_printf(&b, ",\"line\":%d,\"col\":%d,\"len\":%d,\"level\":\"",
+			strbuf_puts(&b, "null");
+		strbuf_printf(&b, ",\"line\":%d,\"col\":%d,\"len\":%d,\"level\":\"",
 		           has_loc ? loc.line : 0, has_loc ? loc.col : 0,
 		           has_loc ? (loc.len > 0 ? loc.len : 1) : 0);
-		buf_puts(&b, json_level);
-		buf_puts(&b, "\",\"message\":\"");
+		strbuf_puts(&b, json_level);
+		strbuf_puts(&b, "\",\"message\":\"");
 		buf_add_json(&b, msg, strlen(msg));
 		buf_add_json(&b, suffix, strlen(suffix));
-		buf_puts(&b, "\"}\n");
+		strbuf_puts(&b, "\"}\n");
 	} else {
 		if (d->color)
-			buf_puts(&b, C_BOLD);
+			strbuf_puts(&b, C_BOLD);
 		if (!has_loc) {
 			/* "fatal error: too many errors" is printed bare, as clang does. */
 			if (strcmp(json_level, "fatal") != 0)
-				buf_puts(&b, "pkc: ");
+				strbuf_puts(&b, "pkc: ");
 		} else {
 			buf_add_safe(&b, loc.file ? loc.file : "<unknown>",
 			             strlen(loc.file ? loc.file : "<unknown>"));
-			buf_printf(&b, ":%d:%d: ", loc.line, loc.col > 0 ? loc.col : 1);
+			strbuf_printf(&b, ":%d:%d: ", loc.line, loc.col > 0 ? loc.col : 1);
 		}
 		if (d->color)
-			buf_puts(&b, level_color(level));
-		buf_puts(&b, level_text);
-		buf_puts(&b, ": ");
+			strbuf_puts(&b, level_color(level));
+		strbuf_puts(&b, level_text);
+		strbuf_puts(&b, ": ");
 		if (d->color)
-			buf_puts(&b, C_RESET C_BOLD);
+			strbuf_puts(&b, C_RESET C_BOLD);
 		buf_add_safe(&b, msg, strlen(msg));
-		buf_puts(&b, suffix);
+		strbuf_puts(&b, suffix);
 		if (d->color)
-			buf_puts(&b, C_RESET);
-		buf_putc(&b, '\n');
+			strbuf_puts(&b, C_RESET);
+		strbuf_putc(&b, '\n');
 		if (has_loc)
 			add_excerpt(d, &b, loc);
 	}
-	fwrite(b.s, 1, b.len, out);
+	fwrite(b.data, 1, b.len, out);
 	fflush(out);
-	free(b.s);
+	free(b.data);
 }
 
 void diag_vreport(Diag *d, DiagLevel level, Loc loc, const char *fmt, va_list ap)

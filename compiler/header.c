@@ -13,36 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a growable output buffer -------------------------------------------------- */
-
-typedef struct Buf {
-	char *data;  /* malloc'd, NUL-terminated */
-	size_t len;  /* bytes used */
-	size_t cap;  /* bytes allocated */
-} Buf;
-
-__attribute__((format(printf, 2, 3)))
-static void bprintf(Buf *b, const char *fmt, ...)
-{
-	va_list ap, ap2;
-	va_start(ap, fmt);
-	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		internal_error("bprintf: bad format '%s'", fmt);
-	if (b->len + (size_t)n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 1024;
-		while (b->len + (size_t)n + 1 > cap)
-			cap *= 2;
-		b->data = xrealloc(b->data, cap);
-		b->cap = cap;
-	}
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
-	va_end(ap2);
-	b->len += (size_t)n;
-}
-
 /* ---- clause text from the source ------------------------------------------------- */
 
 static bool is_ident_start(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -115,7 +85,7 @@ static const char *const clause_words[CL_COUNT] = {
  * space wherever the source had white space or a comment. */
 typedef struct Clause {
 	ClauseWord word;     /* which clause */
-	Buf text;            /* normalised text */
+	StrBuf text;            /* normalised text */
 	const char *begin;   /* source span: the keyword ... */
 	const char *end;     /* ... to the end of its last token */
 	const char *body;    /* the first token after the keyword */
@@ -145,7 +115,7 @@ static const char *loc_ptr(const Source *src, Loc l)
 	return p <= src->text + src->size ? p : NULL;
 }
 
-static const char *finish(Arena *a, Buf *b)
+static const char *finish(Arena *a, StrBuf *b)
 {
 	const char *s = arena_strndup(a, b->data ? b->data : "", b->len);
 	free(b->data);
@@ -204,7 +174,7 @@ KernelClauses *kernel_clauses(Compiler *cc, const IrKernel *k)
 		if (cur && !in_params) {
 			if (!cur->body && cur->begin != p)
 				cur->body = p;
-			bprintf(&cur->text, "%s%.*s", space && cur->text.len ? " " : "", (int)(q - p), p);
+			strbuf_printf(&cur->text, "%s%.*s", space && cur->text.len ? " " : "", (int)(q - p), p);
 			cur->end = q;
 		}
 		p = q;
@@ -417,7 +387,7 @@ static const char *array_str(Arena *a, const IrOperand *op)
 	return arena_printf(a, "%s]", s);
 }
 
-static void kernel_doc(Compiler *cc, Buf *b, const IrKernel *k)
+static void kernel_doc(Compiler *cc, StrBuf *b, const IrKernel *k)
 {
 	Arena *a = cc->arena;
 	KernelClauses *kc = kernel_clauses(cc, k);
@@ -433,35 +403,35 @@ static void kernel_doc(Compiler *cc, Buf *b, const IrKernel *k)
 			                   dtype_str(k->scalars[x]->dtype));
 		}
 	}
-	bprintf(b, "/* %s)\n", comment_safe(a, sig));
+	strbuf_printf(b, "/* %s)\n", comment_safe(a, sig));
 	if (kc->grid)
-		bprintf(b, " *   %s\n", comment_safe(a, kc->grid));
+		strbuf_printf(b, " *   %s\n", comment_safe(a, kc->grid));
 	else if (k->ngrid == 0)
-		bprintf(b, " *   (no grid: a single program)\n");
+		strbuf_printf(b, " *   (no grid: a single program)\n");
 	if (kc->semantics)
-		bprintf(b, " *   %s\n", comment_safe(a, kc->semantics));
+		strbuf_printf(b, " *   %s\n", comment_safe(a, kc->semantics));
 	for (int i = 0; i < kc->nspecs; i++)
-		bprintf(b, " *   %s\n", comment_safe(a, kc->specs[i]));
+		strbuf_printf(b, " *   %s\n", comment_safe(a, kc->specs[i]));
 	for (int i = 0; i < kc->nscratch; i++)
-		bprintf(b, " *   %s\n", comment_safe(a, kc->scratch[i]));
+		strbuf_printf(b, " *   %s\n", comment_safe(a, kc->scratch[i]));
 	if (kc->params)
-		bprintf(b, " *   %s\n", comment_safe(a, kc->params));
+		strbuf_printf(b, " *   %s\n", comment_safe(a, kc->params));
 	for (int i = 0; i < k->nrequires; i++)
-		bprintf(b, " *   requires %s\n", comment_safe(a, requires_text(cc, k, kc, i)));
+		strbuf_printf(b, " *   requires %s\n", comment_safe(a, requires_text(cc, k, kc, i)));
 	if (k->nsizes > 0) {
-		bprintf(b, " * Size%s", k->nsizes > 1 ? "s" : "");
+		strbuf_printf(b, " * Size%s", k->nsizes > 1 ? "s" : "");
 		for (int s = 0; s < k->nsizes; s++)
-			bprintf(b, "%s%s", s ? ", " : " ", k->sizes[s]);
-		bprintf(b, ": the extents of the arrays' dimensions of that name (int64_t, >= 0).\n");
+			strbuf_printf(b, "%s%s", s ? ", " : " ", k->sizes[s]);
+		strbuf_printf(b, ": the extents of the arrays' dimensions of that name (int64_t, >= 0).\n");
 	}
-	bprintf(b, " */\n");
+	strbuf_printf(b, " */\n");
 }
 
-static void kernel_prototype(Compiler *cc, Buf *b, const IrKernel *k)
+static void kernel_prototype(Compiler *cc, StrBuf *b, const IrKernel *k)
 {
 	Arena *a = cc->arena;
 	const char **taken = arena_alloc(a, (size_t)(k->norder + 1) * sizeof *taken);
-	bprintf(b, "pk_status %s(pk_stream *stream", k->name);
+	strbuf_printf(b, "pk_status %s(pk_stream *stream", k->name);
 	for (int j = 0; j < k->norder; j++) {
 		int x = k->order_index[j];
 		const char *name, *type;
@@ -482,9 +452,9 @@ static void kernel_prototype(Compiler *cc, Buf *b, const IrKernel *k)
 			break;
 		}
 		taken[j] = param_name(a, name, taken, j);
-		bprintf(b, ", %s%s", type, taken[j]);
+		strbuf_printf(b, ", %s%s", type, taken[j]);
 	}
-	bprintf(b, ");\n");
+	strbuf_printf(b, ");\n");
 }
 
 static bool uses_half(const IrKernel *k)
@@ -519,9 +489,9 @@ bool header_generate(Compiler *cc, const IrModule *m, const char *header_path, C
 	for (int i = 0; i < m->nkernels; i++)
 		half |= uses_half(m->kernels[i]);
 
-	Buf b = {0};
-	bprintf(&b, "/* Generated by pkc %s from %s.  DO NOT EDIT:\n", PKC_VERSION, comment_safe(a, src));
-	bprintf(&b, " * edit the .pk file and recompile.\n"
+	StrBuf b = {0};
+	strbuf_printf(&b, "/* Generated by pkc %s from %s.  DO NOT EDIT:\n", PKC_VERSION, comment_safe(a, src));
+	strbuf_printf(&b, " * edit the .pk file and recompile.\n"
 	            " *\n"
 	            " * One launch function per kernel.  Each runs the kernel's whole grid on\n"
 	            " * `stream` (NULL: the default host stream) and returns when it is done.\n"
@@ -530,19 +500,19 @@ bool header_generate(Compiler *cc, const IrModule *m, const char *header_path, C
 	            " * (a NULL array, a negative size), PK_ERR_SIZE_CONSTRAINT (a requires\n"
 	            " * clause does not hold) or an error of the launch; pk_last_error() has\n"
 	            " * the details.  Link with libpkrt and libm. */\n");
-	bprintf(&b, "#ifndef %s\n#define %s\n\n", guard, guard);
-	bprintf(&b, "#include <stdint.h>\n#ifndef __cplusplus\n#include <stdbool.h>\n#endif\n#include <pk_runtime.h>\n\n");
+	strbuf_printf(&b, "#ifndef %s\n#define %s\n\n", guard, guard);
+	strbuf_printf(&b, "#include <stdint.h>\n#ifndef __cplusplus\n#include <stdbool.h>\n#endif\n#include <pk_runtime.h>\n\n");
 	if (half)
-		bprintf(&b, "#ifndef PK_F16_TYPES_DEFINED\n#define PK_F16_TYPES_DEFINED\n"
+		strbuf_printf(&b, "#ifndef PK_F16_TYPES_DEFINED\n#define PK_F16_TYPES_DEFINED\n"
 		            "typedef uint16_t pk_f16;  /* IEEE 754 binary16, as its bits */\n"
 		            "typedef uint16_t pk_bf16; /* bfloat16, as its bits */\n#endif\n\n");
-	bprintf(&b, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
+	strbuf_printf(&b, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
 	for (int i = 0; i < m->nkernels; i++) {
-		bprintf(&b, "\n");
+		strbuf_printf(&b, "\n");
 		kernel_doc(cc, &b, m->kernels[i]);
 		kernel_prototype(cc, &b, m->kernels[i]);
 	}
-	bprintf(&b, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n", guard);
+	strbuf_printf(&b, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n", guard);
 	out->data = b.data;
 	out->size = b.len;
 	return true;

@@ -17,64 +17,25 @@
 
 /* ---- the buffer -------------------------------------------------------------- */
 
-void mz_buf_put(MzBuf *b, const void *p, size_t n)
-{
-	if (b->size + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap < b->size + n + 1)
-			cap *= 2;
-		b->data = xrealloc(b->data, cap);
-		b->cap = cap;
-	}
-	memcpy(b->data + b->size, p, n);
-	b->size += n;
-	b->data[b->size] = '\0';
-}
-
-void mz_buf_puts(MzBuf *b, const char *s)
-{
-	mz_buf_put(b, s, strlen(s));
-}
-
-void mz_buf_printf(MzBuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char small[256];
-	int n = vsnprintf(small, sizeof small, fmt, ap);
-	va_end(ap);
-	PKC_ASSERT(n >= 0);
-	if ((size_t)n < sizeof small) {
-		mz_buf_put(b, small, (size_t)n);
-		return;
-	}
-	char *big = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	mz_buf_put(b, big, (size_t)n);
-	free(big);
-}
-
 void mz_print_cb(MlirStringRef s, void *buf)
 {
-	mz_buf_put(buf, s.data, s.length);
+	strbuf_put(buf, s.data, s.length);
 }
 
 /* ---- text and bytecode ------------------------------------------------------------ */
 
-void mz_emit_text(MlirOperation module, MzBuf *b)
+void mz_emit_text(MlirOperation module, StrBuf *b)
 {
 	MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
 	mlirOpPrintingFlagsEnableDebugInfo(flags, false, false);
 	mlirOperationPrintWithFlags(module, flags, mz_print_cb, b);
 	mlirOpPrintingFlagsDestroy(flags);
-	if (b->size == 0 || b->data[b->size - 1] != '\n')
-		mz_buf_puts(b, "\n");
+	if (b->len == 0 || b->data[b->len - 1] != '\n')
+		strbuf_puts(b, "\n");
 }
 
 /* Bytecode of the given version (-1: the current one). */
-static void write_bytecode(MlirOperation op, int64_t version, MzBuf *b)
+static void write_bytecode(MlirOperation op, int64_t version, StrBuf *b)
 {
 	MlirBytecodeWriterConfig cfg = mlirBytecodeWriterConfigCreate();
 	if (version >= 0)
@@ -87,7 +48,7 @@ static void write_bytecode(MlirOperation op, int64_t version, MzBuf *b)
 
 /* Version 0, as JAX writes its bodies: the inherent attributes go in the
  * attribute dictionaries, so newer MLIRs (jaxlib's) read it too. */
-void mz_emit_bytecode(MlirOperation module, MzBuf *b)
+void mz_emit_bytecode(MlirOperation module, StrBuf *b)
 {
 	write_bytecode(module, 0, b);
 }
@@ -152,7 +113,7 @@ static void serde_block(Mz *z, MlirBlock block)
 
 /* ---- the custom call -------------------------------------------------------------------- */
 
-static void put_base64(MzBuf *b, const unsigned char *p, size_t n)
+static void put_base64(StrBuf *b, const unsigned char *p, size_t n)
 {
 	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	char q[4];
@@ -162,20 +123,20 @@ static void put_base64(MzBuf *b, const unsigned char *p, size_t n)
 		q[1] = tab[v >> 12 & 63];
 		q[2] = i + 1 < n ? tab[v >> 6 & 63] : '=';
 		q[3] = i + 2 < n ? tab[v & 63] : '=';
-		mz_buf_put(b, q, 4);
+		strbuf_put(b, q, 4);
 	}
 }
 
 /* {"shape": [..], "dtype": "f32"} */
-static void put_array(MzBuf *b, DType dt, int rank, const int64_t *dims)
+static void put_array(StrBuf *b, DType dt, int rank, const int64_t *dims)
 {
-	mz_buf_puts(b, "{\"shape\": [");
+	strbuf_puts(b, "{\"shape\": [");
 	for (int d = 0; d < rank; d++)
-		mz_buf_printf(b, "%s%lld", d ? ", " : "", (long long)dims[d]);
-	mz_buf_printf(b, "], \"dtype\": \"%s\"}", dtype_str(dt));
+		strbuf_printf(b, "%s%lld", d ? ", " : "", (long long)dims[d]);
+	strbuf_printf(b, "], \"dtype\": \"%s\"}", dtype_str(dt));
 }
 
-void mz_emit_custom_call(Mz *z, const MzKernel *mk, MlirOperation module, MzBuf *b)
+void mz_emit_custom_call(Mz *z, const MzKernel *mk, MlirOperation module, StrBuf *b)
 {
 	const IrKernel *k = mk->k;
 	/* mosaic-serde{serialize=true} on a copy */
@@ -185,36 +146,36 @@ void mz_emit_custom_call(Mz *z, const MzKernel *mk, MlirOperation module, MzBuf 
 	mlirOperationSetDiscardableAttributeByName(
 		copy, mz_str("stable_mosaic.version"),
 		mlirIntegerAttrGet(mlirIntegerTypeGet(z->ctx, 64), MZ_SERDE_VERSION));
-	MzBuf bc = {0};
+	StrBuf bc = {0};
 	write_bytecode(copy, 0, &bc);
 	mlirOperationDestroy(copy);
 
-	mz_buf_puts(b, "{\"custom_call_config\": {\"body\": \"");
-	put_base64(b, (const unsigned char *)bc.data, bc.size);
-	mz_buf_puts(b, "\", \"serialization_format\": 1, \"needs_layout_passes\": true}");
+	strbuf_puts(b, "{\"custom_call_config\": {\"body\": \"");
+	put_base64(b, (const unsigned char *)bc.data, bc.len);
+	strbuf_puts(b, "\", \"serialization_format\": 1, \"needs_layout_passes\": true}");
 	free(bc.data);
-	mz_buf_printf(b, ", \"kernel_name\": \"%s\", \"operands\": [", k->name);
+	strbuf_printf(b, ", \"kernel_name\": \"%s\", \"operands\": [", k->name);
 	int n = 0;
 	for (int a = 0; a < mk->nwindows; a++) {
 		const MzArg *arg = &mk->args[a];
 		if (arg->kind == MZ_ARG_OUTPUT)
 			continue;
-		mz_buf_puts(b, n++ ? ", " : "");
+		strbuf_puts(b, n++ ? ", " : "");
 		if (arg->kind == MZ_ARG_SCALAR)
 			put_array(b, k->scalars[arg->index]->dtype, 0, NULL);
 		else
 			put_array(b, k->operands[arg->index]->array->dtype, k->operands[arg->index]->array->rank,
 			          mk->dims[arg->index]);
 	}
-	mz_buf_puts(b, "], \"results\": [");
+	strbuf_puts(b, "], \"results\": [");
 	n = 0;
 	for (int a = 0; a < mk->nwindows; a++) {
 		const MzArg *arg = &mk->args[a];
 		if (arg->kind != MZ_ARG_OUTPUT)
 			continue;
-		mz_buf_puts(b, n++ ? ", " : "");
+		strbuf_puts(b, n++ ? ", " : "");
 		put_array(b, k->operands[arg->index]->array->dtype, k->operands[arg->index]->array->rank,
 		          mk->dims[arg->index]);
 	}
-	mz_buf_puts(b, "]}\n");
+	strbuf_puts(b, "]}\n");
 }

@@ -132,22 +132,12 @@ void mz_build_kernel(Mz *z, const MzKernel *mk, MlirBlock module_body);
 
 /* ---- output (mosaic_emit.c) ---------------------------------------------- */
 
-/* A growable byte buffer (malloc'd), the target of MLIR's print callbacks. */
-typedef struct MzBuf {
-	char *data;  /* the bytes */
-	size_t size; /* in use */
-	size_t cap;  /* allocated */
-} MzBuf;
-
-void mz_buf_put(MzBuf *b, const void *p, size_t n);
-void mz_buf_puts(MzBuf *b, const char *s);
-void mz_buf_printf(MzBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void mz_print_cb(MlirStringRef s, void *buf); /* MlirStringCallback appending to an MzBuf */
+void mz_print_cb(MlirStringRef s, void *buf); /* MlirStringCallback appending to a StrBuf */
 
 /* The module as text, as bytecode, or as the custom-call JSON line of one
  * kernel (mk; module holds that kernel alone), appended to b. */
-void mz_emit_text(MlirOperation module, MzBuf *b);
-void mz_emit_bytecode(MlirOperation module, MzBuf *b);
-void mz_emit_custom_call(Mz *z, const MzKernel *mk, MlirOperation module, MzBuf *b);
+void mz_emit_text(MlirOperation module, StrBuf *b);
+void mz_emit_bytecode(MlirOperation module, StrBuf *b);
+void mz_emit_custom_call(Mz *z, const MzKernel *mk, MlirOperation module, StrBuf *b);
 
 #endif

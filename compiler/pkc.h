@@ -65,6 +65,19 @@ typedef struct Vec {
 
 void vec_push(Arena *a, Vec *v, void *item);
 
+/* A growable malloc'd byte string (diagnostics, headers, MLIR output):
+ * always NUL-terminated once anything was added; free(b.data) when done. */
+typedef struct StrBuf {
+	char *data; /* the bytes, NUL-terminated (NULL while empty) */
+	size_t len; /* bytes in use, excluding the terminator */
+	size_t cap; /* bytes allocated */
+} StrBuf;
+
+void strbuf_put(StrBuf *b, const void *p, size_t n);
+void strbuf_puts(StrBuf *b, const char *s);
+void strbuf_putc(StrBuf *b, char c);
+void strbuf_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Interned strings: equal names are equal pointers, so the compiler
  * compares identifiers with ==. */
 typedef struct Interner Interner;

@@ -151,24 +151,6 @@ int64_t type_numel(const Type *t)
 
 /* ---- type text ---------------------------------------------------------- */
 
-/* A growable char buffer for building type text. */
-typedef struct Buf {
-	char *data; /* NUL-terminated text (malloc'd) */
-	size_t len; /* bytes used, excluding the NUL */
-	size_t cap; /* bytes allocated */
-} Buf;
-
-static void buf_puts(Buf *b, const char *s)
-{
-	size_t n = strlen(s);
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->data = xrealloc(b->data, b->cap);
-	}
-	memcpy(b->data + b->len, s, n + 1);
-	b->len += n;
-}
-
 /* Prefix that wraps a Ref type, per memory space. */
 static const char *const space_prefix[] = {
 	[SPACE_GLOBAL] = "ref<",
@@ -176,39 +158,39 @@ static const char *const space_prefix[] = {
 	[SPACE_LOCAL] = "local<",
 };
 
-static void fmt_type(Buf *b, const Type *t)
+static void fmt_type(StrBuf *b, const Type *t)
 {
 	if (!t) {
-		buf_puts(b, "<null>");
+		strbuf_puts(b, "<null>");
 		return;
 	}
 	bool ref = t->kind == TY_REF;
 	if (ref)
-		buf_puts(b, (unsigned)t->space < sizeof space_prefix / sizeof *space_prefix
+		strbuf_puts(b, (unsigned)t->space < sizeof space_prefix / sizeof *space_prefix
 		                    ? space_prefix[t->space] : "ref?<");
-	buf_puts(b, dtype_str(t->dtype));
+	strbuf_puts(b, dtype_str(t->dtype));
 	if (t->rank > 0) {
-		buf_puts(b, "[");
+		strbuf_puts(b, "[");
 		for (int i = 0; i < t->rank; i++) {
 			char num[24];
 			const char *s = num;
 			if (i)
-				buf_puts(b, ",");
+				strbuf_puts(b, ",");
 			if (t->dims[i] >= 0)
 				snprintf(num, sizeof num, "%lld", (long long)t->dims[i]);
 			else
 				s = dim_sym(t, i) ? dim_sym(t, i) : "?";
-			buf_puts(b, s);
+			strbuf_puts(b, s);
 		}
-		buf_puts(b, "]");
+		strbuf_puts(b, "]");
 	}
 	if (ref)
-		buf_puts(b, ">");
+		strbuf_puts(b, ">");
 }
 
 const char *type_str(Arena *a, const Type *t)
 {
-	Buf b = {0};
+	StrBuf b = {0};
 	fmt_type(&b, t);
 	char *s = arena_strndup(a, b.data, b.len);
 	free(b.data);
@@ -217,7 +199,7 @@ const char *type_str(Arena *a, const Type *t)
 
 void type_fprint(FILE *out, const Type *t)
 {
-	Buf b = {0};
+	StrBuf b = {0};
 	fmt_type(&b, t);
 	fputs(b.data, out);
 	free(b.data);

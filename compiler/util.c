@@ -260,3 +260,49 @@ const char *intern_cstr(Interner *in, const char *s)
 {
 	return intern(in, s, strlen(s));
 }
+
+/* ---- growable strings -------------------------------------------------- */
+
+void strbuf_put(StrBuf *b, const void *p, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		b->data = xrealloc(b->data, cap);
+		b->cap = cap;
+	}
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void strbuf_puts(StrBuf *b, const char *s) { strbuf_put(b, s, strlen(s)); }
+
+void strbuf_putc(StrBuf *b, char c) { strbuf_put(b, &c, 1); }
+
+void strbuf_printf(StrBuf *b, const char *fmt, ...)
+{
+	/* Format straight into the buffer's spare room; grow and redo once if short. */
+	for (int pass = 0; pass < 2; pass++) {
+		va_list ap;
+		va_start(ap, fmt);
+		size_t room = b->cap > b->len ? b->cap - b->len : 0;
+		int n = vsnprintf(room ? b->data + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			internal_error("strbuf_printf: bad format '%s'", fmt);
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		strbuf_put(b, "", 0);               /* make sure data exists */
+		size_t need = b->len + (size_t)n + 1, cap = b->cap;
+		while (cap < need)
+			cap *= 2;
+		b->data = xrealloc(b->data, cap);
+		b->cap = cap;
+	}
+	internal_error("strbuf_printf: output changed size between passes");
+}
