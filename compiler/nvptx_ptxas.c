@@ -111,31 +111,16 @@ static bool write_all(int fd, const char *p, size_t n)
 	return true;
 }
 
+/* The file at path, malloc'd (NULL if it cannot be read). */
 static char *read_file(const char *path, size_t *size)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *buf = xmalloc(cap);
-	for (;;) {
-		if (n == cap) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		size_t r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	bool err = ferror(f);
+	char *buf = NULL;
+	int err = read_stream(f, (size_t)1 << 40, &buf, size);
 	fclose(f);
-	if (err) {
-		free(buf);
-		return NULL;
-	}
-	*size = n;
-	return buf;
+	return err ? NULL : buf;
 }
 
 /* Runs argv with stdout and stderr into a malloc'd string; returns the

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define PKC_VERSION "0.1.0"
 
@@ -77,6 +78,10 @@ void strbuf_put(StrBuf *b, const void *p, size_t n);
 void strbuf_puts(StrBuf *b, const char *s);
 void strbuf_putc(StrBuf *b, char c);
 void strbuf_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Reads all of f into a malloc'd buffer (its bytes may include NULs) of at
+ * most `limit` bytes.  Returns 0, or an errno value (EFBIG past the limit). */
+int read_stream(FILE *f, size_t limit, char **out, size_t *outsize);
 
 /* Interned strings: equal names are equal pointers, so the compiler
  * compares identifiers with ==. */

@@ -74,40 +74,6 @@ Source *source_from_memory(Compiler *cc, const char *path, const char *data, siz
 /* Line and column are ints, so a file must stay below INT_MAX bytes. */
 #define SOURCE_MAX ((size_t)INT_MAX - 1)
 
-/* Reads all of f into a malloc'd buffer.  Returns 0 or an errno value. */
-static int read_all(FILE *f, char **out, size_t *outsize)
-{
-	size_t cap = 64 * 1024, size = 0;
-	char *buf = xmalloc(cap);
-	for (;;) {
-		if (size == cap) {
-			if (cap > SOURCE_MAX) {
-				free(buf);
-				return EFBIG;
-			}
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		size_t n = fread(buf + size, 1, cap - size, f);
-		size += n;
-		if (n == 0) {
-			if (ferror(f)) {
-				int e = errno ? errno : EIO;
-				free(buf);
-				return e;
-			}
-			break;
-		}
-	}
-	if (size > SOURCE_MAX) {
-		free(buf);
-		return EFBIG;
-	}
-	*out = buf;
-	*outsize = size;
-	return 0;
-}
-
 Source *source_load(Compiler *cc, const char *path, Loc from)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
@@ -124,7 +90,7 @@ Source *source_load(Compiler *cc, const char *path, Loc from)
 			err = EISDIR;
 		else {
 			errno = 0;
-			err = read_all(f, &buf, &size);
+			err = read_stream(f, SOURCE_MAX, &buf, &size);
 		}
 		if (!is_stdin)
 			fclose(f);

@@ -2,6 +2,7 @@
  * strings and internal errors: the plumbing every phase uses. */
 #include "pkc.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,4 +306,39 @@ void strbuf_printf(StrBuf *b, const char *fmt, ...)
 		b->cap = cap;
 	}
 	internal_error("strbuf_printf: output changed size between passes");
+}
+
+/* ---- reading whole files ------------------------------------------------ */
+
+int read_stream(FILE *f, size_t limit, char **out, size_t *outsize)
+{
+	size_t cap = 64 * 1024, size = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (size == cap) {
+			if (cap > limit) {
+				free(buf);
+				return EFBIG;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		size_t n = fread(buf + size, 1, cap - size, f);
+		size += n;
+		if (n == 0) {
+			if (ferror(f)) {
+				int e = errno ? errno : EIO;
+				free(buf);
+				return e;
+			}
+			break;
+		}
+	}
+	if (size > limit) {
+		free(buf);
+		return EFBIG;
+	}
+	*out = buf;
+	*outsize = size;
+	return 0;
 }
