@@ -4,7 +4,7 @@ variant and the CUDA variant -- through the same launch function of the
 fat object, and compares the outputs (floats within a tolerance for their
 dtype: sums may be ordered differently; everything else exactly).
 
-Emulated (default): the CUDA variant runs on the CPU (emu_rt.c), which
+Emulated (default): the CUDA variant runs on the CPU (emu_rt.c, emu_cta.c), which
 checks the CUDA back end's logic (layouts, reductions, masks, barriers, mma
 fragments) without a GPU; PTX and ptxas are not involved.
 
@@ -184,6 +184,7 @@ def emulate(a):
         run([a.pkc] + defs + ["--target=" + a.target, "--emit=nvvm", a.pk, "-o", emu_ll], env=env)
         run([CLANG, "-O1", "-fPIC", "-c", emu_ll, "-o", emu_o])
         run([CLANG, "-O1", "-fPIC", "-shared", "-o", so, obj, emu_o, os.path.join(HERE, "emu_rt.c"),
+             os.path.join(HERE, "emu_cta.c"),
              "-lpthread", "-lm", "-ldl"])
         ir = run([a.pkc] + defs + ["--emit=ir", a.pk, "-o", "-"]).stdout
         return check(a, tmp, so, ir, cuda=False)
