@@ -108,7 +108,7 @@ $(RT_TEST_DIR)/cuda_fake_test: test/runtime/cuda_fake_test.c $(RT_CUDA_TEST_H) $
 	@mkdir -p $(@D)
 	$(CC) $(RT_WARN) $(RT_OPT) -pthread -Iruntime $(RT_CFLAGS) $< $(RT_LIB_A) -o $@ $(RT_LDFLAGS) -ldl
 
-$(RT_FAKE_CUDA): test/runtime/fake_cuda.c test/runtime/fake_cuda.h runtime/cuda_driver.h
+$(RT_FAKE_CUDA): test/runtime/fake_cuda.c test/runtime/fake_cuda.h runtime/cuda_driver.h test/gpu-emu/emu_cta.h
 	@mkdir -p $(@D)
 	$(CC) $(RT_WARN) -O1 -g -fPIC -shared -pthread -fvisibility=hidden -Wl,-soname,libcuda.so.1 $< -o $@
 

@@ -2,8 +2,9 @@
 #include "exec_util.h"
 #include "atomics.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "atomics");
 	su_rng r = su_rng_new(13);
 	{
 		int64_t n = 20000;
@@ -19,7 +20,8 @@ int main(void)
 			fwant += (double)(((x[i] % 8) + 8) % 8); /* Python modulo */
 		}
 		ex_poison(tickets, sizeof(int32_t) * (size_t)n);
-		EX_OK(add_one_elem(NULL, x, total, count, tickets, ftotal, htotal, n));
+		EX_OK(add_one_elem(ex_stream(), EX_DEV(x, n), EX_DEV(total, 1), EX_DEV(count, 1), EX_DEV(tickets, n),
+		                   EX_DEV(ftotal, 1), EX_DEV(htotal, 1), n));
 		EX_EQ(total[0], want, "the sum of %lld atomic adds", (long long)n);
 		EX_EQ(count[0], n, "the count");
 		EX_SAME(ftotal[0], fwant, "f32 atomic adds");
@@ -56,7 +58,7 @@ int main(void)
 			if (!(x[i] & 16))
 				fwant[x[i] & 15] += 0.5;
 		}
-		EX_OK(scatter(NULL, x, bins, fbins, n));
+		EX_OK(scatter(ex_stream(), EX_DEV(x, n), EX_DEV(bins, 16), EX_DEV(fbins, 16), n));
 		for (int b = 0; b < 16; b++) {
 			EX_EQ(bins[b], want[b], "scatter bin %d", b);
 			EX_SAME(fbins[b], fwant[b], "masked f32 scatter bin %d", b);
@@ -85,7 +87,8 @@ int main(void)
 			wfmax = fmaxf(wfmax, f[i]);
 			wfmin = fminf(wfmin, f[i]);
 		}
-		EX_OK(extremes(NULL, x, u, f, imax, imin, umax, umin, fmax, fmin, n));
+		EX_OK(extremes(ex_stream(), EX_DEV(x, n), EX_DEV(u, n), EX_DEV(f, n), EX_DEV(imax, 1), EX_DEV(imin, 1),
+		               EX_DEV(umax, 1), EX_DEV(umin, 1), EX_DEV(fmax, 1), EX_DEV(fmin, 1), n));
 		EX_EQ(imax[0], wimax, "atomic_max i32");
 		EX_EQ(imin[0], wimin, "atomic_min i32");
 		EX_EQU(umax[0], wumax, "atomic_max u32");
@@ -100,7 +103,7 @@ int main(void)
 		for (int64_t n = 20; n <= 1000; n += 980) {
 			uint32_t ors[1] = {0x100u}, ands[1] = {0xFFFFFFFFu};
 			int64_t xors[1] = {5};
-			EX_OK(bits(NULL, ors, ands, xors, (int32_t)n));
+			EX_OK(bits(ex_stream(), EX_DEV(ors, 1), EX_DEV(ands, 1), EX_DEV(xors, 1), (int32_t)n));
 			uint32_t wor = 0x100u, wand = 0xFFFFFFFFu;
 			uint64_t wxor = 5;
 			for (int64_t i = 0; i < n; i++) {
@@ -119,7 +122,8 @@ int main(void)
 		int32_t *got = malloc(sizeof(int32_t) * (size_t)n), *olds = malloc(sizeof(int32_t) * (size_t)n);
 		ex_poison(got, sizeof(int32_t) * (size_t)n);
 		ex_poison(olds, sizeof(int32_t) * (size_t)n);
-		EX_OK(swaps(NULL, slot, got, lock, wins, olds, n));
+		EX_OK(swaps(ex_stream(), EX_DEV(slot, 1), EX_DEV(got, n), EX_DEV(lock, 1), EX_DEV(wins, 1),
+		            EX_DEV(olds, n), n));
 		/* {got[*], slot} is {-5, 0, ..., n-1}, each once */
 		char *seen = calloc((size_t)n + 1, 1);
 		for (int64_t i = 0; i <= n; i++) {

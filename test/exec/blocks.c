@@ -2,8 +2,9 @@
 #include "exec_util.h"
 #include "blocks.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "blocks");
 	su_rng r = su_rng_new(11);
 	{
 		int64_t n = 77;
@@ -11,7 +12,7 @@ int main(void)
 		for (int i = 0; i < 8 * n; i++)
 			x[i] = su_nonzero(&r, -1, 1);
 		ex_poison(o, sizeof o);
-		EX_OK(colsum(NULL, x, o, n));
+		EX_OK(colsum(ex_stream(), EX_DEV(x, 8 * n), EX_DEV(o, n), n));
 		for (int j = 0; j < n; j++) {
 			double s = 0;
 			for (int i = 0; i < 8; i++)
@@ -25,7 +26,7 @@ int main(void)
 		for (int i = 0; i < a * b; i++)
 			x[i] = (int32_t)su_int(&r, -1000, 1000);
 		ex_poison(o, sizeof o);
-		EX_OK(scalar_blocks(NULL, x, o, a, b));
+		EX_OK(scalar_blocks(ex_stream(), EX_DEV(x, a * b), EX_DEV(o, a * b), a, b));
 		for (int i = 0; i < a; i++)
 			for (int j = 0; j < b; j++)
 				EX_EQ(o[j * a + i], x[i * b + j] * 2 + 1, "scalar_blocks (%d, %d)", i, j);
@@ -37,7 +38,7 @@ int main(void)
 		for (size_t i = 0; i < cnt; i++)
 			x[i] = su_nonzero(&r, -1, 1);
 		ex_poison(o, cnt * sizeof *o);
-		EX_OK(mid_squeeze(NULL, x, o, m));
+		EX_OK(mid_squeeze(ex_stream(), EX_DEV(x, cnt), EX_DEV(o, cnt), m));
 		for (int i = 0; i < 12; i++)
 			for (int j = 0; j < m; j++)
 				for (int k = 0; k < 32; k++) {
@@ -57,7 +58,7 @@ int main(void)
 		for (int i = 0; i < 32; i++)
 			t[i] = su_nonzero(&r, -1, 1);
 		ex_poison(o, sizeof o);
-		EX_OK(full_static(NULL, t, o, n));
+		EX_OK(full_static(ex_stream(), EX_DEV(t, 32), EX_DEV(o, n * 32), n));
 		for (int i = 0; i < n; i++)
 			for (int e = 0; e < 32; e++)
 				EX_SAME(o[i * 32 + e], t[e] * (float)(i + 1), "full_static (%d, %d)", i, e);
@@ -68,7 +69,7 @@ int main(void)
 		for (int64_t i = 0; i < n * 512; i++)
 			x[i] = su_nonzero(&r, -1, 1);
 		ex_poison(o, sizeof(float) * (size_t)n * 512);
-		EX_OK(big(NULL, x, o, n));
+		EX_OK(big(ex_stream(), EX_DEV(x, n * 512), EX_DEV(o, n * 512), n));
 		float *w = malloc(sizeof(float) * 128 * 512);
 		for (int64_t b = 0; b * 128 < n; b++) {
 			int64_t rows = n - b * 128 < 128 ? n - b * 128 : 128;

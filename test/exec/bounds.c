@@ -22,8 +22,9 @@ static void check_guards(const int32_t *p, int64_t n, const char *what)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "bounds");
 	su_rng r = su_rng_new(11);
 	{
 		int64_t n = 13;
@@ -31,7 +32,7 @@ int main(void)
 		int32_t *x = guarded(xs, n), *o = guarded(os, n);
 		for (int i = 0; i < n; i++)
 			x[i] = (int32_t)su_int(&r, -100, 100);
-		EX_OK(tail(NULL, x, o, n));
+		EX_OK(tail(ex_stream(), EX_GUARDED(x, n, GUARD), EX_GUARDED(o, n, GUARD), n));
 		for (int i = (int)n - 4; i < n; i++)
 			EX_EQ(o[i], x[i] + 1, "tail o[%d]", i);
 		check_guards(x, n, "tail x");
@@ -44,7 +45,8 @@ int main(void)
 		int32_t *x = guarded(xs, n), *p = guarded(ps, n);
 		for (int i = 0; i < n; i++)
 			x[i] = (int32_t)su_int(&r, -100, 100);
-		EX_OK(wild(NULL, x, idx, o, p, n));
+		EX_OK(wild(ex_stream(), EX_GUARDED(x, n, GUARD), EX_DEV(idx, 8), EX_DEV(o, 8), EX_GUARDED(p, n, GUARD),
+		           n));
 		for (int i = 0; i < 8; i++) {
 			int ok = idx[i] >= 0 && idx[i] < n;
 			EX_EQ(o[i], ok ? x[idx[i]] : 0, "wild o[%d] (index %d)", i, idx[i]);
@@ -61,7 +63,7 @@ int main(void)
 		float *x = xs + GUARD, *o = os + GUARD;
 		for (int i = 0; i < 64; i++)
 			x[i] = su_nonzero(&r, -1, 1);
-		EX_OK(shift(NULL, x, o));
+		EX_OK(shift(ex_stream(), EX_GUARDED(x, 64, GUARD), EX_GUARDED(o, 64, GUARD)));
 		for (int i = 16; i < 64; i++)
 			EX_SAME(o[i], x[i] + 1.0f, "shift o[%d]", i);
 		for (int i = 1; i <= GUARD; i++)
@@ -71,7 +73,7 @@ int main(void)
 		for (int32_t j = -3; j <= 6; j += 3) {
 			int32_t os[4 + 2 * GUARD];
 			int32_t *o = guarded(os, 4);
-			EX_OK(scratchy(NULL, o, j));
+			EX_OK(scratchy(ex_stream(), EX_GUARDED(o, 4, GUARD), j));
 			for (int i = 0; i < 4; i++)
 				EX_EQ(o[i], i == j ? 7 : 0, "scratchy j=%d o[%d]", j, i);
 			check_guards(o, 4, "scratchy o");

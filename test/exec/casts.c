@@ -32,8 +32,9 @@ static int32_t py_mod(int32_t a, int32_t b)
 	return m;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "casts");
 	su_rng r = su_rng_new(77);
 
 	/* ---- to_float ---- */
@@ -61,7 +62,8 @@ int main(void)
 		u[0] = UINT32_MAX;
 		l[0] = INT64_MIN;
 		l[1] = 9007199254740993LL; /* 2^53 + 1: f64 tie */
-		EX_OK(to_float(NULL, i, l, u, b, fi, fl, fu, fb, hi, di));
+		EX_OK(to_float(ex_stream(), EX_DEV(i, N), EX_DEV(l, N), EX_DEV(u, N), EX_DEV(b, N), EX_DEV(fi, N),
+		               EX_DEV(fl, N), EX_DEV(fu, N), EX_DEV(fb, N), EX_DEV(hi, N), EX_DEV(di, N)));
 		for (int k = 0; k < N; k++) {
 			EX_SAME(fi[k], (float)i[k], "f32(i32 %d)", i[k]);
 			EX_SAME(fl[k], (float)l[k], "f32(i64 %lld)", (long long)l[k]);
@@ -105,7 +107,8 @@ int main(void)
 		}
 		d[0] = 1.0 + ldexp(1.0, -24); /* an f32 tie: to even */
 		d[1] = 1e300;                 /* overflows f32: inf */
-		EX_OK(narrow(NULL, x, h, bf, back, d, df));
+		EX_OK(narrow(ex_stream(), EX_DEV(x, N), EX_DEV(h, N), EX_DEV(bf, N), EX_DEV(back, N), EX_DEV(d, N),
+		             EX_DEV(df, N)));
 		for (int k = 0; k < N; k++) {
 			uint16_t wh = su_f32_to_f16(x[k]), wb = su_f32_to_bf16(x[k]);
 			if (isnan(x[k])) {
@@ -138,7 +141,8 @@ int main(void)
 		x[5] = -0.999f;
 		x[6] = NAN; /* bool(NaN) is true; the integer casts are unspecified (not checked) */
 		x[7] = 255.9f;
-		EX_OK(to_int(NULL, x, i, l, u8o, bo, fb));
+		EX_OK(to_int(ex_stream(), EX_DEV(x, N), EX_DEV(i, N), EX_DEV(l, N), EX_DEV(u8o, N), EX_DEV(bo, N),
+		             EX_DEV(fb, N)));
 		for (int k = 0; k < N; k++) {
 			EX_EQ(bo[k], x[k] != 0.0f, "bool(%g)", x[k]);
 			EX_SAME(fb[k], (float)(x[k] != 0.0f) + (float)(x[k] > 0.0f), "f32(bool) for %g", x[k]);
@@ -171,7 +175,9 @@ int main(void)
 		x[4] = 40000;
 		b[0] = -128;
 		ub[0] = 255;
-		EX_OK(int_casts(NULL, x, u8o, i8o, u32o, i64o, u64o, i16o, b, bz, ub, uz));
+		EX_OK(int_casts(ex_stream(), EX_DEV(x, N), EX_DEV(u8o, N), EX_DEV(i8o, N), EX_DEV(u32o, N),
+		                EX_DEV(i64o, N), EX_DEV(u64o, N), EX_DEV(i16o, N), EX_DEV(b, N), EX_DEV(bz, N),
+		                EX_DEV(ub, N), EX_DEV(uz, N)));
 		for (int k = 0; k < N; k++) {
 			EX_EQ(u8o[k], (uint8_t)x[k], "u8(%d)", x[k]);
 			EX_EQ(i8o[k], (int8_t)x[k], "i8(%d)", x[k]);
@@ -213,7 +219,9 @@ int main(void)
 		t[1] = true; /* bool + u8 wraps in u8 when a is 255 */
 		a[2] = 255;
 		t[2] = true;
-		EX_OK(joins(NULL, a, b, c, d, h, g, w, t, ab, cd, dh, hg, wb, ta));
+		EX_OK(joins(ex_stream(), EX_DEV(a, N), EX_DEV(b, N), EX_DEV(c, N), EX_DEV(d, N), EX_DEV(h, N),
+		            EX_DEV(g, N), EX_DEV(w, N), EX_DEV(t, N), EX_DEV(ab, N), EX_DEV(cd, N), EX_DEV(dh, N),
+		            EX_DEV(hg, N), EX_DEV(wb, N), EX_DEV(ta, N)));
 		for (int k = 0; k < N; k++) {
 			EX_EQ(ab[k], a[k] + b[k], "u8 %u + i8 %d (i16)", a[k], b[k]);
 			EX_EQ(cd[k], (int64_t)c[k] + d[k], "u32 %u + i32 %d (i64)", c[k], d[k]);
@@ -242,7 +250,8 @@ int main(void)
 		a[0] = 255;
 		l[0] = INT64_MAX;
 		h[0] = su_f32_to_f16(40000.0f); /* * 2.0 overflows f16: inf */
-		EX_OK(weak(NULL, a, h, l, d, a1, h2, l1, dh, lit, wf));
+		EX_OK(weak(ex_stream(), EX_DEV(a, N), EX_DEV(h, N), EX_DEV(l, N), EX_DEV(d, N), EX_DEV(a1, N),
+		           EX_DEV(h2, N), EX_DEV(l1, N), EX_DEV(dh, N), EX_DEV(lit, N), EX_DEV(wf, N)));
 		for (int k = 0; k < N; k++) {
 			EX_EQ(a1[k], (uint8_t)(a[k] + 1), "u8 %u + 1 stays u8", a[k]);
 			EX_EQ(h2[k], su_f32_to_f16(su_f16_to_f32(h[k]) * 2.0f), "f16 * 2.0 stays f16");
@@ -274,7 +283,8 @@ int main(void)
 		fa[0] = -7.5f, fb[0] = 2.0f;
 		fa[1] = 7.5f, fb[1] = -2.0f;
 		fa[2] = 6.0f, fb[2] = -3.0f; /* a zero remainder takes the divisor's sign */
-		EX_OK(divmod(NULL, a, b, fa, fb, q, rr, fr, wrap, neg));
+		EX_OK(divmod(ex_stream(), EX_DEV(a, N), EX_DEV(b, N), EX_DEV(fa, N), EX_DEV(fb, N), EX_DEV(q, N),
+		             EX_DEV(rr, N), EX_DEV(fr, N), EX_DEV(wrap, N), EX_DEV(neg, N)));
 		for (int k = 0; k < N; k++) {
 			EX_SAME(q[k], (float)a[k] / (float)b[k], "%d / %d", a[k], b[k]);
 			EX_EQ(rr[k], py_mod(a[k], b[k]), "%d %% %d", a[k], b[k]);
@@ -301,7 +311,8 @@ int main(void)
 		x[2] = 8, s[2] = 40;
 		x[3] = 1, s[3] = -1;
 		u[0] = 0x80000000u, us[0] = 31;
-		EX_OK(shifts(NULL, x, s, u, us, l, rr, ul, ur, bits));
+		EX_OK(shifts(ex_stream(), EX_DEV(x, N), EX_DEV(s, N), EX_DEV(u, N), EX_DEV(us, N), EX_DEV(l, N),
+		             EX_DEV(rr, N), EX_DEV(ul, N), EX_DEV(ur, N), EX_DEV(bits, N)));
 		for (int k = 0; k < N; k++) {
 			int32_t sk = s[k];
 			int inrange = sk >= 0 && sk < 32;
@@ -324,7 +335,8 @@ int main(void)
 			c[k] = su_f32_to_bf16(su_nonzero(&r, -300, 300));
 			d[k] = su_f32_to_bf16(su_nonzero(&r, -300, 300));
 		}
-		EX_OK(half_math(NULL, a, b, c, d, s, p, e, cs, cp));
+		EX_OK(half_math(ex_stream(), EX_DEV(a, N), EX_DEV(b, N), EX_DEV(c, N), EX_DEV(d, N), EX_DEV(s, N),
+		                EX_DEV(p, N), EX_DEV(e, N), EX_DEV(cs, N), EX_DEV(cp, N)));
 		for (int k = 0; k < N; k++) {
 			float fa = su_f16_to_f32(a[k]), fb = su_f16_to_f32(b[k]);
 			float fc = su_bf16_to_f32(c[k]), fd = su_bf16_to_f32(d[k]);

@@ -2,8 +2,9 @@
 #include "exec_util.h"
 #include "control.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "control");
 	su_rng r = su_rng_new(8);
 	{
 		int64_t n = 200;
@@ -15,7 +16,7 @@ int main(void)
 		x[1] = 0.25f;
 		x[2] = 0.5f;
 		ex_poison(o, sizeof o);
-		EX_OK(classify(NULL, x, o, thr, n));
+		EX_OK(classify(ex_stream(), EX_DEV(x, n), EX_DEV(o, n), thr, n));
 		for (int i = 0; i < n; i++) {
 			float v = x[i];
 			int c = v < -thr ? 0 : v < 0 ? 1 : v < thr ? 2 : 3;
@@ -27,7 +28,7 @@ int main(void)
 		int64_t n = 9;
 		int32_t o[9], total[2] = {5, 7};
 		ex_poison(o, sizeof o);
-		EX_OK(edges_when(NULL, o, total, n));
+		EX_OK(edges_when(ex_stream(), EX_DEV(o, n), EX_DEV(total, 2), n));
 		for (int i = 0; i < n; i++)
 			EX_EQ(o[i], (i == 0 ? -100 : i) + (i == n - 1 ? 1000 : 0), "edges_when %d", i);
 		EX_EQ(total[0], 5 + 0 + 2 + 4 + 6 + 8, "edges_when even total");
@@ -47,7 +48,7 @@ int main(void)
 			anyneg |= x[k] < 0;
 		}
 		ex_poison(o, sizeof o);
-		EX_OK(nested(NULL, x, o, flag));
+		EX_OK(nested(ex_stream(), EX_DEV(x, 16), EX_DEV(o, 4), flag));
 		EX_EQ(o[0], evens, "nested evens t=%d", t);
 		EX_EQ(o[1], odds, "nested odds t=%d", t);
 		EX_EQ(o[2], flag ? 16 : -1, "nested p t=%d", t);

@@ -24,6 +24,7 @@ static void check_mm(const char *what, const float *c, const double *a, const do
 
 int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "dot");
 	su_rng r = su_rng_new(argc > 1 ? strtoull(argv[1], NULL, 0) : 1);
 	static float a[M * K], b[K * N], at[K * M], bt[N * K], c[M * N], d[M * N], c2[M * N], c3[M * N];
 	static double ad[M * K], bd[K * N];
@@ -40,14 +41,15 @@ int main(int argc, char **argv)
 
 	ex_poison(c, sizeof c);
 	ex_poison(d, sizeof d);
-	EX_OK(dot_f32(NULL, a, b, c, d));
+	EX_OK(dot_f32(ex_stream(), EX_DEV(a, M * K), EX_DEV(b, K * N), EX_DEV(c, M * N), EX_DEV(d, M * N)));
 	check_mm("dot_f32", c, ad, bd, M, K, N, 0.0);
 	check_mm("dot_f32 @ + 1", d, ad, bd, M, K, N, 1.0);
 
 	ex_poison(c, sizeof c);
 	ex_poison(c2, sizeof c2);
 	ex_poison(c3, sizeof c3);
-	EX_OK(dot_trans(NULL, a, at, b, bt, c, c2, c3));
+	EX_OK(dot_trans(ex_stream(), EX_DEV(a, M * K), EX_DEV(at, K * M), EX_DEV(b, K * N), EX_DEV(bt, N * K),
+	                EX_DEV(c, M * N), EX_DEV(c2, M * N), EX_DEV(c3, M * N)));
 	check_mm("dot trans_b", c, ad, bd, M, K, N, 0.0);
 	check_mm("dot trans_a", c2, ad, bd, M, K, N, 0.0);
 	check_mm("dot trans_a trans_b", c3, ad, bd, M, K, N, 0.0);
@@ -69,10 +71,10 @@ int main(int argc, char **argv)
 			bbd[i] = su_bf16_to_f32(bb[i]);
 		}
 		ex_poison(c, sizeof c);
-		EX_OK(dot_f16(NULL, ah, bh, c));
+		EX_OK(dot_f16(ex_stream(), EX_DEV(ah, M * K), EX_DEV(bh, K * N), EX_DEV(c, M * N)));
 		check_mm("dot_f16", c, ahd, bhd, M, K, N, 0.0);
 		ex_poison(c, sizeof c);
-		EX_OK(dot_bf16(NULL, ab, bb, c));
+		EX_OK(dot_bf16(ex_stream(), EX_DEV(ab, M * K), EX_DEV(bb, K * N), EX_DEV(c, M * N)));
 		check_mm("dot_bf16", c, abd, bbd, M, K, N, 0.0);
 
 		/* blocked: m = 37, n = 21 (both partial); a rows reuse ab cyclically */
@@ -90,7 +92,7 @@ int main(int argc, char **argv)
 			b2d[i] = su_f16_to_f32(b2[i]);
 		}
 		ex_poison(c4, sizeof c4);
-		EX_OK(dot_blocked(NULL, a2, b2, c4, m, n));
+		EX_OK(dot_blocked(ex_stream(), EX_DEV(a2, m * K), EX_DEV(b2, K * n), EX_DEV(c4, m * n), m, n));
 		check_mm("dot_blocked", c4, a2d, b2d, (int)m, K, (int)n, 0.0);
 	}
 	{
@@ -101,7 +103,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < K * N; i++)
 			bi[i] = (int8_t)su_int(&r, -128, 127);
 		ex_poison(ci, sizeof ci);
-		EX_OK(dot_i8(NULL, ai, bi, ci));
+		EX_OK(dot_i8(ex_stream(), EX_DEV(ai, M * K), EX_DEV(bi, K * N), EX_DEV(ci, M * N)));
 		for (int i = 0; i < M; i++)
 			for (int j = 0; j < N; j++) {
 				int32_t s = 0;

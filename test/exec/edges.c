@@ -25,8 +25,9 @@ static void check_guards(void *q, size_t bytes, const char *what)
 	free(p);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "edges");
 	su_rng rng = su_rng_new(5);
 	static const int64_t shapes[][2] = {{13, 37}, {16, 32}, {1, 1}, {7, 15}, {9, 17}};
 	for (int t = 0; t < 5; t++) {
@@ -35,7 +36,7 @@ int main(void)
 		float *x = malloc(bytes), *o = guarded(bytes);
 		for (int64_t i = 0; i < r * c; i++)
 			x[i] = su_nonzero(&rng, -1, 1);
-		EX_OK(copy2d(NULL, x, o, r, c));
+		EX_OK(copy2d(ex_stream(), EX_DEV(x, r * c), ex_buf_guarded(o, bytes, G), r, c));
 		for (int64_t i = 0; i < r * c; i++)
 			EX_SAME(o[i], x[i] + 1.0f, "copy2d %lldx%lld e=%lld", (long long)r, (long long)c, (long long)i);
 		check_guards(o, bytes, "copy2d");
@@ -45,7 +46,7 @@ int main(void)
 		float *x = malloc((size_t)(r * C) * sizeof(float)), *o = guarded((size_t)r * sizeof(float));
 		for (int64_t i = 0; i < r * C; i++)
 			x[i] = su_nonzero(&rng, -1, 1);
-		EX_OK(rowsum(NULL, x, o, r));
+		EX_OK(rowsum(ex_stream(), EX_DEV(x, r * C), ex_buf_guarded(o, (size_t)r * sizeof(float), G), r));
 		for (int64_t i = 0; i < r; i++) {
 			double s = 0;
 			for (int j = 0; j < C; j++)
@@ -60,7 +61,7 @@ int main(void)
 		for (int64_t i = 0; i < r * BC; i++)
 			x[i] = su_nonzero(&rng, -1, 1);
 		ex_poison(o, sizeof o);
-		EX_OK(colsum(NULL, x, o, r));
+		EX_OK(colsum(ex_stream(), EX_DEV(x, r * BC), EX_DEV(o, BC), r));
 		for (int j = 0; j < BC; j++) {
 			double s = 0;
 			for (int64_t i = 0; i < r; i++)
@@ -75,7 +76,7 @@ int main(void)
 		float *o = guarded((size_t)m * sizeof(float));
 		for (int i = 0; i < n; i++)
 			x[i] = su_nonzero(&rng, -1, 1);
-		EX_OK(pad(NULL, x, o, n, m));
+		EX_OK(pad(ex_stream(), EX_DEV(x, n), ex_buf_guarded(o, (size_t)m * sizeof(float), G), n, m));
 		for (int i = 0; i < m; i++)
 			EX_SAME(o[i], i < n ? x[i] : 7.5f, "pad e=%d", i);
 		check_guards(o, (size_t)m * sizeof(float), "pad");
@@ -86,7 +87,8 @@ int main(void)
 		int64_t *o = guarded((size_t)(m * 4) * sizeof(int64_t));
 		for (int i = 0; i < n * 4; i++)
 			x[i] = su_int(&rng, -1000000000000LL, 1000000000000LL);
-		EX_OK(pad2(NULL, x, o, n, m));
+		EX_OK(pad2(ex_stream(), EX_DEV(x, n * 4), ex_buf_guarded(o, (size_t)(m * 4) * sizeof(int64_t), G), n,
+		           m));
 		for (int i = 0; i < m * 4; i++)
 			EX_EQ(o[i], i < n * 4 ? x[i] * 2 : -6, "pad2 e=%d", i);
 		check_guards(o, (size_t)(m * 4) * sizeof(int64_t), "pad2");

@@ -12,8 +12,9 @@ static int32_t py_div(int32_t a, int32_t b)
 	return (int32_t)d; /* INT32_MIN // -1 wraps to INT32_MIN */
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "floordiv");
 	su_rng r = su_rng_new(41);
 	int32_t a[N], b[N], q[N], q2[N], rr[N], c[2];
 	uint32_t ua[N], ub[N], uq[N];
@@ -36,7 +37,8 @@ int main(void)
 	ua[0] = UINT32_MAX, ub[0] = 2; /* unsigned: no sign */
 	f[0] = -7.5f, g[0] = 2.0f;
 	f[1] = 1.0f, g[1] = -3.0f;
-	EX_OK(fd(NULL, a, b, q, q2, rr, ua, ub, uq, f, g, fq, c));
+	EX_OK(fd(ex_stream(), EX_DEV(a, N), EX_DEV(b, N), EX_DEV(q, N), EX_DEV(q2, N), EX_DEV(rr, N), EX_DEV(ua, N),
+	         EX_DEV(ub, N), EX_DEV(uq, N), EX_DEV(f, N), EX_DEV(g, N), EX_DEV(fq, N), EX_DEV(c, 2)));
 	for (int i = 0; i < N; i++) {
 		int32_t want = py_div(a[i], b[i]);
 		EX_EQ(q[i], want, "floordiv(%d, %d)", a[i], b[i]);
@@ -54,7 +56,7 @@ int main(void)
 	for (int i = 0; i < 8 * m; i++)
 		x[i] = su_nonzero(&r, -1, 1);
 	ex_poison(o, sizeof o);
-	EX_OK(walk(NULL, x, o, m));
+	EX_OK(walk(ex_stream(), EX_DEV(x, 8 * m), EX_DEV(o, 8 * m), m));
 	for (int i = 0; i < 8; i++)
 		for (int j = 0; j < m; j++)
 			EX_SAME(o[i * m + j], x[i * m + j] + (float)((j / 8) * 2 + i / 4), "walk (%d, %d)", i, j);

@@ -14,8 +14,9 @@ static void shuffle(int32_t *p, int n, su_rng *r)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "gather");
 	su_rng r = su_rng_new(17);
 	{
 		int64_t m = 1000, n = 333;
@@ -26,7 +27,7 @@ int main(void)
 		for (int i = 0; i < n; i++)
 			idx[i] = (int32_t)su_int(&r, 0, m - 1);
 		ex_poison(o, sizeof o);
-		EX_OK(lookup(NULL, t, idx, o, m, n));
+		EX_OK(lookup(ex_stream(), EX_DEV(t, m), EX_DEV(idx, n), EX_DEV(o, n), m, n));
 		for (int i = 0; i < n; i++)
 			EX_SAME(o[i], t[idx[i]], "lookup %d", i);
 	}
@@ -37,7 +38,7 @@ int main(void)
 		for (int i = 0; i < m * 8; i++)
 			t[i] = (int32_t)su_next(&r);
 		ex_poison(o, sizeof o);
-		EX_OK(rows(NULL, t, sel, o, m));
+		EX_OK(rows(ex_stream(), EX_DEV(t, m * 8), EX_DEV(sel, 4), EX_DEV(o, 4 * 8), m));
 		for (int e = 0; e < 4; e++)
 			for (int j = 0; j < 8; j++)
 				EX_EQ(o[e * 8 + j], t[sel[e] * 8 + j], "rows (%d, %d)", e, j);
@@ -51,7 +52,7 @@ int main(void)
 		for (int i = 0; i < 6; i++)
 			ci[i] = (int32_t)su_int(&r, 0, 15);
 		ex_poison(o, sizeof o);
-		EX_OK(outer(NULL, t, ri, ci, o));
+		EX_OK(outer(ex_stream(), EX_DEV(t, 256), EX_DEV(ri, 4), EX_DEV(ci, 6), EX_DEV(o, 24)));
 		for (int a = 0; a < 4; a++)
 			for (int b = 0; b < 6; b++)
 				EX_SAME(o[a * 6 + b], t[ri[a] * 16 + ci[b]], "outer (%d, %d)", a, b);
@@ -66,7 +67,7 @@ int main(void)
 		idx[0] = INT32_MIN;
 		idx[1] = INT32_MAX;
 		ex_poison(o, sizeof o);
-		EX_OK(checked(NULL, t, idx, o, m, n));
+		EX_OK(checked(ex_stream(), EX_DEV(t, m), EX_DEV(idx, n), EX_DEV(o, n), m, n));
 		for (int i = 0; i < n; i++)
 			EX_EQ(o[i], idx[i] >= 0 && idx[i] < m ? t[idx[i]] : -1, "checked idx %d", idx[i]);
 	}
@@ -77,7 +78,7 @@ int main(void)
 		for (int i = 0; i < n; i++)
 			x[i] = su_nonzero(&r, -1, 1);
 		ex_poison(o, sizeof o);
-		EX_OK(permute_blocks(NULL, x, perm, o, n));
+		EX_OK(permute_blocks(ex_stream(), EX_DEV(x, n), EX_DEV(perm, 8), EX_DEV(o, n), n));
 		for (int i = 0; i < n; i++) {
 			int b = i / 8, k = i % 8;
 			if (b * 8 + perm[k] < n) /* lanes reading past the end are unspecified */
@@ -91,7 +92,7 @@ int main(void)
 		for (int i = 0; i < 16; i++)
 			x[i] = su_nonzero(&r, -1, 1);
 		ex_poison(o, sizeof o);
-		EX_OK(scatter_store(NULL, x, perm, o));
+		EX_OK(scatter_store(ex_stream(), EX_DEV(x, 16), EX_DEV(perm, 16), EX_DEV(o, 16)));
 		for (int i = 0; i < 16; i++)
 			EX_SAME(o[perm[i]], x[i], "scatter_store %d", i);
 	}

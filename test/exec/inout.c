@@ -2,8 +2,9 @@
 #include "exec_util.h"
 #include "inout.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "inout");
 	su_rng r = su_rng_new(31);
 	for (int64_t n = 64; n <= 1000; n += 936) { /* 64 divides; 1000 does not */
 		float *x = malloc(sizeof(float) * (size_t)n), *y = malloc(sizeof(float) * (size_t)(n + 8)),
@@ -14,7 +15,7 @@ int main(void)
 				x[i] = su_nonzero(&r, -1, 1);
 			y0[i] = y[i] = su_nonzero(&r, -1, 1);
 		}
-		EX_OK(axpy(NULL, x, y, a, n));
+		EX_OK(axpy(ex_stream(), EX_DEV(x, n), EX_DEV(y, n + 8), a, n));
 		for (int64_t i = 0; i < n + 8; i++)
 			if (i < n)
 				EX_NEAR(y[i], a * y0[i] + x[i], 1e-6, "axpy n=%lld i=%lld", (long long)n, (long long)i);
@@ -31,7 +32,7 @@ int main(void)
 			h0[i] = h[i] = (int32_t)su_int(&r, -100, 100);
 		for (int j = 0; j < 8; j++)
 			d[j] = (int32_t)su_int(&r, -100, 100);
-		EX_OK(half_update(NULL, h, d, rows));
+		EX_OK(half_update(ex_stream(), EX_DEV(h, rows * 8), EX_DEV(d, 8), rows));
 		for (int i = 0; i < rows; i++)
 			for (int j = 0; j < 8; j++) {
 				int32_t want = h0[i * 8 + j];
@@ -45,7 +46,7 @@ int main(void)
 		int64_t v[6 * 16], v0[6 * 16];
 		for (int i = 0; i < rows * 16; i++)
 			v0[i] = v[i] = (int64_t)su_next(&r);
-		EX_OK(swap_halves(NULL, v, rows));
+		EX_OK(swap_halves(ex_stream(), EX_DEV(v, rows * 16), rows));
 		for (int i = 0; i < rows; i++)
 			for (int j = 0; j < 16; j++)
 				EX_EQ(v[i * 16 + j], v0[i * 16 + (j + 8) % 16], "swap_halves (%d, %d)", i, j);
@@ -55,7 +56,7 @@ int main(void)
 		double s[500], s0[500];
 		for (int i = 0; i < n; i++)
 			s0[i] = s[i] = (double)su_int(&r, -1000, 1000);
-		EX_OK(running(NULL, s, n));
+		EX_OK(running(ex_stream(), EX_DEV(s, n), n));
 		double acc = 0;
 		for (int i = 0; i < n; i++) {
 			acc += s0[i];

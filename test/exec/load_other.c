@@ -2,8 +2,9 @@
 #include "exec_util.h"
 #include "load_other.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "load_other");
 	su_rng r = su_rng_new(43);
 	for (int64_t n = 16; n <= 100; n += 21) {
 		float x[100], o[1];
@@ -11,7 +12,7 @@ int main(void)
 		for (int i = 0; i < n; i++)
 			s += x[i] = (float)su_int(&r, -100, 100); /* integers: exact sums */
 		ex_poison(o, sizeof o);
-		EX_OK(total(NULL, x, o, n));
+		EX_OK(total(ex_stream(), EX_DEV(x, n), EX_DEV(o, 1), n));
 		EX_SAME(o[0], s, "total n=%lld", (long long)n);
 	}
 	for (int64_t rows = 4; rows <= 13; rows += 9) {
@@ -21,7 +22,7 @@ int main(void)
 			want[i % 8] += x[i];
 		}
 		ex_poison(o, sizeof o);
-		EX_OK(colsums(NULL, x, o, rows));
+		EX_OK(colsums(ex_stream(), EX_DEV(x, rows * 8), EX_DEV(o, 8), rows));
 		for (int j = 0; j < 8; j++)
 			EX_EQ(o[j], want[j], "colsums rows=%lld col %d", (long long)rows, j);
 	}

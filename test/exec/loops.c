@@ -6,7 +6,7 @@ static void check_ranges(int32_t lo, int32_t hi, int64_t big)
 {
 	int64_t o[8];
 	ex_poison(o, sizeof o);
-	EX_OK(ranges(NULL, o, lo, hi, big));
+	EX_OK(ranges(ex_stream(), EX_DEV(o, 8), lo, hi, big));
 	int64_t a = 0, b = 0, c = 0, d = 0, e = 7, f = 0, g = 0, h = 1;
 	for (int i = 0; i < hi; i++)
 		a += i;
@@ -30,8 +30,9 @@ static void check_ranges(int32_t lo, int32_t hi, int64_t big)
 		EX_EQ(o[k], want[k], "ranges lo=%d hi=%d loop %d", lo, hi, k);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "loops");
 	su_rng r = su_rng_new(4);
 	check_ranges(2, 11, 5000000000LL);
 	check_ranges(-4, 6, -7);
@@ -44,7 +45,7 @@ int main(void)
 			x[i] = (uint32_t)su_next(&r);
 		for (int32_t iters = 0; iters <= 5; iters += 5) {
 			ex_poison(o, sizeof o);
-			EX_OK(powers(NULL, x, o, iters, n));
+			EX_OK(powers(ex_stream(), EX_DEV(x, n), EX_DEV(o, n), iters, n));
 			for (int i = 0; i < n; i++) {
 				uint32_t acc = 1;
 				for (int it = 0; it < iters; it++)
@@ -60,7 +61,7 @@ int main(void)
 		for (int i = 0; i < n; i++)
 			x[i] = i == 0 ? 1 : su_int(&r, 1, 100000);
 		ex_poison(o, sizeof o);
-		EX_OK(collatz(NULL, x, o, n));
+		EX_OK(collatz(ex_stream(), EX_DEV(x, n), EX_DEV(o, n), n));
 		for (int i = 0; i < n; i++) {
 			int64_t v = x[i];
 			int steps = 0;
@@ -79,7 +80,7 @@ int main(void)
 			x[i] = su_nonzero(&r, -0.9f, 0.9f) * (i < 32 ? 1.0f : (float)(i * i)); /* block 0 needs no round */
 		ex_poison(o, sizeof o);
 		ex_poison(rounds, sizeof rounds);
-		EX_OK(halve(NULL, x, o, rounds, n));
+		EX_OK(halve(ex_stream(), EX_DEV(x, n), EX_DEV(o, n), EX_DEV(rounds, n), n));
 		for (int b = 0; b * 32 < n; b++) {
 			float m = 0;
 			for (int i = b * 32; i < b * 32 + 32 && i < n; i++)
@@ -102,7 +103,7 @@ int main(void)
 			x[i] = (int32_t)su_int(&r, -50, 50);
 		for (cnt[0] = 0; cnt[0] <= 45; cnt[0] += 15) {
 			o[0] = -1;
-			EX_OK(dyn_bounds(NULL, x, cnt, o, n));
+			EX_OK(dyn_bounds(ex_stream(), EX_DEV(x, n), EX_DEV(cnt, 1), EX_DEV(o, 1), n));
 			int32_t s = 0;
 			for (int i = cnt[0]; i < n; i++)
 				s += x[i];

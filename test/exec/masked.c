@@ -4,8 +4,9 @@
 
 enum { B = 64 };
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "masked");
 	su_rng r = su_rng_new(15);
 	{
 		int64_t n = 300;
@@ -14,7 +15,7 @@ int main(void)
 			x[i] = su_nonzero(&r, -1, 1);
 			o[i] = 100.0f + (float)i;
 		}
-		EX_OK(copy_pos(NULL, x, o, n));
+		EX_OK(copy_pos(ex_stream(), EX_DEV(x, n), EX_DEV(o, n), n));
 		for (int i = 0; i < n; i++)
 			EX_SAME(o[i], x[i] > 0 ? x[i] * 2.0f : 100.0f + (float)i, "copy_pos %d", i);
 	}
@@ -27,7 +28,7 @@ int main(void)
 			m[i] = su_next(&r) & 1;
 		}
 		ex_poison(o, sizeof o);
-		EX_OK(select_load(NULL, x, m, o, n));
+		EX_OK(select_load(ex_stream(), EX_DEV(x, n), EX_DEV(m, n), EX_DEV(o, n), n));
 		for (int i = 0; i < n; i++)
 			EX_EQ(o[i], m[i] ? x[i] : -i, "select_load %d", i);
 	}
@@ -38,7 +39,7 @@ int main(void)
 			x[i] = su_nonzero(&r, -1, 1);
 			o[i] = 55.0f;
 		}
-		EX_OK(grid_mask(NULL, x, o, lo, hi));
+		EX_OK(grid_mask(ex_stream(), EX_DEV(x, 8 * 16), EX_DEV(o, 8 * 16), lo, hi));
 		for (int i = 0; i < 8; i++)
 			for (int j = 0; j < 16; j++) {
 				float v = (j >= lo && j < hi) ? x[i * 16 + j] : 1.5f;
@@ -55,7 +56,7 @@ int main(void)
 		}
 		ex_poison(ho, sizeof ho);
 		ex_poison(go, sizeof go);
-		EX_OK(half_other(NULL, h, g, ho, go, k));
+		EX_OK(half_other(ex_stream(), EX_DEV(h, 32), EX_DEV(g, 32), EX_DEV(ho, 32), EX_DEV(go, 32), k));
 		for (int i = 0; i < 32; i++) {
 			EX_EQ(ho[i], i < k ? h[i] : su_f32_to_f16(3.0f), "half_other f16 k=%d %d", k, i);
 			EX_EQ(go[i], i >= k ? g[i] : su_f32_to_bf16(-0.5f), "half_other bf16 k=%d %d", k, i);

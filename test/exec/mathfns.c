@@ -21,8 +21,9 @@ static int32_t ipow32(int32_t b, int32_t e)
 	return (int32_t)r;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "mathfns");
 	su_rng r = su_rng_new(23);
 	{
 		static float x[N], p[N], y[N], o[18 * N];
@@ -32,7 +33,7 @@ int main(void)
 			y[i] = su_nonzero(&r, -3, 3);
 		}
 		x[0] = 2.0f, x[1] = -2.0f, x[2] = 0.5f, x[3] = -0.5f; /* floor/ceil on exact values */
-		EX_OK(fn_f32(NULL, x, p, y, o));
+		EX_OK(fn_f32(ex_stream(), EX_DEV(x, N), EX_DEV(p, N), EX_DEV(y, N), EX_DEV(o, 18 * N)));
 		for (int i = 0; i < N; i++) {
 			double v = x[i], w = p[i], yy = y[i];
 			double want[18] = {exp(v), exp2(v), log(w), log1p(w), sqrt(w), 1 / sqrt(w), tanh(v), sigm(v),
@@ -46,7 +47,7 @@ int main(void)
 		static double x[N], o[6 * N];
 		for (int i = 0; i < N; i++)
 			x[i] = su_uniform_d(&r, -5, 5);
-		EX_OK(fn_f64(NULL, x, o));
+		EX_OK(fn_f64(ex_stream(), EX_DEV(x, N), EX_DEV(o, 6 * N)));
 		for (int i = 0; i < N; i++) {
 			double v = x[i];
 			double want[6] = {exp(v), sqrt(fabs(v)), tanh(v), sin(v), log(fabs(v) + 1.0), erf(v)};
@@ -58,7 +59,7 @@ int main(void)
 		static pk_f16 x[N], o[4 * N];
 		for (int i = 0; i < N; i++)
 			x[i] = su_f32_to_f16(su_nonzero(&r, -4, 4));
-		EX_OK(fn_f16(NULL, x, o));
+		EX_OK(fn_f16(ex_stream(), EX_DEV(x, N), EX_DEV(o, 4 * N)));
 		for (int i = 0; i < N; i++) {
 			double v = su_f16_to_f32(x[i]);
 			/* within one f16 rounding of the exact result */
@@ -69,7 +70,7 @@ int main(void)
 	}
 	{
 		float x[8] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, -1.0f, 1e30f, -1e30f}, o[64];
-		EX_OK(specials(NULL, x, o));
+		EX_OK(specials(ex_stream(), EX_DEV(x, 8), EX_DEV(o, 64)));
 		for (int i = 0; i < 8; i++) {
 			double v = x[i];
 			EX_SAME(o[0 * 8 + i], isnan(v) ? NAN : fmax(v, 1.0), "max(%g, 1)", v);
@@ -93,7 +94,8 @@ int main(void)
 		a[0] = INT32_MIN;
 		a[1] = 0, e[1] = 0; /* 0 ** 0 == 1 */
 		a[2] = -3, e[2] = 5;
-		EX_OK(fn_int(NULL, a, e, ia, ip, fl, ex, lp));
+		EX_OK(fn_int(ex_stream(), EX_DEV(a, N), EX_DEV(e, N), EX_DEV(ia, N), EX_DEV(ip, N), EX_DEV(fl, N),
+		             EX_DEV(ex, N), EX_DEV(lp, N)));
 		for (int i = 0; i < N; i++) {
 			EX_EQ(ia[i], (int32_t)(a[i] < 0 ? 0u - (uint32_t)a[i] : (uint32_t)a[i]), "abs(%d)", a[i]);
 			EX_EQ(ip[i], ipow32(a[i], e[i]), "%d ** %d", a[i], e[i]);

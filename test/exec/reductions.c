@@ -5,8 +5,9 @@
 enum { R = 8, C = 12 };
 #define X(b, i, j) x[((b) * R + (i)) * C + (j)]
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "reductions");
 	su_rng r = su_rng_new(21);
 	{
 		enum { N = 3 };
@@ -18,7 +19,11 @@ int main(void)
 			x[i] = su_nonzero(&r, -10, 10);
 		X(1, 2, 3) = X(1, 5, 3); /* a tie along axis 0 */
 		X(2, 4, 1) = X(2, 4, 7); /* a tie along axis 1 */
-		EX_OK(red_f32(NULL, x, s0, s1, sall, mx0, mx1, mn0, mn1, am0, am1, an0, an1, amall, cs0, cs1, keep, n));
+		EX_OK(red_f32(ex_stream(), EX_DEV(x, N * R * C), EX_DEV(s0, N * C), EX_DEV(s1, N * R), EX_DEV(sall, N),
+		              EX_DEV(mx0, N * C), EX_DEV(mx1, N * R), EX_DEV(mn0, N * C), EX_DEV(mn1, N * R),
+		              EX_DEV(am0, N * C), EX_DEV(am1, N * R), EX_DEV(an0, N * C), EX_DEV(an1, N * R),
+		              EX_DEV(amall, N), EX_DEV(cs0, N * R * C), EX_DEV(cs1, N * R * C), EX_DEV(keep, N * R * C),
+		              n));
 		for (int b = 0; b < N; b++) {
 			double all = 0;
 			int best = 0;
@@ -92,7 +97,10 @@ int main(void)
 			b8[i * C + 0] = 100; /* column 0 all positive, column 1 none */
 		for (int i = 0; i < R; i++)
 			b8[i * C + 1] = (int8_t)-i;
-		EX_OK(red_int(NULL, x, b8, u8x, smid, s02, mxmid, si8, su8, any0, all0, csb, cs2, amid));
+		EX_OK(red_int(ex_stream(), EX_DEV(x, 2 * R * C), EX_DEV(b8, R * C), EX_DEV(u8x, R * C),
+		              EX_DEV(smid, 2 * C), EX_DEV(s02, R), EX_DEV(mxmid, 2 * C), EX_DEV(si8, C), EX_DEV(su8, R),
+		              EX_DEV(any0, C), EX_DEV(all0, C), EX_DEV(csb, R * C), EX_DEV(cs2, 2 * R * C),
+		              EX_DEV(amid, 2 * C)));
 		for (int b = 0; b < 2; b++)
 			for (int j = 0; j < C; j++) {
 				int32_t s = 0, m = INT32_MIN;
@@ -151,7 +159,8 @@ int main(void)
 		               1, 2, NAN, 9, -7, NAN, 3, 0};
 		float mx[2], mn[2];
 		int32_t am[2], an[2];
-		EX_OK(red_special(NULL, x, mx, am, an, mn));
+		EX_OK(red_special(ex_stream(), EX_DEV(x, 16), EX_DEV(mx, 2), EX_DEV(am, 2), EX_DEV(an, 2),
+		                  EX_DEV(mn, 2)));
 		EX_SAME(mx[0], 5, "max with ties");
 		EX_SAME(mn[0], -2, "min with ties");
 		EX_EQ(am[0], 1, "argmax ties: the first");

@@ -13,7 +13,8 @@ static void one(int8_t a, uint8_t b, int16_t c, uint16_t d, int32_t e, uint32_t 
 	bool ot[2];
 	pk_f16 ph = su_f32_to_f16(p);
 	pk_bf16 qb = su_f32_to_bf16(q);
-	EX_OK(echo(NULL, a, b, c, d, e, f, g, h, ph, qb, r, s, t, oi, ou, of, oh, ob, ot));
+	EX_OK(echo(ex_stream(), a, b, c, d, e, f, g, h, ph, qb, r, s, t, EX_DEV(oi, 8), EX_DEV(ou, 2), EX_DEV(of, 4),
+	           EX_DEV(oh, 1), EX_DEV(ob, 1), EX_DEV(ot, 2)));
 	EX_EQ(oi[0], a, "i8");
 	EX_EQ(oi[1], b, "u8");
 	EX_EQ(oi[2], c, "i16");
@@ -34,8 +35,9 @@ static void one(int8_t a, uint8_t b, int16_t c, uint16_t d, int32_t e, uint32_t 
 	EX_EQ(ot[1], !t, "not bool");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "scalars");
 	one(-5, 250, -30000, 65000, -2000000000, 4000000000u, -9000000000000000000LL, 18000000000000000000ull, -1.5f,
 	    3.25f, 1e-20f, -1e300, true);
 	one(127, 0, 32767, 0, INT32_MAX, 0, INT64_MAX, 0, 65504.0f, -0.0f, -INFINITY, 0.1, false);
@@ -45,10 +47,10 @@ int main(void)
 		int32_t o[20];
 		int64_t n = 20;
 		ex_poison(o, sizeof o);
-		EX_OK(fill(NULL, o, 9, -7, n)); /* 10 programs */
+		EX_OK(fill(ex_stream(), EX_DEV(o, n), 9, -7, n)); /* 10 programs */
 		for (int i = 0; i < n; i++)
 			EX_EQ(o[i], i < 10 ? -7 * (i + 1) : -1, "fill %d", i);
-		pk_status st = fill(NULL, o, -1, 3, n);
+		pk_status st = ex_sync(fill(ex_stream(), EX_DEV(o, n), -1, 3, n));
 		EX_EQ(st, PK_ERR_SIZE_CONSTRAINT, "fill with k = -1: %s", pk_last_error());
 	}
 	return ex_done("scalars");

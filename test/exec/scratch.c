@@ -4,8 +4,9 @@
 
 enum { B = 16, NB = 8 };
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "scratch");
 	su_rng r = su_rng_new(9);
 	{
 		int64_t n = 48;
@@ -13,7 +14,7 @@ int main(void)
 		for (int i = 0; i < n * B; i++)
 			x[i] = su_nonzero(&r, -1, 1);
 		ex_poison(o, sizeof o);
-		EX_OK(stage_transpose(NULL, x, o, n));
+		EX_OK(stage_transpose(ex_stream(), EX_DEV(x, n * B), EX_DEV(o, n * B), n));
 		for (int b = 0; b < n / B; b++)
 			for (int i = 0; i < B; i++)
 				for (int j = 0; j < B; j++)
@@ -25,7 +26,7 @@ int main(void)
 		for (int i = 0; i < n * 8; i++)
 			x[i] = (int32_t)su_int(&r, -100, 100);
 		ex_poison(o, sizeof o);
-		EX_OK(scratch_prefix(NULL, x, o, n));
+		EX_OK(scratch_prefix(ex_stream(), EX_DEV(x, n * 8), EX_DEV(o, n * 8), n));
 		for (int b = 0; b < n / 4; b++)
 			for (int c = 0; c < 8; c++) {
 				int32_t s = 0;
@@ -42,7 +43,7 @@ int main(void)
 		for (int i = 0; i < n; i++)
 			x[i] = (uint8_t)su_int(&r, 0, 255);
 		ex_poison(h, sizeof h);
-		EX_OK(local_hist(NULL, x, h, n, p));
+		EX_OK(local_hist(ex_stream(), EX_DEV(x, n), EX_DEV(h, p * NB), n, p));
 		for (int i = 0; i < p; i++) {
 			int cnt[NB] = {0};
 			for (int k = i * 64; k < i * 64 + 64 && k < n; k++)

@@ -2,8 +2,9 @@
 #include "exec_util.h"
 #include "shapes.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "shapes");
 	su_rng r = su_rng_new(29);
 	{
 		int32_t a[24], b[24];
@@ -11,7 +12,8 @@ int main(void)
 		int64_t d[5];
 		uint8_t f[7];
 		pk_f16 g[3];
-		EX_OK(makers(NULL, a, b, c, d, e, f, g));
+		EX_OK(makers(ex_stream(), EX_DEV(a, 24), EX_DEV(b, 24), EX_DEV(c, 12), EX_DEV(d, 5), EX_DEV(e, 6),
+		             EX_DEV(f, 7), EX_DEV(g, 3)));
 		for (int i = 0; i < 4; i++)
 			for (int j = 0; j < 6; j++) {
 				EX_EQ(a[i * 6 + j], i * 10 + j, "iota 2-D (%d, %d)", i, j);
@@ -32,7 +34,8 @@ int main(void)
 		float x[24], r1[24], r2[24], r3[24], t1[24], t2[24], t3[24];
 		for (int i = 0; i < 24; i++)
 			x[i] = su_nonzero(&r, -1, 1);
-		EX_OK(reshapes(NULL, x, r1, r2, r3, t1, t2, t3));
+		EX_OK(reshapes(ex_stream(), EX_DEV(x, 24), EX_DEV(r1, 24), EX_DEV(r2, 24), EX_DEV(r3, 24),
+		               EX_DEV(t1, 24), EX_DEV(t2, 24), EX_DEV(t3, 24)));
 		for (int i = 0; i < 24; i++) {
 			EX_SAME(r1[i], x[i], "reshape (4, 6) %d", i);
 			EX_SAME(r2[i], x[i], "reshape (2, -1, 4) %d", i);
@@ -55,7 +58,8 @@ int main(void)
 			col[i] = su_nonzero(&r, -1, 1);
 		for (int j = 0; j < 7; j++)
 			row[j] = su_nonzero(&r, -1, 1);
-		EX_OK(broadcasts(NULL, col, row, o1, o2, o3, o4, o5));
+		EX_OK(broadcasts(ex_stream(), EX_DEV(col, 5), EX_DEV(row, 7), EX_DEV(o1, 35), EX_DEV(o2, 35),
+		                 EX_DEV(o3, 35), EX_DEV(o4, 7), EX_DEV(o5, 105)));
 		for (int i = 0; i < 5; i++)
 			for (int j = 0; j < 7; j++) {
 				EX_SAME(o1[i * 7 + j], col[i] * row[j], "outer product (%d, %d)", i, j);

@@ -4,8 +4,9 @@
 
 enum { W = 8, S = 3 };
 
-int main(void)
+int main(int argc, char **argv)
 {
+	ex_init(&argc, argv, "slices");
 	su_rng r = su_rng_new(3);
 	{
 		int64_t n = 50, m = 18; /* the last windows run past n */
@@ -13,7 +14,7 @@ int main(void)
 		for (int i = 0; i < n; i++)
 			x[i] = su_nonzero(&r, -1, 1);
 		ex_poison(o, sizeof o);
-		EX_OK(windows(NULL, x, o, n, m));
+		EX_OK(windows(ex_stream(), EX_DEV(x, n), EX_DEV(o, m * W), n, m));
 		for (int i = 0; i < m; i++)
 			for (int k = 0; k < W; k++)
 				EX_SAME(o[i * W + k], i * S + k < n ? x[i * S + k] : -1.0f, "windows (%d, %d)", i, k);
@@ -24,7 +25,7 @@ int main(void)
 		for (int i = 0; i < n; i++)
 			x[i] = su_int(&r, -1000, 1000);
 		ex_poison(o, sizeof o);
-		EX_OK(windows64(NULL, x, o, n, k));
+		EX_OK(windows64(ex_stream(), EX_DEV(x, n), EX_DEV(o, k), n, k));
 		for (int i = 0; i < k; i++)
 			EX_EQ(o[i], (i < n ? x[i] : 0) + i, "windows64 %d", i);
 	}
@@ -35,7 +36,7 @@ int main(void)
 			x[i] = (int32_t)su_int(&r, -1000, 1000);
 		for (int32_t j = 0; j <= 8; j += 5) {
 			ex_poison(o, sizeof o);
-			EX_OK(inner(NULL, x, o, j, rows));
+			EX_OK(inner(ex_stream(), EX_DEV(x, rows * 16), EX_DEV(o, rows * 16), j, rows));
 			for (int i = 0; i < rows; i++)
 				for (int e = 0; e < 16; e++)
 					EX_EQ(o[i * 16 + e], e < 8 ? x[i * 16 + 2 + e] * 10 : x[i * 16 + j + e - 8],
@@ -48,7 +49,7 @@ int main(void)
 		for (int i = 0; i < rows * 32; i++)
 			x[i] = su_nonzero(&r, -1, 1);
 		ex_poison(o, sizeof o);
-		EX_OK(column_slices(NULL, x, o, rows));
+		EX_OK(column_slices(ex_stream(), EX_DEV(x, rows * 32), EX_DEV(o, rows * 32), rows));
 		for (int i = 0; i < rows; i++)
 			for (int e = 0; e < 32; e++)
 				EX_SAME(o[i * 32 + e], x[i * 32 + e] * (float)(e / 8 + 1), "column_slices (%d, %d)", i, e);
@@ -59,7 +60,7 @@ int main(void)
 		for (int i = 0; i < n * 8; i++)
 			x[i] = su_nonzero(&r, -1, 1);
 		ex_poison(o, sizeof o);
-		EX_OK(points(NULL, x, o, n));
+		EX_OK(points(ex_stream(), EX_DEV(x, n * 8), EX_DEV(o, n * 4), n));
 		for (int i = 0; i < n; i++)
 			for (int e = 0; e < 4; e++)
 				EX_SAME(o[i * 4 + e], x[i * 8 + 1 + e] * x[(n - 1 - i) * 8], "points (%d, %d)", i, e);

@@ -4,7 +4,7 @@ variant and the CUDA variant -- through the same launch function of the
 fat object, and compares the outputs (floats within a tolerance for their
 dtype: sums may be ordered differently; everything else exactly).
 
-Emulated (default): the CUDA variant runs on the CPU (emu_rt.c), which
+Emulated (default): the CUDA variant runs on the CPU (emu_rt.c, emu_cta.c), which
 checks the CUDA back end's logic (layouts, reductions, masks, barriers, mma
 fragments) without a GPU; PTX and ptxas are not involved.
 
@@ -15,7 +15,15 @@ On a GPU: build here (the cubin and a shared object with libpkrt), run
 there (python3 with numpy and a CUDA device; test/gpu/run.sh does both):
 
   run.py --pkc build/bin/pkc --build-only DIR --libpkrt build/lib/libpkrt.a file.pk [--size ...]
-  run.py --run DIR [-v]
+  run.py --run DIR [--seed S] [-v]
+
+Every row of a case table (test/gpu/kernels.txt: "name|file.pk|arguments"),
+emulated, the rows whose file contains SUBSTR (all without --match):
+
+  run.py --pkc build/bin/pkc --cases test/gpu/kernels.txt [--match SUBSTR] [-j N]
+
+--skip K1,K2 leaves out kernels whose outputs may differ between correct
+runs (atomics whose order shows, scatters with repeated indices).
 
 Exit status 0 when every output matches, 1 otherwise, 2 when a step
 failed."""
@@ -24,6 +32,7 @@ import ctypes
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -134,26 +143,36 @@ def main():
     ap.add_argument("--size", action="append", default=[], help="NAME=VALUE")
     ap.add_argument("--scalar", action="append", default=[], help="NAME=VALUE")
     ap.add_argument("--define", "-D", action="append", default=[], help="NAME=VALUE for pkc -D")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed", type=int, help="seed of the inputs (default 1; with --run: the one given at build)")
     ap.add_argument("--int-range", default="0,7", help="LO,HI of random integer inputs")
     ap.add_argument("--default-size", type=int, default=37, help="value of size symbols not given")
     ap.add_argument("--target", default="sm_90a")
+    ap.add_argument("--skip", default="", help="kernels not to run (comma list)")
     ap.add_argument("--keep", help="keep the build in this directory")
+    ap.add_argument("--cases", metavar="FILE", help="emulate every row of this case table")
+    ap.add_argument("--match", default="", help="with --cases: only rows whose .pk path contains this")
+    ap.add_argument("-j", type=int, default=os.cpu_count() or 2, help="with --cases: rows run at once")
     ap.add_argument("-v", action="store_true")
     a = ap.parse_args()
     if a.run:
         with open(os.path.join(a.run, "args.json")) as f:
             saved = json.load(f)
         for k, v in saved.items():
-            if k not in ("run", "v"):
+            if k not in ("run", "v") and not (k == "seed" and a.seed is not None):
                 setattr(a, k, v)
+        if a.seed is None:
+            a.seed = 1
         try:
             return check(a, a.run, os.path.join(a.run, "k.so"), open(os.path.join(a.run, "k.ir")).read(), cuda=True)
         except (RuntimeError, OSError) as e:
             print("%s: %s" % (os.path.basename(a.pk), e))
             return 2
+    if a.cases:
+        return run_cases(a)
     if not a.pk or not a.pkc:
         ap.error("a .pk file and --pkc are needed")
+    if a.seed is None:
+        a.seed = 1
     if a.build_only:
         tmp = a.build_only
         os.makedirs(tmp, exist_ok=True)
@@ -166,9 +185,40 @@ def main():
             f.write(run([a.pkc] + defs + ["--emit=ir", a.pk, "-o", "-"]).stdout)
         with open(os.path.join(tmp, "args.json"), "w") as f:
             json.dump({k: v for k, v in vars(a).items() if k in ("size", "scalar", "seed", "int_range", "default_size",
-                                                                  "pk")}, f)
+                                                                  "pk", "skip")}, f)
         return 0
     return emulate(a)
+
+
+def read_cases(path):
+    """(name, .pk path relative to the repository, [arguments]) per row of a case table."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                name, pk, args = line.split("|", 2)
+                rows.append((name, pk, shlex.split(args)))
+    return rows
+
+
+def run_cases(a):
+    import concurrent.futures
+    rows = [r for r in read_cases(a.cases) if a.match in r[1]]
+
+    def one(row):
+        name, pk, args = row
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--pkc", a.pkc, os.path.join(ROOT, pk)] + args,
+                           capture_output=True, text=True)
+        return r.returncode, "%s: %s" % (name, (r.stdout + r.stderr).strip().replace("\n", "\n  "))
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
+        results = list(pool.map(one, rows))
+    for _, line in results:
+        print(line)
+    bad = sum(1 for rc, _ in results if rc != 0)
+    print("run.py: %d cases passed, %d failed" % (len(results) - bad, bad))
+    return 1 if bad else 0
 
 
 def emulate(a):
@@ -184,6 +234,7 @@ def emulate(a):
         run([a.pkc] + defs + ["--target=" + a.target, "--emit=nvvm", a.pk, "-o", emu_ll], env=env)
         run([CLANG, "-O1", "-fPIC", "-c", emu_ll, "-o", emu_o])
         run([CLANG, "-O1", "-fPIC", "-shared", "-o", so, obj, emu_o, os.path.join(HERE, "emu_rt.c"),
+             os.path.join(HERE, "emu_cta.c"),
              "-lpthread", "-lm", "-ldl"])
         ir = run([a.pkc] + defs + ["--emit=ir", a.pk, "-o", "-"]).stdout
         return check(a, tmp, so, ir, cuda=False)
@@ -207,8 +258,12 @@ def check(a, tmp, so, ir, cuda):
         cuda_stream = ctypes.addressof(ctypes.c_char.in_dll(lib, "pk_emu_cuda_stream"))
         last_error = lib.pk_emu_last_error
     rng = np.random.default_rng(a.seed)
+    skip = set(filter(None, a.skip.split(",")))
     bad = 0
     for name, params in parse_kernels(ir):
+        if name in skip:
+            print("%s: skipped (--skip)" % name)
+            continue
         # Sizes first (their values give the shapes).
         vals = {}
         for p, mode, dt, dims in params:
@@ -279,9 +334,14 @@ def check(a, tmp, so, ir, cuda):
             h, c = results[0][p], results[1][p]
             if dt in TOL:
                 hf, cf = as_float(h, dt), as_float(c, dt)
-                both_nan = np.isnan(hf) & np.isnan(cf)
-                diff = np.where(both_nan, 0.0, np.abs(hf - cf))
-                scale = max(np.nanmax(np.abs(hf)) if hf.size and not np.all(np.isnan(hf)) else 1.0, 1e-30)
+                # Equal values (infinities included) and NaNs in the same
+                # places agree; the error is relative to the largest finite
+                # host value.
+                same = (np.isnan(hf) & np.isnan(cf)) | (hf == cf)
+                with np.errstate(invalid="ignore"):
+                    diff = np.where(same, 0.0, np.abs(hf - cf))
+                finite = np.isfinite(hf)
+                scale = max(float(np.max(np.abs(hf[finite]))) if finite.any() else 1.0, 1e-30)
                 err = float(np.max(diff) / scale) if diff.size else 0.0
                 ok = err <= TOL[dt] and not np.any(np.isnan(diff))
                 msg = "max rel err %.3g" % err
@@ -293,7 +353,7 @@ def check(a, tmp, so, ir, cuda):
             if not ok:
                 bad += 1
                 if a.v:
-                    idx = np.argwhere((h != c) if dt not in TOL else (diff > TOL[dt] * scale))[:8]
+                    idx = np.argwhere((h != c) if dt not in TOL else ((diff > TOL[dt] * scale) | np.isnan(diff)))[:8]
                     for i in idx:
                         t = tuple(i)
                         print("   at %s: host %r cuda %r" % (t, h[t], c[t]))

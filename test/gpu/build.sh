@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
-# test/gpu/build.sh [BUILD_DIR] - builds, on this machine (no GPU needed),
-# everything test/gpu/run.sh and bench/gpu/run.sh run on the GPU machine:
+# test/gpu/build.sh [BUILD_DIR] - builds, on this machine (pkc and LLVM; no
+# GPU needed), everything test/gpu/run.sh and bench/gpu/run.sh run on the
+# GPU machine (`test/gpu/run.sh build BUILD_DIR` is the same):
 #
 #   BUILD_DIR/samples/<name>    samples/<name>.{pk,c}, the kernels compiled
 #                               with --target=$PK_GPU_TARGETS (host,sm_90a)
 #   BUILD_DIR/exec/<name>       test/exec/<name>.{pk,c}, likewise
+#   BUILD_DIR/kernels/<case>/   each row of test/gpu/kernels.txt: the fat
+#                               object as a shared library with libpkrt, its
+#                               IR and the sizes (test/gpu-emu/run.py
+#                               --build-only), for run.py --run
 #   BUILD_DIR/bench/bench_gpu   bench/gpu/bench_gpu.c with bench/gpu/bench_*.pk
 #   BUILD_DIR/probe             test/gpu/probe.c (finds the GPU through libpkrt)
 #   BUILD_DIR/build-status.tsv  kind, name, OK or FAILED, and why
 #
-# (default BUILD_DIR: build/gpu).  Each program keeps its object (<name>.o)
-# so that `test/gpu/build.sh --relink BUILD_DIR` can link them again on the
-# GPU machine if these binaries do not start there (another C library):
-# --relink compiles libpkrt from runtime/*.c with the C compiler there and
-# runs no pkc.  A kernel file pkc cannot compile for the GPU yet is recorded
-# as FAILED, and the build goes on.
+# (default BUILD_DIR: build/gpu).  Each program keeps its object (<name>.o,
+# kernels/<case>/k.o) so that `test/gpu/build.sh --relink BUILD_DIR` can
+# link them again on the GPU machine if these binaries do not start there
+# (another C library): --relink compiles libpkrt from runtime/*.c with the C
+# compiler there and runs no pkc.  A kernel file pkc cannot compile for the
+# GPU yet is recorded as FAILED, and the build goes on.
 #
 # Environment: PKC (default build/bin/pkc), PK_GPU_TARGETS (default
-# host,sm_90a), CC (default cc), LIBPKRT (default build/lib/libpkrt.a).
+# host,sm_90a), CC (default cc), LIBPKRT (default build/lib/libpkrt.a),
+# PYTHON (default python3, with numpy: run.py).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
@@ -32,7 +38,7 @@ TARGETS=${PK_GPU_TARGETS:-host,sm_90a}
 CC=${CC:-cc}
 CFLAGS="-std=c11 -O2 -g -Wall -Wextra -Wno-unused-function -Iruntime -Isamples/common -Itest/exec"
 LIBS="-lm -pthread -ldl"
-mkdir -p "$B/samples" "$B/exec" "$B/bench" "$B/lib"
+mkdir -p "$B/samples" "$B/exec" "$B/kernels" "$B/bench" "$B/lib"
 STATUS=$B/build-status.tsv
 
 if [ $relink = 1 ]; then
@@ -90,6 +96,26 @@ for pk in test/exec/*.pk; do
 	[ -f "test/exec/$name.c" ] && build_one exec "$name" "$pk" "test/exec/$name.c" "$B/exec"
 done
 
+# The host-vs-CUDA cases of run.py: one directory per row of kernels.txt.
+if [ $relink = 1 ]; then
+	for d in "$B"/kernels/*/; do
+		[ -f "$d/k.o" ] || continue
+		$CC -shared -o "$d/k.so" "$d/k.o" -Wl,--whole-archive "$LIB" -Wl,--no-whole-archive $LIBS || exit 1
+	done
+else
+	while IFS='|' read -r name pk args; do
+		case $name in '' | '#'*) continue ;; esac
+		rm -rf "${B:?}/kernels/$name"
+		# shellcheck disable=SC2086
+		if ${PYTHON:-python3} test/gpu-emu/run.py --pkc "$PKC" --target "${TARGETS#host,}" --libpkrt "$LIB" \
+			--build-only "$B/kernels/$name" "$pk" $args >"$B/kernels/$name.log" 2>&1 </dev/null; then
+			note kernels "$name" OK ""
+		else
+			note kernels "$name" FAILED "run.py: $(grep -m1 -i error "$B/kernels/$name.log" | cut -c1-160)"
+		fi
+	done <test/gpu/kernels.txt
+fi
+
 # The benchmark: four kernel files, one program.
 bench_ok=1
 for pk in bench/gpu/bench_*.pk; do
@@ -118,6 +144,6 @@ if [ $relink = 1 ]; then
 	echo "build.sh: relinked the programs in $B with $LIB"
 else
 	echo "build.sh: $ok built, $bad failed (targets $TARGETS) into $B; $(du -sh "$B" | cut -f1) in all"
-	echo "build.sh: carry it to the GPU machine: run(command=\"test/gpu/run.sh $B\", carry=[\"$B\"])"
+	echo "build.sh: on the GPU machine: test/gpu/run.sh run $B (carry $B)"
 fi
 [ $bad = 0 ]

@@ -1,124 +1,252 @@
-#!/bin/sh
-# run.sh - execution tests of the CUDA back end on a real GPU.
+#!/usr/bin/env bash
+# run.sh - pkc's CUDA back end on a real GPU: every sample and execution
+# test against the host results, on random inputs, and under
+# compute-sanitizer (memcheck, racecheck).  See test/gpu/README.md.
 #
-#   test/gpu/run.sh build DIR   here: compiles every case (pkc --target=host,sm_90a, linked with
-#                               libpkrt) into DIR; needs `make` done (PKC, LIBPKRT override)
-#   test/gpu/run.sh run DIR     on the GPU machine: runs every case on CUDA device 0
-#                               (python3 with numpy there; no pkc, no LLVM needed)
+#   test/gpu/run.sh build DIR            here (pkc and LLVM needed): the same
+#                                        as test/gpu/build.sh DIR
+#   test/gpu/run.sh run DIR [options]    on the GPU machine (python3 with numpy,
+#                                        compute-sanitizer; no pkc, no LLVM)
 #
-# Cases: each sample program (samples/*.c: the kernel on the GPU against its
-# C reference), and each kernel of the samples and of test/gpu-emu/Inputs
-# run twice through its launch function -- host variant, CUDA variant --
-# with the outputs compared (test/gpu-emu/run.py --run).  Prints one line
-# per case and "N passed, N failed" last; exits 1 if any failed.
+# `run` runs, on CUDA device 0 (after DIR/probe, which must find the GPU):
+#   kernels/<case>   every kernel of a .pk file twice through its launch
+#                    function, host variant and CUDA variant, on random inputs
+#                    (sizes from test/gpu/kernels.txt), outputs compared
+#                    (test/gpu-emu/run.py --run)
+#   samples/<name>   each sample program with --device cuda against its C
+#                    reference, at its default sizes (non-divisible) and at
+#                    a second size set (divisible)
+#   exec/<name>      each execution test driver with --device cuda: its
+#                    checks against C references
+#   memcheck/<prog>, racecheck/<prog>   compute-sanitizer on every sample (at
+#                    small sizes) and every execution test: zero errors
+# A sample or execution test passes only if it ran on the CUDA device: its
+# output names the device and PK_CUDA_TRACE=1 shows its launches.  Prints
+# one line per case (with the output of the failed ones) and
+# "N passed, N failed" last; exits 1 if any failed.
+#
+# Options of `run`:
+#   --jobs N        cases run at once (default 4; $PK_GPU_JOBS)
+#   --budget S      start no case after S seconds (default 480; $PK_GPU_BUDGET):
+#                   the cases left count as failed, so the run ends in time
+#   --no-sanitize   leave out compute-sanitizer
+#   --only REGEX    only the cases whose name (e.g. exec/dot) matches
+# $PK_GPU_SEED fixes the seed of the random inputs (default: a fresh one,
+# printed).  With $OUT set (the device tool), every case's full log is
+# written to $OUT/gpu-test/.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+self=$here/run.sh
+usage() {
+	echo "usage: $0 build DIR | run DIR [--jobs N] [--budget S] [--no-sanitize] [--only REGEX]" >&2
+	exit 2
+}
 mode=${1:-}
 dir=${2:-}
-if [ -z "$mode" ] || [ -z "$dir" ]; then
-	echo "usage: $0 build|run DIR" >&2
-	exit 2
-fi
-PKC=${PKC:-$root/build/bin/pkc}
-LIBPKRT=${LIBPKRT:-$root/build/lib/libpkrt.a}
-TARGET=${TARGET:-host,sm_90a}
+if [ -z "$mode" ] || [ -z "$dir" ]; then usage; fi
+shift 2
 
-# name | .pk | run.py arguments (sizes, scalars, integer range)
-cases() {
-	cat <<'CASES'
-add_one|samples/add_one.pk|--size n=1000001
-add_vectors|samples/add_vectors.pk|--size n=10000019
-bmm|samples/bmm.pk|--size batch=3 --size m=100 --size n=70
-histogram|samples/histogram.pk|--size n=1000003 --int-range=-10,80
-layernorm|samples/layernorm.pk|--size rows=1001 --scalar eps=1e-5
-matmul|samples/matmul.pk|
-matmul_kgrid|samples/matmul_kgrid.pk|--size m=200 --size n=150 --size k=256
-matmul_relu|samples/matmul_relu.pk|--size m=300 --size n=200
-matmul_tiled|samples/matmul_tiled.pk|--size m=300 --size n=200
-rmsnorm|samples/rmsnorm.pk|--size rows=1001 --scalar eps=1e-5
-softmax|samples/softmax.pk|--size rows=1001
-elementwise|test/gpu-emu/Inputs/elementwise.pk|--size n=100003 --int-range=-50,50
-reductions|test/gpu-emu/Inputs/reductions.pk|--size r=1001 --int-range=-50,50
-shapes|test/gpu-emu/Inputs/shapes.pk|
-memory|test/gpu-emu/Inputs/memory.pk|--size n=100003 --size m=1001 --int-range=0,15
-atomics|test/gpu-emu/Inputs/atomics.pk|--size n=100003 --int-range=0,15
-control|test/gpu-emu/Inputs/control.pk|--scalar flag=3
-scratch|test/gpu-emu/Inputs/scratch.pk|--size m=1001
-dots|test/gpu-emu/Inputs/dots.pk|--size m=300 --size n=208 --int-range=-20,20
-grid|test/gpu-emu/Inputs/grid.pk|--size a=30 --size b=50
-CASES
+# Sample arguments: a second size set (divisible by the block sizes) and
+# the small sizes for compute-sanitizer.
+sample_args() { # name second|sanitize
+	local line
+	line=$(grep "^$1|" <<'SAMPLES'
+add_one|--n 1048576|--n 1001
+add_vectors|--n 4194304|--n 10007
+bmm|--batch 2 --m 64 --n 96|--batch 2 --m 50 --n 33
+histogram|--n 1048576|--n 3001
+iota|--n 1048576|--n 1001
+layernorm|--rows 64|--rows 37
+matmul||
+matmul_kgrid|--m 64 --k 64 --n 96|--m 40 --k 64 --n 50
+matmul_relu|--m 128 --n 64|--m 70 --n 33
+matmul_tiled|--m 64 --n 64|--m 70 --n 40
+rmsnorm|--rows 64|--rows 13
+softmax|--rows 64|--rows 7
+SAMPLES
+	)
+	if [ "$2" = second ]; then cut -d'|' -f2 <<<"$line"; else cut -d'|' -f3 <<<"$line"; fi
 }
 
-pass=0
-fail=0
-report() { # name, status
-	if [ "$2" -eq 0 ]; then pass=$((pass + 1)); echo "PASS $1"; else fail=$((fail + 1)); echo "FAIL $1"; fi
+# One case (called through xargs): runs it, writes WORK/<id>.log and .rc.
+# Environment: B, SEED, DEADLINE, CS (compute-sanitizer), WORK.  No case
+# runs past DEADLINE + 60 s.
+run_case() { # kind name
+	local kind=$1 name=$2 id=${1}-${2} t0 rc=0 out left
+	local log=$WORK/$id.log
+	t0=$(date +%s)
+	if [ "$t0" -ge "$DEADLINE" ]; then
+		echo "not run: the time budget (--budget) was used up" >"$log"
+		echo "1 0" >"$WORK/$id.rc"
+		return 0
+	fi
+	left=$((DEADLINE + 60 - t0))
+	lim() { if [ "$1" -lt "$left" ]; then echo "$1"; else echo "$left"; fi; }
+	timed_out() { [ "$1" -eq 124 ] && echo "TIMEOUT: killed after the time limit" >>"$log"; }
+	case $kind in
+	kernels)
+		timeout "$(lim 300)" python3 "$root/test/gpu-emu/run.py" --run "$B/kernels/$name" --seed "$SEED" -v >"$log" 2>&1
+		rc=$?
+		timed_out $rc
+		;;
+	samples)
+		# Default sizes with SEED, the second size set with SEED + 1.
+		local second
+		second=$(sample_args "$name" second)
+		for sizes in default second; do
+			local args="--seed $SEED" st
+			[ $sizes = second ] && { [ -n "$second" ] || continue; args="--seed $((SEED + 1)) $second"; }
+			echo "\$ $name --device cuda -v $args" >>"$log"
+			# shellcheck disable=SC2086
+			out=$(PK_CUDA_TRACE=1 timeout "$(lim 120)" "$B/samples/$name" --device cuda -v $args 2>&1)
+			st=$?
+			echo "$out" >>"$log"
+			timed_out $st
+			grep -q ' OK$' <<<"$out" || st=1
+			grep -q 'device: .*(CUDA device' <<<"$out" || { echo "did not run on a CUDA device" >>"$log"; st=1; }
+			grep -q '^pk-cuda: launch ' <<<"$out" || { echo "no CUDA launch (PK_CUDA_TRACE)" >>"$log"; st=1; }
+			[ $st -ne 0 ] && rc=1
+		done
+		;;
+	exec)
+		out=$(PK_CUDA_TRACE=1 timeout "$(lim 120)" "$B/exec/$name" --device cuda 2>&1)
+		rc=$?
+		echo "$out" >"$log"
+		timed_out $rc
+		grep -q "^$name: [0-9]* checks OK$" <<<"$out" || rc=1
+		grep -q "^$name: device: .*(CUDA device" <<<"$out" || { echo "did not run on a CUDA device" >>"$log"; rc=1; }
+		grep -q '^pk-cuda: launch ' <<<"$out" || { echo "no CUDA launch (PK_CUDA_TRACE)" >>"$log"; rc=1; }
+		;;
+	memcheck | racecheck)
+		# name: samples.NAME or exec.NAME
+		local prog=${name#*.} sub=${name%%.*} args=""
+		[ "$sub" = samples ] && args="-v $(sample_args "$prog" sanitize)"
+		# shellcheck disable=SC2086
+		timeout "$(lim 240)" "$CS" --tool "$kind" --error-exitcode 9 \
+			"$B/$sub/$prog" --device cuda $args >"$log" 2>&1
+		rc=$?
+		timed_out $rc
+		grep -Eq '(ERROR|RACECHECK) SUMMARY: 0 (errors|hazards)' "$log" || rc=1
+		grep -Eq '( OK|checks OK)$' "$log" || rc=1
+		grep -q 'device: .*(CUDA device' "$log" || { echo "did not run on a CUDA device" >>"$log"; rc=1; }
+		;;
+	esac
+	echo "$rc $(($(date +%s) - t0))" >"$WORK/$id.rc"
 }
 
 case $mode in
 build)
-	mkdir -p "$dir/kernels" "$dir/samples"
-	cp "$root/test/gpu-emu/run.py" "$dir/run.py"
-	cases | while IFS='|' read -r name pk args; do
-		# shellcheck disable=SC2086
-		python3 "$root/test/gpu-emu/run.py" --pkc "$PKC" --target "${TARGET#host,}" --libpkrt "$LIBPKRT" \
-			--build-only "$dir/kernels/$name" "$root/$pk" $args || echo "build failed: $name" >&2
-	done
-	# The sample programs, against their C references.
-	for c in "$root"/samples/*.c; do
-		s=$(basename "$c" .c)
-		[ -f "$root/samples/$s.pk" ] || continue
-		"$PKC" --target="$TARGET" "$root/samples/$s.pk" -o "$dir/samples/$s.o" -H "$dir/samples/$s.h" &&
-		cc -std=c11 -O2 -I"$dir/samples" -I"$root/runtime" -I"$root/samples/common" -o "$dir/samples/$s" "$c" \
-			"$dir/samples/$s.o" "$root/samples/common/sample_util.c" "$LIBPKRT" -lm -pthread -ldl ||
-			echo "build failed: sample $s" >&2
-	done
-	echo "built into $dir: run '$0 run $dir' on the GPU machine"
+	[ $# -eq 0 ] || usage
+	exec "$here/build.sh" "$dir"
 	;;
-run)
-	nvidia-smi -L 2>/dev/null | head -n 1
-	for d in "$dir"/kernels/*/; do
-		name=$(basename "$d")
-		out=$(python3 "$dir/run.py" --run "$d" -v 2>&1)
-		st=$?
-		echo "$out" | grep -v ': ok' | sed "s/^/  $name: /"
-		report "kernels/$name" $st
+_case)
+	run_case "$dir" "$1"
+	exit 0
+	;;
+run) ;;
+*) usage ;;
+esac
+
+jobs=${PK_GPU_JOBS:-4}
+budget=${PK_GPU_BUDGET:-480}
+sanitize=1
+only=.
+while [ $# -gt 0 ]; do
+	case $1 in
+	--no-sanitize) sanitize=0; shift; continue ;;
+	--jobs | --budget | --only) [ $# -ge 2 ] || usage ;;
+	*) usage ;;
+	esac
+	case $1 in
+	--jobs) jobs=$2 ;;
+	--budget) budget=$2 ;;
+	--only) only=$2 ;;
+	esac
+	shift 2
+done
+B=$(cd "$dir" 2>/dev/null && pwd) || B=$dir
+cd "$root" || exit 1
+start=$(date +%s)
+SEED=${PK_GPU_SEED:-$((start % 1000000))}
+export B SEED DEADLINE=$((start + budget)) WORK
+if [ ! -x "$B/probe" ] || [ ! -d "$B/kernels" ]; then
+	echo "run.sh: $B is not a complete build: run '$0 build $dir' here first"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pkc-gpu.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+# Binaries built elsewhere may not start here (another C library): relink
+# them with libpkrt compiled here.
+if [ -x "$B/samples/iota" ] && ! "$B/samples/iota" --help >/dev/null 2>&1; then
+	echo "run.sh: the programs in $B do not start here; relinking (test/gpu/build.sh --relink)"
+	"$here/build.sh" --relink "$B" >"$WORK/relink.log" 2>&1 || { cat "$WORK/relink.log"; exit 1; }
+fi
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -n 4
+if ! "$B/probe" >"$WORK/probe.log" 2>&1; then
+	cat "$WORK/probe.log"
+	echo "run.sh: the GPU cannot be used through libpkrt: nothing run"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+grep -v '^probe: OK' "$WORK/probe.log"
+CS=
+if [ $sanitize = 1 ]; then
+	for c in "$(command -v compute-sanitizer)" /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+		[ -n "$c" ] && [ -x "$c" ] && { CS=$c; break; }
 	done
-	for p in "$dir"/samples/*; do
-		case $p in *.o | *.h) continue ;; esac
-		[ -x "$p" ] || continue
-		s=$(basename "$p")
-		out=$("$p" --device auto -v 2>&1)
-		st=$?
-		echo "$out" | sed "s/^/  $s: /"
-		echo "$out" | grep -q 'OK$' || st=1
-		echo "$out" | grep -qi 'cuda\|nvidia\|sm_' || { echo "  $s: did not run on a CUDA device"; st=1; }
-		report "samples/$s" $st
-	done
-	# compute-sanitizer: memcheck and racecheck on every sample program, at
-	# small sizes (the tools slow kernels down 10-100x); zero errors required.
-	if command -v compute-sanitizer >/dev/null 2>&1; then
-		for p in "$dir"/samples/*; do
-			case $p in *.o | *.h) continue ;; esac
-			[ -x "$p" ] || continue
-			s=$(basename "$p")
-			for tool in memcheck racecheck; do
-				out=$(timeout "${SANITIZE_TIMEOUT:-40}" compute-sanitizer --tool "$tool" --error-exitcode 9 "$p" --device auto 2>&1)
-				st=$?
-				echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|OK$|FAILED' | sed "s/^/  $s $tool: /"
-				report "sanitize/$tool/$s" $st
+fi
+export CS
+echo "seed $SEED (PK_GPU_SEED=$SEED repeats this run); $jobs cases at once; budget ${budget}s"
+
+# The cases, in order: each "kind name".
+{
+	for p in "$B"/exec/*; do [ -f "$p" ] && [ -x "$p" ] && echo "exec $(basename "$p")"; done
+	for p in "$B"/samples/*; do [ -f "$p" ] && [ -x "$p" ] && echo "samples $(basename "$p")"; done
+	for d in "$B"/kernels/*/; do echo "kernels $(basename "$d")"; done
+	if [ -n "$CS" ]; then
+		for tool in memcheck racecheck; do
+			for p in "$B"/samples/* "$B"/exec/*; do
+				[ -f "$p" ] && [ -x "$p" ] && echo "$tool $(basename "$(dirname "$p")").$(basename "$p")"
 			done
 		done
-	else
-		echo "compute-sanitizer not found: sanitizer runs skipped"
-		fail=$((fail + 1))
 	fi
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	;;
-*)
-	echo "usage: $0 build|run DIR" >&2
-	exit 2
-	;;
-esac
+} | while read -r kind name; do
+	grep -Eq -- "$only" <<<"$kind/$name" && echo "$kind $name"
+done >"$WORK/cases"
+
+xargs -P "$jobs" -L 1 "$self" _case <"$WORK/cases"
+
+pass=0
+fail=0
+while read -r kind name; do
+	id=$kind-$name
+	read -r rc secs <"$WORK/$id.rc" 2>/dev/null || { rc=1; secs=0; echo "no result" >>"$WORK/$id.log"; }
+	if [ "$rc" -eq 0 ]; then
+		pass=$((pass + 1))
+		# One line of the output: the check's verdict.
+		case $kind in
+		kernels) note=$(grep -E '\.pk: ok$' "$WORK/$id.log" | tail -n 1) ;;
+		samples) note=$(grep -E ' OK$' "$WORK/$id.log" | tr '\n' ';' | sed "s/$name: //g; s/;$//") ;;
+		exec) note=$(grep -E '^[a-z_]+: [0-9]+ checks OK$' "$WORK/$id.log" | sed "s/^$name: //") ;;
+		*) note=$(grep -Eo '(ERROR|RACECHECK) SUMMARY: .*' "$WORK/$id.log" | tail -n 1) ;;
+		esac
+		echo "PASS $kind/$name (${secs}s) $note"
+	else
+		fail=$((fail + 1))
+		echo "FAIL $kind/$name (${secs}s, status $rc)"
+		grep -Ev '^pk-cuda: |: ok$|^=========\s*$' "$WORK/$id.log" | head -n 25 | sed 's/^/    /'
+	fi
+done <"$WORK/cases"
+if [ $sanitize = 1 ] && [ -z "$CS" ]; then
+	echo "FAIL sanitize: compute-sanitizer not found (PATH, /usr/local/cuda/bin)"
+	fail=$((fail + 1))
+fi
+if [ -n "${OUT:-}" ]; then
+	mkdir -p "$OUT/gpu-test" && cp "$WORK"/*.log "$OUT/gpu-test/" 2>/dev/null
+	echo "logs in \$OUT/gpu-test"
+fi
+echo "seed $SEED; $(($(date +%s) - start))s"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

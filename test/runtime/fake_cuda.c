@@ -4,12 +4,27 @@
  * configuration and behaviour.  Device memory is host memory (malloc), all
  * work completes synchronously, and every entry point the runtime uses
  * (runtime/cuda_driver.h) is implemented with the real one's signature.
- * Thread-safe: one mutex guards the state. */
+ * Thread-safe: one mutex guards the state.
+ *
+ * Built together with test/gpu-emu/emu_cta.c into one libcuda.so.1 (as
+ * test/gpu-emu/exec.py does), it also runs real kernels: images that are
+ * not FAKE-* text (pkc's cubins and PTX) load, their functions are the
+ * emulated kernels pk_emu_<name> linked into the program, and launches of
+ * them run on the CPU (pk_emu_run), synchronously.  For a PTX image, every
+ * pointer parameter of the entry (".param .u64 .ptr") must point into
+ * memory from cuMemAlloc, else the launch fails with
+ * CUDA_ERROR_ILLEGAL_ADDRESS (a host array passed to a GPU kernel).  Each
+ * allocation then has guard zones (GUARD bytes of GUARD_BYTE) on both
+ * sides; a launch after which one is changed (a kernel wrote out of
+ * bounds) fails likewise. */
 #define _POSIX_C_SOURCE 200809L
 #include "../../runtime/cuda_driver.h"
 #include "fake_cuda.h"
 
+#include "../gpu-emu/emu_cta.h"
+
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +40,13 @@ struct pkcu_ctx_st {
 struct pkcu_mod_st {
 	pkcu_context ctx; /* where it was loaded */
 	char *text;       /* a copy of the image text */
+	int emulated;     /* a real image: its kernels run through pk_emu_run */
 };
+
+/* test/gpu-emu/emu_cta.c, when it is linked in (NULL otherwise). */
+__attribute__((weak)) void *pk_emu_entry(const char *kernel_name);
+__attribute__((weak)) int pk_emu_run(const char *kernel_name, const uint32_t grid[3], const uint32_t block[3],
+                                     uint32_t shared_bytes, void **params, char *err, size_t errlen);
 
 struct pkcu_func_st {
 	pkcu_module mod;      /* its module */
@@ -49,6 +70,8 @@ typedef struct allocation {
 	size_t size;             /* its bytes */
 	struct allocation *next; /* the next live block */
 } allocation;
+
+enum { GUARD = 256, GUARD_BYTE = 0xA5 }; /* emulation only: see above */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int ndev;                         /* GPUs configured by FAKE_CUDA_CC */
@@ -183,7 +206,7 @@ EXPORT pkcu_result cuDeviceGetName(char *name, int len, pkcu_device d)
 {
 	if (d < 0 || d >= ndev)
 		return PKCU_ERROR_INVALID_DEVICE;
-	snprintf(name, (size_t)len, "Fake GPU %d", d);
+	snprintf(name, (size_t)len, pk_emu_run ? "Emulated GPU %d" : "Fake GPU %d", d);
 	return PKCU_SUCCESS;
 }
 
@@ -333,6 +356,12 @@ EXPORT pkcu_result cuEventElapsedTime_v2(float *ms, pkcu_event a, pkcu_event b)
 	return PKCU_SUCCESS;
 }
 
+/* The guard zone of each side of an emulated allocation (0 otherwise). */
+static size_t guard_bytes(void)
+{
+	return pk_emu_run ? GUARD : 0;
+}
+
 EXPORT pkcu_result cuMemAlloc_v2(pkcu_deviceptr *p, size_t bytes)
 {
 	if (!need_ctx())
@@ -341,21 +370,24 @@ EXPORT pkcu_result cuMemAlloc_v2(pkcu_deviceptr *p, size_t bytes)
 		return PKCU_ERROR_INVALID_VALUE;
 	if (bytes > mem_limit)
 		return PKCU_ERROR_OUT_OF_MEMORY;
+	size_t g = guard_bytes();
 	allocation *a = malloc(sizeof *a);
-	char *base = malloc(bytes);
-	if (!a || !base) {
+	char *block = malloc(bytes + 2 * g);
+	if (!a || !block) {
 		free(a);
-		free(base);
+		free(block);
 		return PKCU_ERROR_OUT_OF_MEMORY;
 	}
-	a->base = base;
+	memset(block, GUARD_BYTE, g);
+	memset(block + g + bytes, GUARD_BYTE, g);
+	a->base = block + g;
 	a->size = bytes;
 	pthread_mutex_lock(&lock);
 	a->next = allocs;
 	allocs = a;
 	stats.live_allocations++;
 	pthread_mutex_unlock(&lock);
-	*p = (pkcu_deviceptr)(uintptr_t)base;
+	*p = (pkcu_deviceptr)(uintptr_t)a->base;
 	return PKCU_SUCCESS;
 }
 
@@ -370,12 +402,27 @@ EXPORT pkcu_result cuMemFree_v2(pkcu_deviceptr p)
 			*a = dead->next;
 			stats.live_allocations--;
 			pthread_mutex_unlock(&lock);
-			free(dead->base);
+			free(dead->base - guard_bytes());
 			free(dead);
 			return PKCU_SUCCESS;
 		}
 	pthread_mutex_unlock(&lock);
 	return PKCU_ERROR_INVALID_VALUE;
+}
+
+/* The first live allocation whose guard zones were written, or NULL. */
+static allocation *damaged_allocation(void)
+{
+	size_t g = guard_bytes();
+	allocation *bad = NULL;
+	pthread_mutex_lock(&lock);
+	for (allocation *a = allocs; a && !bad; a = a->next)
+		for (size_t i = 0; i < g && !bad; i++)
+			if ((unsigned char)a->base[-1 - (ptrdiff_t)i] != GUARD_BYTE ||
+			    (unsigned char)a->base[a->size + i] != GUARD_BYTE)
+				bad = a;
+	pthread_mutex_unlock(&lock);
+	return bad;
 }
 
 /* Checks a copy or fill: a context, the stream, and device ranges. */
@@ -441,6 +488,7 @@ EXPORT pkcu_result cuModuleLoadDataEx(pkcu_module *m, const void *image, unsigne
 	}
 	const char *text = image;
 	pkcu_result r = PKCU_SUCCESS;
+	int emulated = 0;
 	if (!strncmp(text, "FAKE-BADPTX", 11)) {
 		r = PKCU_ERROR_INVALID_PTX;
 		if (log && logsize)
@@ -449,7 +497,10 @@ EXPORT pkcu_result cuModuleLoadDataEx(pkcu_module *m, const void *image, unsigne
 	} else if (!strncmp(text, "FAKE-NOBIN", 10)) {
 		r = PKCU_ERROR_NO_BINARY_FOR_GPU;
 	} else if (strncmp(text, "FAKE-OK", 7) != 0) {
-		r = PKCU_ERROR_INVALID_IMAGE;
+		if (pk_emu_run)
+			emulated = 1;
+		else
+			r = PKCU_ERROR_INVALID_IMAGE;
 	}
 	pthread_mutex_lock(&lock);
 	if (r != PKCU_SUCCESS) {
@@ -464,6 +515,7 @@ EXPORT pkcu_result cuModuleLoadDataEx(pkcu_module *m, const void *image, unsigne
 	if (!*m)
 		return PKCU_ERROR_OUT_OF_MEMORY;
 	(*m)->ctx = current;
+	(*m)->emulated = emulated;
 	(*m)->text = malloc(strlen(text) + 1);
 	if (!(*m)->text) {
 		free(*m);
@@ -480,8 +532,8 @@ EXPORT pkcu_result cuModuleGetFunction(pkcu_function *f, pkcu_module m, const ch
 	/* "... kernels: a b c": name must be one of the words after "kernels:". */
 	const char *k = strstr(m->text, "kernels:");
 	size_t len = strlen(name);
-	int found = 0;
-	for (const char *p = k ? k + 8 : ""; *p;) {
+	int found = m->emulated && pk_emu_entry(name) != NULL;
+	for (const char *p = k && !m->emulated ? k + 8 : ""; *p;) {
 		while (*p == ' ')
 			p++;
 		size_t w = strcspn(p, " ");
@@ -519,6 +571,35 @@ EXPORT pkcu_result cuFuncSetAttribute(pkcu_function f, int attrib, int value)
 	return PKCU_SUCCESS;
 }
 
+/* Checks the pointer parameters of entry `name` in PTX text (not a PTX
+ * image: nothing to check).  0, or the index of the first bad one + 1. */
+static int bad_pointer_param(const char *ptx, const char *name, void **params)
+{
+	char head[128];
+	snprintf(head, sizeof head, ".entry %s(", name);
+	const char *p = strstr(ptx, head);
+	if (!p || !params)
+		return 0;
+	p += strlen(head);
+	const char *end = strchr(p, ')');
+	for (int i = 0; p && end && p < end; i++) {
+		const char *comma = strchr(p, ',');
+		const char *stop = comma && comma < end ? comma : end;
+		const char *ptr = strstr(p, ".ptr");
+		if (ptr && ptr < stop) {
+			pkcu_deviceptr v;
+			memcpy(&v, params[i], sizeof v);
+			pthread_mutex_lock(&lock);
+			int ok = valid_range(v, 1);
+			pthread_mutex_unlock(&lock);
+			if (!ok)
+				return i + 1;
+		}
+		p = stop == end ? NULL : stop + 1;
+	}
+	return 0;
+}
+
 EXPORT pkcu_result cuLaunchKernel(pkcu_function f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                                   unsigned int by, unsigned int bz, unsigned int shared, pkcu_stream s, void **params,
                                   void **extra)
@@ -536,9 +617,29 @@ EXPORT pkcu_result cuLaunchKernel(pkcu_function f, unsigned int gx, unsigned int
 	pthread_mutex_unlock(&lock);
 	if (shared > (unsigned)limit)
 		return PKCU_ERROR_INVALID_VALUE;
-	if (!strcmp(f->name, "fail_launch"))
+	if (f->mod->emulated) {
+		int bad = bad_pointer_param(f->mod->text, f->name, params);
+		if (bad) {
+			fprintf(stderr, "fake_cuda: %s: parameter %d (%p) is not device memory\n", f->name, bad - 1,
+			        *(void **)params[bad - 1]);
+			return PKCU_ERROR_ILLEGAL_ADDRESS;
+		}
+		char err[512];
+		const uint32_t grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+		int e = pk_emu_run(f->name, grid, block, shared, params, err, sizeof err);
+		if (e != PK_EMU_OK) {
+			fprintf(stderr, "fake_cuda: %s\n", err);
+			return e == PK_EMU_NO_ENTRY ? PKCU_ERROR_NOT_FOUND : PKCU_ERROR_INVALID_VALUE;
+		}
+		allocation *hit = damaged_allocation();
+		if (hit) {
+			fprintf(stderr, "fake_cuda: %s wrote outside the %zu bytes at %p\n", f->name, hit->size,
+			        (void *)hit->base);
+			return PKCU_ERROR_ILLEGAL_ADDRESS;
+		}
+	} else if (!strcmp(f->name, "fail_launch")) {
 		return PKCU_ERROR_LAUNCH_OUT_OF_RESOURCES;
-	if (!strcmp(f->name, "store_i32")) {
+	} else if (!strcmp(f->name, "store_i32")) {
 		if (!params)
 			return PKCU_ERROR_INVALID_VALUE;
 		pkcu_deviceptr p = *(pkcu_deviceptr *)params[0];

@@ -18,7 +18,11 @@
  * CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES; any other does nothing.  Every call
  * that needs a context fails with CUDA_ERROR_INVALID_CONTEXT when none is
  * current on the calling thread, and a launch of a function of another
- * context fails likewise. */
+ * context fails likewise.
+ *
+ * Linked with test/gpu-emu/emu_cta.c (test/gpu-emu/exec.py builds it so),
+ * the devices are named "Emulated GPU N", any other image loads, and its
+ * kernels are the programs' emulated kernels pk_emu_<name>, run at launch. */
 #ifndef FAKE_CUDA_H
 #define FAKE_CUDA_H
 
