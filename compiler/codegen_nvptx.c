@@ -1068,6 +1068,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	g->cc = cc;
 	g->m = m;
 	g->nvptx = true;
+	g->ptx_cas16 = !(opt->emit == GPU_EMIT_NVVM && getenv("PKC_GPU_EMULATE"));
 	g->ctx = LLVMContextCreate();
 	LLVMContextSetDiagnosticHandler(g->ctx, diag_handler, &nv);
 	const char *src = m->source ? m->source : "<stdin>";

@@ -6,6 +6,7 @@
 #include "llvm_util.h"
 #include "../runtime/pk_runtime.h" /* PK_MAX_GRID */
 
+#include <stdio.h>
 #include <string.h>
 
 /* Per-program buffers up to this many bytes in total live on the stack. */
@@ -310,6 +311,44 @@ static void atomic_order(Cg *g, LLVMValueRef inst, bool cmpxchg)
 	LLVMSetAtomicSyncScopeID(inst, LLVMGetSyncScopeID(g->ctx, "device", 6));
 }
 
+/* Compare-exchange of *p (integer bits): the old bits; *ok whether they
+ * equalled cmp (and nv was stored).  For 16 bits in the CUDA back end,
+ * inline PTX atom.cas.b16 (sm_70+): LLVM's NVPTX back end widens an i16
+ * cmpxchg to a 32-bit one on the enclosing word, which reads the 2 bytes
+ * beside the element -- past the end of an array whose last element
+ * starts a word (compute-sanitizer memcheck reports it), and LLVM has no
+ * intrinsic for the 16-bit form. */
+static LLVMValueRef cmpxchg(Cg *g, LLVMValueRef p, LLVMValueRef cmp, LLVMValueRef nv, unsigned align, LLVMValueRef *ok)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMTypeRef it = LLVMTypeOf(cmp);
+	if (g->ptx_cas16 && it == g->t_i16) {
+		LLVMTypeRef pt = LLVMTypeOf(p);
+		unsigned as = LLVMGetPointerAddressSpace(pt);
+		const char *space = as == 1 ? ".global" : as == 3 ? ".shared" : "";
+		bool wide = LLVMPointerSizeForAS(LLVMGetModuleDataLayout(g->mod), as) == 8;
+		char text[64], cons[32];
+		snprintf(text, sizeof text, "atom.relaxed.gpu%s.cas.b16 $0, [$1], $2, $3;", space);
+		snprintf(cons, sizeof cons, "=h,%s,h,h,~{memory}", wide ? "l" : "r");
+		LLVMTypeRef params[3] = {pt, it, it};
+		LLVMTypeRef fty = LLVMFunctionType(it, params, 3, 0);
+		LLVMValueRef asm_ = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0,
+		                                     LLVMInlineAsmDialectATT, 0);
+		LLVMValueRef args[3] = {p, cmp, nv};
+		LLVMValueRef old = LLVMBuildCall2(b, fty, asm_, args, 3, "");
+		if (ok)
+			*ok = LLVMBuildICmp(b, LLVMIntEQ, old, cmp, "");
+		return old;
+	}
+	LLVMValueRef pair = LLVMBuildAtomicCmpXchg(b, p, cmp, nv, LLVMAtomicOrderingSequentiallyConsistent,
+	                                           LLVMAtomicOrderingSequentiallyConsistent, 0);
+	LLVMSetAlignment(pair, align);
+	atomic_order(g, pair, true);
+	if (ok)
+		*ok = LLVMBuildExtractValue(b, pair, 1, "");
+	return LLVMBuildExtractValue(b, pair, 0, "");
+}
+
 /* An atomic read-modify-write done with a compare-exchange loop on the
  * element's bits: for f16/bf16, whose results must be rounded (no native
  * 16-bit float atomics; a local buffer holds them as float, and a plain
@@ -337,12 +376,8 @@ static LLVMValueRef atomic_cas_loop(Cg *g, int kind, DType dt, LLVMTypeRef mem, 
 	if (!nv)
 		return NULL;
 	LLVMValueRef nbits = LLVMBuildBitCast(b, to_stored_form(g, dt, compute_form, nv), it, "");
-	LLVMValueRef pair = LLVMBuildAtomicCmpXchg(b, p, old, nbits, LLVMAtomicOrderingSequentiallyConsistent,
-	                                           LLVMAtomicOrderingSequentiallyConsistent, 0);
-	LLVMSetAlignment(pair, align);
-	atomic_order(g, pair, true);
-	LLVMValueRef seen = LLVMBuildExtractValue(b, pair, 0, "");
-	LLVMValueRef ok = LLVMBuildExtractValue(b, pair, 1, "");
+	LLVMValueRef ok;
+	LLVMValueRef seen = cmpxchg(g, p, old, nbits, align, &ok);
 	LLVMAddIncoming(old, &init, &pre, 1);
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
 	LLVMAddIncoming(old, &seen, &latch, 1);
@@ -377,10 +412,7 @@ LLVMValueRef cg_atomic(Cg *g, int kind, DType dt, LLVMTypeRef mem, bool compute_
 			sv = LLVMBuildBitCast(b, sv, it, "");
 			sc_ = LLVMBuildBitCast(b, sc_, it, "");
 		}
-		LLVMValueRef pair = LLVMBuildAtomicCmpXchg(b, p, sc_, sv, sc, sc, 0);
-		LLVMSetAlignment(pair, align);
-		atomic_order(g, pair, true);
-		old = LLVMBuildExtractValue(b, pair, 0, "");
+		old = cmpxchg(g, p, sc_, sv, align, NULL);
 		if (LLVMTypeOf(old) != mem)
 			old = LLVMBuildBitCast(b, old, mem, "");
 		return from_stored_form(g, dt, compute_form, old);

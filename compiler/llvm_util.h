@@ -53,6 +53,8 @@ typedef struct Cg {
 	bool failed;            /* an error was reported: stop emitting */
 	bool nvptx;             /* the CUDA back end (nvptx.h) uses these helpers: native f16/bf16
 	                           conversions, libdevice (__nv_*) math, device-scope relaxed atomics */
+	bool ptx_cas16;         /* 16-bit compare-exchange as inline PTX atom.cas.b16 (nvptx, unless
+	                           the module is rewritten to run on the CPU) */
 } Cg;
 
 /* A Ref in a function: where element [0, ..., 0] is and how to step. */
