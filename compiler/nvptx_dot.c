@@ -329,6 +329,7 @@ static NvAccess *slice_access(NvFn *f, const Operand *o, const GpuLayout *LS, LL
 		if (A->idx[d])
 			S->idx[d] = LLVMBuildAdd(b, A->idx[d], k, "");
 	}
+	nv_access_tbase(f, S);
 	return S;
 }
 
