@@ -26,8 +26,9 @@
 #include <string.h>
 
 /* Tensor-core dots longer than this along K, with both operands copied by
- * cp.async, loop over K slices of at most ROLL_KC (two k-steps of 16 per
- * iteration) instead of unrolling every k-step. */
+ * cp.async, loop over K slices of at most ROLL_KC (one barrier per 32 of K,
+ * as bench/gpu/bench_matmul.pk's tuned BK) and over the k-steps of 16 of a
+ * slice: the code holds one k-step, whatever K. */
 #define ROLL_MIN_K 64
 #define ROLL_KC 32
 /* FMA dots (whose slices already loop over k) loop over their slices from
@@ -955,18 +956,18 @@ static bool dot_fma(NvFn *f, const Inst *i)
 
 /* ---- tensor cores -------------------------------------------------------------------- */
 
-/* mma.sync m16n8k16: d += a * b (a: 4 x .b32, b: 2 x .b32, d: 4 x f32). */
+/* mma.sync m16n8k16: d += a * b (a: 4, b: 2 fragment registers as
+ * ldmatrix gives them, d: 4 x f32). */
 static void mma(NvFn *f, DType ot, LLVMValueRef *a, LLVMValueRef *bf, LLVMValueRef *d)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
 	bool f16 = ot == DT_F16;
 	LLVMValueRef args[10];
-	LLVMTypeRef h2 = LLVMVectorType(LLVMHalfTypeInContext(g->ctx), 2);
 	for (int j = 0; j < 4; j++)
-		args[j] = f16 ? LLVMBuildBitCast(b, a[j], h2, "") : a[j];
+		args[j] = a[j];
 	for (int j = 0; j < 2; j++)
-		args[4 + j] = f16 ? LLVMBuildBitCast(b, bf[j], h2, "") : bf[j];
+		args[4 + j] = bf[j];
 	for (int j = 0; j < 4; j++)
 		args[6 + j] = d[j];
 	LLVMValueRef out = nv_intrinsic(f, f16 ? "llvm.nvvm.mma.m16n8k16.row.col.f32.f32"
@@ -975,15 +976,21 @@ static void mma(NvFn *f, DType ot, LLVMValueRef *a, LLVMValueRef *bf, LLVMValueR
 		d[j] = LLVMBuildExtractValue(b, out, (unsigned)j, "");
 }
 
-/* ldmatrix.sync.aligned.m8n8.x<n>[.trans].b16 at this lane's row address. */
-static void ldmatrix(NvFn *f, int n, bool trans, LLVMValueRef addr, LLVMValueRef *out)
+/* ldmatrix.sync.aligned.m8n8.x<n>[.trans].b16 at this lane's row address:
+ * n fragment registers in the type mma takes for dtype ot (<2 x half> for
+ * f16, i32 for bf16). */
+static void ldmatrix(NvFn *f, DType ot, int n, bool trans, LLVMValueRef addr, LLVMValueRef *out)
 {
 	const char *name = arena_printf(arena(f), "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16", n,
 	                                trans ? ".trans" : "");
 	LLVMTypeRef sp = f->nv->t_sptr;
 	LLVMValueRef r = nv_intrinsic(f, name, &sp, 1, &addr, 1);
-	for (int j = 0; j < n; j++)
+	LLVMTypeRef h2 = LLVMVectorType(LLVMHalfTypeInContext(f->g->ctx), 2);
+	for (int j = 0; j < n; j++) {
 		out[j] = LLVMBuildExtractValue(f->g->b, r, (unsigned)j, "");
+		if (ot == DT_F16)
+			out[j] = LLVMBuildBitCast(f->g->b, out[j], h2, "");
+	}
 }
 
 /* The distinct 16-row (dim 0) or 8-column (dim 1) tiles of this warp: the
@@ -1011,62 +1018,98 @@ typedef struct MmaCtx {
 	LLVMValueRef wrow, wcol;/* the warp's tile origin (thread part, lane bits cleared) */
 	LLVMValueRef arow;      /* this lane's row in an ldmatrix x4 (A) or k row (B) */
 	LLVMValueRef acol;      /* this lane's k column offset in A's x4 (0 or 8) */
+	bool roll_k;            /* the k-steps of a slice in a loop (run_rolled) */
 } MmaCtx;
+
+/* One k-step of 16 at kk (i32) of the slice in buffer buf. */
+static void mma_kstep(NvFn *f, MmaCtx *x, const Pipeline *p, int buf, LLVMValueRef kk)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	GV *D = x->D;
+	int64_t cc[2];
+	/* A: per 16-row tile, x4 = (rows 0-7, k 0-7) (rows 8-15, k 0-7)
+	 * (rows 0-7, k 8-15) (rows 8-15, k 8-15): a0a1 a2a3 a4a5 a6a7. */
+	LLVMValueRef *af = arena_alloc(arena(f), (size_t)(x->nm * 4) * sizeof *af);
+	for (int m = 0; m < x->nm; m++) {
+		LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildOr(b, x->wrow, cg_i32(g, (int32_t)x->mt[m]), ""), x->arow, "");
+		LLVMValueRef c = LLVMBuildAdd(b, x->acol, kk, "");
+		ldmatrix(f, x->ot, 4, false, stage_ptr(f, &p->sa[buf], r, c), &af[4 * m]);
+	}
+	/* B: per pair of this warp's 8-column tiles (n, q), one x4.trans of
+	 * (k 0-7) (k 8-15) of each: b0b1 b2b3 of tile n, then of tile q
+	 * (lanes 16-31 address tile q, nt[q] - nt[n] columns on); a lone
+	 * tile takes x2.trans.  Then every tile of the warp with it. */
+	bool *done = arena_alloc(arena(f), (size_t)x->nn * sizeof *done);
+	memset(done, 0, (size_t)x->nn * sizeof *done);
+	for (int n = 0; n < x->nn; n++) {
+		if (done[n])
+			continue;
+		int pair = -1;
+		for (int q = n + 1; q < x->nn && pair < 0; q++)
+			if (!done[q] && x->nt[q] > x->nt[n] && (x->nt[q] - x->nt[n]) % 8 == 0)
+				pair = q;
+		LLVMValueRef bf[4];
+		LLVMValueRef r = LLVMBuildAdd(b, x->arow, kk, "");
+		LLVMValueRef c = LLVMBuildOr(b, x->wcol, cg_i32(g, (int32_t)x->nt[n]), "");
+		if (pair >= 0) {
+			/* acol is 8 on lanes 16-31: (nt[q] - nt[n]) / 8 times it. */
+			LLVMValueRef d = LLVMBuildMul(b, x->acol, cg_i32(g, (int32_t)((x->nt[pair] - x->nt[n]) / 8)), "");
+			ldmatrix(f, x->ot, 4, true, stage_ptr(f, &p->sb[buf], r, LLVMBuildAdd(b, c, d, "")), bf);
+		} else
+			ldmatrix(f, x->ot, 2, true, stage_ptr(f, &p->sb[buf], r, c), bf);
+		int tiles[2] = {n, pair};
+		for (int h = 0; h < 2 && tiles[h] >= 0; h++) {
+			done[tiles[h]] = true;
+			for (int t = 0; t < D->n; t += 4) {
+				lay_reg_coord(D->L, t, cc);
+				if (cc[1] != x->nt[tiles[h]])
+					continue;
+				int m = 0;
+				while (x->mt[m] != cc[0])
+					m++;
+				mma(f, x->ot, &af[4 * m], &bf[2 * h], &D->r[t]);
+			}
+		}
+	}
+}
 
 static bool mma_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0)
 {
 	MmaCtx *x = ctxp;
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
-	GV *D = x->D;
 	(void)k0;
-	int64_t cc[2];
-	for (int64_t kk = 0; kk < p->kc; kk += 16) {
-		/* A: per 16-row tile, x4 = (rows 0-7, k 0-7) (rows 8-15, k 0-7)
-		 * (rows 0-7, k 8-15) (rows 8-15, k 8-15): a0a1 a2a3 a4a5 a6a7. */
-		LLVMValueRef *af = arena_alloc(arena(f), (size_t)(x->nm * 4) * sizeof *af);
-		for (int m = 0; m < x->nm; m++) {
-			LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildOr(b, x->wrow, cg_i32(g, (int32_t)x->mt[m]), ""), x->arow, "");
-			LLVMValueRef c = LLVMBuildAdd(b, x->acol, cg_i32(g, (int32_t)kk), "");
-			ldmatrix(f, 4, false, stage_ptr(f, &p->sa[buf], r, c), &af[4 * m]);
-		}
-		/* B: per pair of this warp's 8-column tiles (n, q), one x4.trans of
-		 * (k 0-7) (k 8-15) of each: b0b1 b2b3 of tile n, then of tile q
-		 * (lanes 16-31 address tile q, nt[q] - nt[n] columns on); a lone
-		 * tile takes x2.trans.  Then every tile of the warp with it. */
-		bool *done = arena_alloc(arena(f), (size_t)x->nn * sizeof *done);
-		memset(done, 0, (size_t)x->nn * sizeof *done);
-		for (int n = 0; n < x->nn; n++) {
-			if (done[n])
-				continue;
-			int pair = -1;
-			for (int q = n + 1; q < x->nn && pair < 0; q++)
-				if (!done[q] && x->nt[q] > x->nt[n] && (x->nt[q] - x->nt[n]) % 8 == 0)
-					pair = q;
-			LLVMValueRef bf[4];
-			LLVMValueRef r = LLVMBuildAdd(b, x->arow, cg_i32(g, (int32_t)kk), "");
-			LLVMValueRef c = LLVMBuildOr(b, x->wcol, cg_i32(g, (int32_t)x->nt[n]), "");
-			if (pair >= 0) {
-				/* acol is 8 on lanes 16-31: (nt[q] - nt[n]) / 8 times it. */
-				LLVMValueRef d = LLVMBuildMul(b, x->acol, cg_i32(g, (int32_t)((x->nt[pair] - x->nt[n]) / 8)), "");
-				ldmatrix(f, 4, true, stage_ptr(f, &p->sb[buf], r, LLVMBuildAdd(b, c, d, "")), bf);
-			} else
-				ldmatrix(f, 2, true, stage_ptr(f, &p->sb[buf], r, c), bf);
-			int tiles[2] = {n, pair};
-			for (int h = 0; h < 2 && tiles[h] >= 0; h++) {
-				done[tiles[h]] = true;
-				for (int t = 0; t < D->n; t += 4) {
-					lay_reg_coord(D->L, t, cc);
-					if (cc[1] != x->nt[tiles[h]])
-						continue;
-					int m = 0;
-					while (x->mt[m] != cc[0])
-						m++;
-					mma(f, x->ot, &af[4 * m], &bf[2 * h], &D->r[t]);
-				}
-			}
-		}
+	if (!x->roll_k || p->kc <= 16) {
+		for (int64_t kk = 0; kk < p->kc; kk += 16)
+			mma_kstep(f, x, p, buf, cg_i32(g, (int32_t)kk));
+		return true;
 	}
+	/* for kk in [0, kc) step 16, rolled: the accumulators are carried. */
+	GV *D = x->D;
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b), body = cg_block(g, "dot.k"), exit = cg_block(g, "dot.k.end");
+	LLVMBuildBr(b, body);
+	LLVMPositionBuilderAtEnd(b, body);
+	LLVMValueRef kk = LLVMBuildPhi(b, g->t_i32, "kk");
+	LLVMValueRef *in = arena_alloc(arena(f), (size_t)D->n * sizeof *in);
+	LLVMValueRef *phi = arena_alloc(arena(f), (size_t)D->n * sizeof *phi);
+	for (int r = 0; r < D->n; r++) {
+		in[r] = D->r[r];
+		D->r[r] = phi[r] = LLVMBuildPhi(b, g->t_f32, "");
+	}
+	mma_kstep(f, x, p, buf, kk);
+	LLVMValueRef kk1 = LLVMBuildAdd(b, kk, cg_i32(g, 16), "");
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+	LLVMValueRef br = LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, kk1, cg_i32(g, (int32_t)p->kc), ""), body, exit);
+	no_unroll(g, br);
+	LLVMValueRef zero = cg_i32(g, 0);
+	LLVMAddIncoming(kk, &zero, &pre, 1);
+	LLVMAddIncoming(kk, &kk1, &latch, 1);
+	for (int r = 0; r < D->n; r++) {
+		LLVMAddIncoming(phi[r], &in[r], &pre, 1);
+		LLVMAddIncoming(phi[r], &D->r[r], &latch, 1);
+	}
+	LLVMPositionBuilderAtEnd(b, exit);
 	return true;
 }
 
@@ -1119,6 +1162,7 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	                               cg_i32(g, 3), "");
 	x.arow = LLVMBuildAdd(b, LLVMBuildAnd(b, lane, cg_i32(g, 7), ""), l8, "");
 	x.acol = LLVMBuildShl(b, LLVMBuildLShr(b, lane, cg_i32(g, 4), ""), cg_i32(g, 3), "");
+	x.roll_k = rolled;
 	if (!run_dot(f, i, &p, mma_slice, &x, rolled, &x.D))
 		return false;
 	f->vals[res->id] = x.D;
