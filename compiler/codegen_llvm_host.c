@@ -630,7 +630,7 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 		const char *pipeline = pipelines[o];
 		double t0 = time_ms();
 		LLVMErrorRef err = LLVMRunPasses(g.mod, pipeline, tm, po);
-		time_note(cc, "host: LLVM passes", t0);
+		time_note(cc, t0, "host: LLVM passes");
 		LLVMDisposePassBuilderOptions(po);
 		if (err) {
 			char *e = LLVMGetErrorMessage(err);
@@ -649,7 +649,7 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 			t0 = time_ms();
 			if (LLVMTargetMachineEmitToMemoryBuffer(tm, g.mod, ft, &e, &buf))
 				internal_error("LLVM code generation failed: %s", e ? e : "?");
-			time_note(cc, "host: x86 code generation", t0);
+			time_note(cc, t0, "host: x86 code generation");
 			out->size = LLVMGetBufferSize(buf);
 			out->data = dup_bytes(LLVMGetBufferStart(buf), out->size);
 			LLVMDisposeMemoryBuffer(buf);

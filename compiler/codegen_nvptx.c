@@ -847,7 +847,7 @@ static char *compile_target(Nv *nv, LLVMModuleRef base, const GpuTarget *t, LLVM
 	                                         "default<O3>"};
 	double t0 = time_ms();
 	LLVMErrorRef err = LLVMRunPasses(mod, pipelines[o], tm, po);
-	time_note(cc, arena_printf(cc->arena, "%s: LLVM passes", t->name), t0);
+	time_note(cc, t0, "%s: LLVM passes", t->name);
 	LLVMDisposePassBuilderOptions(po);
 	if (err) {
 		char *e = LLVMGetErrorMessage(err);
@@ -865,7 +865,7 @@ static char *compile_target(Nv *nv, LLVMModuleRef base, const GpuTarget *t, LLVM
 		t0 = time_ms();
 		if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMAssemblyFile, &e, &buf))
 			internal_error("LLVM PTX generation failed for %s: %s", t->name, e ? e : "?");
-		time_note(cc, arena_printf(cc->arena, "%s: PTX generation", t->name), t0);
+		time_note(cc, t0, "%s: PTX generation", t->name);
 		*size = LLVMGetBufferSize(buf);
 		out = dup_bytes(LLVMGetBufferStart(buf), *size);
 		LLVMDisposeMemoryBuffer(buf);
@@ -1116,7 +1116,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	double t0 = time_ms();
 	for (int i = 0; i < m->nkernels && !g->failed; i++)
 		emit_kernel(&nv, m->kernels[i], &kinfo[i]);
-	time_note(cc, "nvptx: NVVM IR", t0);
+	time_note(cc, t0, "nvptx: NVVM IR");
 	bool ok = !g->failed && cc->diag.nerrors == nerr;
 
 	if (ok) {
@@ -1196,7 +1196,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 					size_t csize;
 					double t1 = time_ms();
 					ok = nv_ptxas_compile(&nv, opt->targets[t], ptx, n, &cubin, &csize, false);
-					time_note(cc, arena_printf(cc->arena, "%s: ptxas", opt->targets[t]->name), t1);
+					time_note(cc, t1, "%s: ptxas", opt->targets[t]->name);
 					if (ok)
 						push_image(out, opt->targets[t], GPU_IMAGE_SASS, cubin, csize);
 				}

@@ -913,7 +913,7 @@ static int run(Job *j)
 		PKC_ASSERT(p->run || (p->ir && j->ir));
 		double t0 = time_ms();
 		bool ok = p->run ? p->run(j) : p->ir(cc, j->ir);
-		time_note(cc, arena_printf(cc->arena, "pass %s", p->name), t0);
+		time_note(cc, t0, "pass %s", p->name);
 		if (cc->diag.nerrors > 0)
 			return EXIT_INPUT;
 		if (!ok)
@@ -944,7 +944,7 @@ static int run(Job *j)
 			return EXIT_INPUT;
 		if (j->header_path && !write_output(j, j->header_path, write_header))
 			return EXIT_INPUT;
-		time_note(cc, "writing the output", t0);
+		time_note(cc, t0, "writing the output");
 	}
 	if (j->depfile && !write_output(j, j->depfile_path, write_depfile_body))
 		return EXIT_INPUT;

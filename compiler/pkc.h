@@ -145,8 +145,10 @@ typedef struct Compiler {
 
 /* Monotonic wall time in milliseconds. */
 double time_ms(void);
-/* With -ftime-report, "pkc: time: <what> <ms since start>" on stderr. */
-void time_note(const Compiler *cc, const char *what, double start);
+/* With -ftime-report, "pkc: time: <what> <ms since start>" on stderr
+ * (what: printf format and arguments). */
+__attribute__((format(printf, 3, 4)))
+void time_note(const Compiler *cc, double start, const char *fmt, ...);
 
 void compiler_init(Compiler *cc);
 void compiler_free(Compiler *cc);

@@ -351,8 +351,15 @@ double time_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-void time_note(const Compiler *cc, const char *what, double start)
+void time_note(const Compiler *cc, double start, const char *fmt, ...)
 {
-	if (cc->time_report)
-		fprintf(stderr, "pkc: time: %-28s %8.2f ms\n", what, time_ms() - start);
+	if (!cc->time_report)
+		return;
+	double ms = time_ms() - start;
+	char what[128];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "pkc: time: %-28s %8.2f ms\n", what, ms);
 }
