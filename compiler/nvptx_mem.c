@@ -791,13 +791,15 @@ bool nv_access_setup(NvFn *f, const Inst *i, NvAccess *out)
 static bool slice_whole(NvFn *f, Acc *A, int d)
 {
 	const Inst *i = A->i;
+	if (i->idx[d].kind != IDX_SLICE || i->idx[d].size <= 0)
+		return false;
 	int j = 1;
 	for (int e = 0; e < d; e++)
 		j += i->idx[e].kind != IDX_FULL;
 	int64_t s = nv_divisor(f, i->args[j]), de = extent_divisor(f, i, d);
 	if (de < s)
 		s = de;
-	return i->idx[d].kind == IDX_SLICE && i->idx[d].size > 0 && s >= i->idx[d].size;
+	return s >= i->idx[d].size;
 }
 
 /* i1 or NULL (always): every element this thread holds of A is in (the
