@@ -311,6 +311,8 @@ typedef struct NvAccess {
 	LLVMValueRef ubase;    /* i64: offset of the uniform part (points, slice starts) */
 	LLVMValueRef tbase;    /* i64: ubase plus the thread's part of the FULL/SLICE dims, or NULL
 	                          (nv_access_tbase: register offsets then add constants to it) */
+	LLVMValueRef *tidx;    /* with tbase, per masked FULL/SLICE Ref dim: idx plus the thread's part
+	                          of the coordinate (i64), else NULL */
 	LLVMValueRef upred;    /* i1: every masked point is in bounds (NULL: none) */
 	bool store, atomic;    /* the kind */
 } NvAccess;

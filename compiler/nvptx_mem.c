@@ -344,12 +344,17 @@ void nv_access_tbase(NvFn *f, NvAccess *A)
 	A->tbase = A->ubase;
 	if (!A->L)
 		return;
+	A->tidx = arena_alloc(arena(f), (size_t)(A->ref->rank + 1) * sizeof *A->tidx);
 	for (int d = 0; d < A->ref->rank; d++) {
-		IndexKind k = A->i->idx[d].kind;
-		LLVMValueRef t = k == IDX_FULL || k == IDX_SLICE ? nv_tcoord(f, A->L, A->rdim[d]) : NULL;
+		const Indexer *x = &A->i->idx[d];
+		if (x->kind != IDX_FULL && x->kind != IDX_SLICE)
+			continue;
+		LLVMValueRef t = nv_tcoord(f, A->L, A->rdim[d]);
+		t = t ? LLVMBuildZExt(b, t, g->t_i64, "") : NULL;
 		if (t)
-			A->tbase = LLVMBuildAdd(b, A->tbase, LLVMBuildMul(b, LLVMBuildZExt(b, t, g->t_i64, ""),
-			                                                  A->ref->stride[d], ""), "");
+			A->tbase = LLVMBuildAdd(b, A->tbase, LLVMBuildMul(b, t, A->ref->stride[d], ""), "");
+		if (x->masked)
+			A->tidx[d] = t ? LLVMBuildAdd(b, A->idx[d], t, "") : A->idx[d];
 	}
 }
 
@@ -368,21 +373,20 @@ static LLVMValueRef reg_offset(NvFn *f, Acc *A, int r, LLVMValueRef *pred)
 		case IDX_POINT:
 			continue;
 		case IDX_FULL: case IDX_SLICE: {
-			LLVMValueRef c = NULL;
 			if (A->tbase) {
-				/* The thread's part is in tbase; the register's is a constant. */
+				/* The thread's parts are in tbase and tidx; the register's
+				 * (its bits are disjoint from the thread's) is a constant. */
 				int64_t k = reg_coord(f, A->L, r, A->rdim[d]);
 				if (k)
 					off = LLVMBuildAdd(b, off, LLVMBuildMul(b, cg_i64(g, k), A->ref->stride[d], ""), "");
-			} else {
-				c = LLVMBuildZExt(b, nv_coord(f, A->L, r, A->rdim[d]), g->t_i64, "");
-				off = LLVMBuildAdd(b, off, LLVMBuildMul(b, c, A->ref->stride[d], ""), "");
+				if (x->masked && pred)
+					ix = k ? LLVMBuildAdd(b, A->tidx[d], cg_i64(g, k), "") : A->tidx[d];
+				break;
 			}
-			if (x->masked && pred) {
-				if (!c)
-					c = LLVMBuildZExt(b, nv_coord(f, A->L, r, A->rdim[d]), g->t_i64, "");
+			LLVMValueRef c = LLVMBuildZExt(b, nv_coord(f, A->L, r, A->rdim[d]), g->t_i64, "");
+			off = LLVMBuildAdd(b, off, LLVMBuildMul(b, c, A->ref->stride[d], ""), "");
+			if (x->masked && pred)
 				ix = LLVMBuildAdd(b, A->idx[d], c, "");
-			}
 			break;
 		}
 		case IDX_GATHER: {
