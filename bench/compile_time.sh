@@ -66,7 +66,11 @@ for name, cmd, target in cases:
 PY
 if [ -n "$ptxas" ]; then
 	echo "one run of pkc -ftime-report samples/matmul.pk --target=sm_90a:"
-	"$pkc" -ftime-report samples/matmul.pk --target=sm_90a -o "$work/m.o" 2>&1 | sed 's/^/  /'
+	if "$pkc" -ftime-report samples/matmul.pk --target=sm_90a -o "$work/m.o" 2>"$work/time.txt"; then
+		sed 's/^/  /' "$work/time.txt"
+	else
+		echo "  (this pkc has no -ftime-report)"
+	fi
 fi
 BENCH_RUNS=$runs bench/frontend.sh "$pkc"
 echo "== load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
