@@ -628,7 +628,9 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 		LLVMPassBuilderOptionsSetLoopUnrolling(po, o >= 2);
 		static const char *const pipelines[4] = {"default<O0>", "default<O1>", "default<O2>", "default<O3>"};
 		const char *pipeline = pipelines[o];
+		double t0 = time_ms();
 		LLVMErrorRef err = LLVMRunPasses(g.mod, pipeline, tm, po);
+		time_note(cc, t0, "host: LLVM passes");
 		LLVMDisposePassBuilderOptions(po);
 		if (err) {
 			char *e = LLVMGetErrorMessage(err);
@@ -644,8 +646,10 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 			LLVMMemoryBufferRef buf = NULL;
 			char *e = NULL;
 			LLVMCodeGenFileType ft = opt->emit == CG_EMIT_ASM ? LLVMAssemblyFile : LLVMObjectFile;
+			t0 = time_ms();
 			if (LLVMTargetMachineEmitToMemoryBuffer(tm, g.mod, ft, &e, &buf))
 				internal_error("LLVM code generation failed: %s", e ? e : "?");
+			time_note(cc, t0, "host: x86 code generation");
 			out->size = LLVMGetBufferSize(buf);
 			out->data = dup_bytes(LLVMGetBufferStart(buf), out->size);
 			LLVMDisposeMemoryBuffer(buf);

@@ -827,19 +827,27 @@ static char *dup_bytes(const char *p, size_t n)
 	return d;
 }
 
-/* Optimises a copy of mod for target t and emits its PTX (or its NVVM IR). */
-static char *compile_target(Nv *nv, LLVMModuleRef base, const GpuTarget *t, bool nvvm, size_t *size)
+/* Optimises mod for target t and emits its PTX (or its NVVM IR): a copy of
+ * it, or, for the last target (`last`), mod itself.  tm: a target machine
+ * for t at the optimisation level, or NULL. */
+static char *compile_target(Nv *nv, LLVMModuleRef base, const GpuTarget *t, LLVMTargetMachineRef tm, bool last,
+                            bool nvvm, size_t *size)
 {
+	Compiler *cc = nv->cc;
 	int o = nv->opt->opt_level < 0 ? 0 : nv->opt->opt_level > 3 ? 3 : nv->opt->opt_level;
-	LLVMModuleRef mod = LLVMCloneModule(base);
-	LLVMTargetMachineRef tm = target_machine(t, o);
+	LLVMModuleRef mod = last ? base : LLVMCloneModule(base);
+	LLVMTargetMachineRef own = tm ? NULL : target_machine(t, o);
+	if (own)
+		tm = own;
 	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
 	LLVMPassBuilderOptionsSetLoopUnrolling(po, o >= 2);
 	LLVMPassBuilderOptionsSetSLPVectorization(po, o >= 2);
 	/* -O0 still resolves libdevice's __nvvm_reflect and drops what is unused. */
 	static const char *const pipelines[4] = {"nvvm-reflect,always-inline,globaldce", "default<O1>", "default<O2>",
 	                                         "default<O3>"};
+	double t0 = time_ms();
 	LLVMErrorRef err = LLVMRunPasses(mod, pipelines[o], tm, po);
+	time_note(cc, t0, "%s: LLVM passes", t->name);
 	LLVMDisposePassBuilderOptions(po);
 	if (err) {
 		char *e = LLVMGetErrorMessage(err);
@@ -854,14 +862,18 @@ static char *compile_target(Nv *nv, LLVMModuleRef base, const GpuTarget *t, bool
 	} else {
 		LLVMMemoryBufferRef buf = NULL;
 		char *e = NULL;
+		t0 = time_ms();
 		if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMAssemblyFile, &e, &buf))
 			internal_error("LLVM PTX generation failed for %s: %s", t->name, e ? e : "?");
+		time_note(cc, t0, "%s: PTX generation", t->name);
 		*size = LLVMGetBufferSize(buf);
 		out = dup_bytes(LLVMGetBufferStart(buf), *size);
 		LLVMDisposeMemoryBuffer(buf);
 	}
-	LLVMDisposeTargetMachine(tm);
-	LLVMDisposeModule(mod);
+	if (own)
+		LLVMDisposeTargetMachine(own);
+	if (!last)
+		LLVMDisposeModule(mod);
 	return out;
 }
 
@@ -1075,11 +1087,12 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	g->mod = LLVMModuleCreateWithNameInContext(src, g->ctx);
 	LLVMSetSourceFileName(g->mod, src, strlen(src));
 	LLVMSetTarget(g->mod, NVPTX_TRIPLE);
-	LLVMTargetMachineRef tm0 = target_machine(opt->targets[0], 3);
+	/* The first target's machine: the data layout, then its code. */
+	int olev = opt->opt_level < 0 ? 0 : opt->opt_level > 3 ? 3 : opt->opt_level;
+	LLVMTargetMachineRef tm0 = target_machine(opt->targets[0], olev);
 	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm0);
 	LLVMSetModuleDataLayout(g->mod, td);
 	LLVMDisposeTargetData(td);
-	LLVMDisposeTargetMachine(tm0);
 	/* libdevice: no flush-to-zero of subnormals (IEEE results). */
 	LLVMAddModuleFlag(g->mod, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
 	                  LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(g->ctx), 0, 0)));
@@ -1101,8 +1114,10 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	GpuKernel *kinfo = xmalloc((size_t)(m->nkernels + 1) * sizeof *kinfo);
 	memset(kinfo, 0, (size_t)(m->nkernels + 1) * sizeof *kinfo);
 	nv.kinfo = kinfo;
+	double t0 = time_ms();
 	for (int i = 0; i < m->nkernels && !g->failed; i++)
 		emit_kernel(&nv, m->kernels[i], &kinfo[i]);
+	time_note(cc, t0, "nvptx: NVVM IR");
 	bool ok = !g->failed && cc->diag.nerrors == nerr;
 
 	if (ok) {
@@ -1137,6 +1152,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 				LLVMDisposeBuilder(nv.builders.items[j]);
 			LLVMDisposeBuilder(g->b);
 			LLVMDisposeModule(g->mod);
+			LLVMDisposeTargetMachine(tm0);
 			LLVMContextDispose(g->ctx);
 			return true;
 		}
@@ -1148,7 +1164,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 		if (opt->emit != GPU_EMIT_IMAGES) {
 			const GpuTarget *t = opt->targets[0];
 			size_t n;
-			char *text = compile_target(&nv, g->mod, t, opt->emit == GPU_EMIT_NVVM, &n);
+			char *text = compile_target(&nv, g->mod, t, tm0, true, opt->emit == GPU_EMIT_NVVM, &n);
 			if (opt->emit == GPU_EMIT_CUBIN) {
 				ok = nv_ptxas_compile(&nv, t, text, n, &out->text, &out->text_size, true);
 				free(text);
@@ -1174,11 +1190,14 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 			}
 			for (int t = 0; t < opt->ntargets && ok; t++) {
 				size_t n;
-				char *ptx = compile_target(&nv, g->mod, opt->targets[t], false, &n);
+				char *ptx = compile_target(&nv, g->mod, opt->targets[t], t == 0 ? tm0 : NULL,
+				                           t == opt->ntargets - 1, false, &n);
 				if (ptxas) {
 					char *cubin;
 					size_t csize;
+					double t1 = time_ms();
 					ok = nv_ptxas_compile(&nv, opt->targets[t], ptx, n, &cubin, &csize, false);
+					time_note(cc, t1, "%s: ptxas", opt->targets[t]->name);
 					if (ok)
 						push_image(out, opt->targets[t], GPU_IMAGE_SASS, cubin, csize);
 				}
@@ -1211,6 +1230,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 		LLVMDisposeBuilder(nv.builders.items[j]);
 	LLVMDisposeBuilder(g->b);
 	LLVMDisposeModule(g->mod);
+	LLVMDisposeTargetMachine(tm0);
 	LLVMContextDispose(g->ctx);
 	return ok;
 }

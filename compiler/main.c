@@ -530,6 +530,7 @@ static void print_help(void)
 	"  -O0, -O1, -O2, -O3           optimisation level of the generated code (default -O3)\n"
 	"  -march=CPU                   generate code for CPU (default x86-64; native: this machine)\n"
 	"  -fsyntax-only                check the input (parse and sema), write nothing\n"
+	"  -ftime-report                print the wall time of each phase to stderr\n"
 	"  -D NAME=VALUE, -DNAME=VALUE  override const NAME with VALUE (-D NAME means 1); with\n"
 	"                               --target=mosaic-tpu also the value of size symbol NAME\n"
 	"  -I DIR, -IDIR                search DIR for include files\n"
@@ -666,6 +667,8 @@ static int parse_args(Job *j, int argc, char **argv)
 			j->header_path = v;
 		} else if (strcmp(a, "-fsyntax-only") == 0) {
 			j->syntax_only = true;
+		} else if (strcmp(a, "-ftime-report") == 0) {
+			cc->time_report = true;
 		} else if (starts_with(a, "--emit=")) {
 			emit_arg = a; /* checked once the target is known */
 		} else if (starts_with(a, "--target=")) {
@@ -908,7 +911,9 @@ static int run(Job *j)
 		if (!(p->targets & j->tbits))
 			continue;
 		PKC_ASSERT(p->run || (p->ir && j->ir));
+		double t0 = time_ms();
 		bool ok = p->run ? p->run(j) : p->ir(cc, j->ir);
+		time_note(cc, t0, "pass %s", p->name);
 		if (cc->diag.nerrors > 0)
 			return EXIT_INPUT;
 		if (!ok)
@@ -934,10 +939,12 @@ static int run(Job *j)
 			error_at(cc, none, "--emit=%s: %s is not implemented yet", j->emit->name, j->emit->what);
 			return EXIT_INPUT;
 		}
+		double t0 = time_ms();
 		if (!write_output(j, j->output, j->emit->write))
 			return EXIT_INPUT;
 		if (j->header_path && !write_output(j, j->header_path, write_header))
 			return EXIT_INPUT;
+		time_note(cc, t0, "writing the output");
 	}
 	if (j->depfile && !write_output(j, j->depfile_path, write_depfile_body))
 		return EXIT_INPUT;

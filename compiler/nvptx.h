@@ -309,6 +309,10 @@ typedef struct NvAccess {
 	GV **gat;              /* per Ref dim: the gather indices in L */
 	GV *val, *cmp, *mask, *other; /* operands in L (or scalars) */
 	LLVMValueRef ubase;    /* i64: offset of the uniform part (points, slice starts) */
+	LLVMValueRef tbase;    /* i64: ubase plus the thread's part of the FULL/SLICE dims, or NULL
+	                          (nv_access_tbase: register offsets then add constants to it) */
+	LLVMValueRef *tidx;    /* with tbase, per masked FULL/SLICE Ref dim: idx plus the thread's part
+	                          of the coordinate (i64), else NULL */
 	LLVMValueRef upred;    /* i1: every masked point is in bounds (NULL: none) */
 	bool store, atomic;    /* the kind */
 } NvAccess;
@@ -316,6 +320,10 @@ typedef struct NvAccess {
 /* Prepares access i (a LOAD, STORE or ATOMIC): its index, mask and value
  * operands as they are now.  false after an error. */
 bool nv_access_setup(NvFn *f, const Inst *i, NvAccess *out);
+/* Sets A->tbase from A->ubase and A->L, here: at a point that dominates
+ * every later use of A.  (The pipelined dot operands of bench_matmul-like
+ * loops keep the offsets per register: their code is tuned.) */
+void nv_access_tbase(NvFn *f, NvAccess *A);
 /* Elements per vector access of A (1: scalar accesses) and whether the
  * lanes of a vector always share their predicate. */
 int nv_access_width(NvFn *f, NvAccess *A, bool *uniform);

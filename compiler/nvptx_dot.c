@@ -5,7 +5,9 @@
  * is a load used only by the dot, straight from global memory with
  * cp.async (16-byte copies, masked ones zero-filled; the load is never
  * emitted into registers: nv_dot_takes_load).  With cp.async, num_stages
- * slices are in flight: the next ones load while one is computed.
+ * slices are in flight: the next ones load while one is computed.  When
+ * both operands are copied that way and K is long, the slices run in a
+ * loop of the kernel (run_rolled): the code no longer grows with K.
  *
  * Tensor cores (f16/bf16 operands, f32 accumulator, power-of-two shapes of
  * at least 16 x 8 x 16): the slices are stored in 16-byte chunks swizzled
@@ -22,6 +24,16 @@
 #include "nvptx.h"
 
 #include <string.h>
+
+/* Tensor-core dots longer than this along K, with both operands copied by
+ * cp.async, loop over K slices of at most ROLL_KC (one barrier per 32 of K,
+ * as bench/gpu/bench_matmul.pk's tuned BK) and over the k-steps of 16 of a
+ * slice: the code holds one k-step, whatever K. */
+#define ROLL_MIN_K 64
+#define ROLL_KC 32
+/* FMA dots (whose slices already loop over k) loop over their slices from
+ * this many slices on. */
+#define ROLL_MIN_SLICES 3
 
 /* Shared memory the FMA path may take for one K slice of both operands. */
 #define FMA_SLICE_BYTES (32 * 1024)
@@ -111,6 +123,11 @@ static GV *initial_acc(NvFn *f, const Inst *i, const GpuLayout *LC, DType dt)
 
 /* ---- staging ------------------------------------------------------------------------- */
 
+static void commit(NvFn *f)
+{
+	nv_intrinsic(f, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
+}
+
 /* One K slice of an operand, [rows, cols] row-major in shared memory.
  * Swizzled (MMA): in 16-byte chunks whose index is XORed, within each
  * 128-byte line, with the line's number, so that the eight rows an ldmatrix
@@ -181,8 +198,9 @@ static void guard_end(NvFn *f, LLVMBasicBlockRef join)
 
 /* Copies the elements of o whose coordinate along kd lies in [k0, k0 + kc)
  * into stage s (owners only): vectors of up to 16 bytes of consecutive
- * elements of a row, stored from registers or copied by cp.async. */
-static void stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const Stage *s)
+ * elements of a row, stored from registers or copied by cp.async.  With
+ * `live` (i1) false, cp.async writes zeros and reads nothing. */
+static void stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const Stage *s, LLVMValueRef live)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
@@ -198,6 +216,8 @@ static void stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const
 		v /= 2;
 	if (o->load)
 		PKC_ASSERT(v * s->es == 16);
+	else
+		PKC_ASSERT(!live);
 	int64_t c[2];
 	for (int r = 0; r < 1 << L->nregbits; r += v) {
 		lay_reg_coord(L, r, c);
@@ -220,6 +240,7 @@ static void stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const
 			 * vector across the edge of the last dim its valid prefix. */
 			LLVMValueRef n = nv_access_prefix(f, o->load, r, v);
 			LLVMValueRef size = n ? LLVMBuildMul(b, n, cg_i32(g, s->es), "") : cg_i32(g, 16);
+			pred = pred && live ? LLVMBuildAnd(b, pred, live, "") : pred ? pred : live;
 			if (pred)
 				size = LLVMBuildSelect(b, pred, size, cg_i32(g, 0), "");
 			LLVMBasicBlockRef join = guard(f, p);
@@ -249,6 +270,8 @@ typedef struct Pipeline {
 	int64_t kc, nslices;  /* slice depth and count */
 	int stages;           /* buffers */
 	Stage *sa, *sb;       /* per buffer: the operands' slices */
+	uint64_t a_bytes;     /* offset of b's slice in a buffer */
+	uint64_t buf_bytes;   /* bytes from one buffer to the next */
 } Pipeline;
 
 typedef bool (*SliceFn)(NvFn *f, void *ctx, const Pipeline *p, int buf, int64_t k0);
@@ -263,10 +286,10 @@ static bool run_pipeline(NvFn *f, Pipeline *p, SliceFn compute, void *ctx)
 			if (issued >= p->stages)
 				nv_barrier(f); /* the buffer's last readers are done */
 			int buf = (int)(issued % p->stages);
-			stage_slice(f, p->a, issued * p->kc, p->kc, &p->sa[buf]);
-			stage_slice(f, p->b, issued * p->kc, p->kc, &p->sb[buf]);
+			stage_slice(f, p->a, issued * p->kc, p->kc, &p->sa[buf], NULL);
+			stage_slice(f, p->b, issued * p->kc, p->kc, &p->sb[buf], NULL);
 			if (async)
-				nv_intrinsic(f, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
+				commit(f);
 		}
 		if (async) {
 			/* Slice s is in; later ones may still be on their way. */
@@ -281,6 +304,187 @@ static bool run_pipeline(NvFn *f, Pipeline *p, SliceFn compute, void *ctx)
 	return true;
 }
 
+/* ---- K slices in a loop ---------------------------------------------------------------- */
+
+/* Operand o's deferred load restricted to the K slice that starts at k0
+ * (i32, any value): the same access moved k0 along K, over [rows, kc] (a)
+ * or [kc, cols] (b), in a blocked layout of its own with 16-byte vectors
+ * (every register is in the slice). */
+static NvAccess *slice_access(NvFn *f, const Operand *o, const GpuLayout *LS, LLVMValueRef k0)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	const NvAccess *A = o->load;
+	NvAccess *S = arena_alloc(arena(f), sizeof *S);
+	*S = *A;
+	S->L = LS;
+	int n = A->ref->rank;
+	S->idx = arena_alloc(arena(f), (size_t)(n + 1) * sizeof *S->idx);
+	memcpy(S->idx, A->idx, (size_t)n * sizeof *S->idx);
+	LLVMValueRef k = LLVMBuildZExt(b, k0, g->t_i64, "");
+	for (int d = 0; d < n; d++) {
+		if (A->rdim[d] != o->kd)
+			continue;
+		/* A FULL indexer is never masked: only the offset moves. */
+		S->ubase = LLVMBuildAdd(b, S->ubase, LLVMBuildMul(b, k, A->ref->stride[d], ""), "");
+		if (A->idx[d])
+			S->idx[d] = LLVMBuildAdd(b, A->idx[d], k, "");
+	}
+	nv_access_tbase(f, S);
+	return S;
+}
+
+/* The layout run_rolled copies a kc-deep slice of o in, or NULL if it has
+ * no whole 16-byte vectors. */
+static const GpuLayout *slice_layout(NvFn *f, const Operand *o, int64_t kc)
+{
+	if (!o->load || o->load->L->rank != 2)
+		return NULL;
+	int es = nv_smem_elem(o->dt);
+	int64_t dims[2] = {o->load->L->dims[0], o->load->L->dims[1]};
+	dims[o->kd] = kc;
+	const GpuLayout *L = lay_blocked(f->plan->lc, 2, dims, 16 / es);
+	return lay_contig(L) * es == 16 ? L : NULL;
+}
+
+/* Whether run_rolled can run pipeline p: both operands copied by cp.async
+ * in whole 16-byte vectors, every slice whole. */
+static bool can_roll(NvFn *f, const Pipeline *p, int64_t K)
+{
+	return p->a->load && p->b->load && K % p->kc == 0 && slice_layout(f, p->a, p->kc) &&
+	       slice_layout(f, p->b, p->kc);
+}
+
+/* Buffer buf's (i32) stages of pipeline p, laid out as pipeline_buffers
+ * does. */
+static void rolled_stages(NvFn *f, const Pipeline *p, LLVMValueRef buf, Stage *sa, Stage *sb)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	LLVMValueRef off = LLVMBuildMul(b, buf, cg_i32(g, (int32_t)p->buf_bytes), "");
+	LLVMValueRef base = LLVMBuildInBoundsGEP2(b, g->t_i8, p->sa[0].base, &off, 1, "slice");
+	LLVMValueRef aoff = cg_i32(g, (int32_t)p->a_bytes);
+	*sa = p->sa[0];
+	sa->base = base;
+	*sb = p->sb[0];
+	sb->base = LLVMBuildInBoundsGEP2(b, g->t_i8, base, &aoff, 1, "");
+}
+
+/* cp.async copies of slice j (i32) of both operands into buffer buf (i32);
+ * past the last slice (j >= nslices, when `clamp`), zeros from nowhere: the
+ * addresses are the last slice's, and nothing is read. */
+static void rolled_issue(NvFn *f, const Pipeline *p, LLVMValueRef j, LLVMValueRef buf, bool clamp)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	Stage sa, sb;
+	rolled_stages(f, p, buf, &sa, &sb);
+	LLVMValueRef live = NULL;
+	if (clamp) {
+		LLVMValueRef last = cg_i32(g, (int32_t)(p->nslices - 1));
+		live = LLVMBuildICmp(b, LLVMIntULE, j, last, "live");
+		j = LLVMBuildSelect(b, live, j, last, "");
+	}
+	LLVMValueRef k0 = LLVMBuildMul(b, j, cg_i32(g, (int32_t)p->kc), "k0");
+	for (int k = 0; k < 2; k++) {
+		const Operand *o = k == 0 ? p->a : p->b;
+		Operand s = *o;
+		s.load = slice_access(f, o, slice_layout(f, o, p->kc), k0);
+		stage_slice(f, &s, 0, p->kc, k == 0 ? &sa : &sb, live);
+	}
+}
+
+/* !llvm.loop !{self, !{"llvm.loop.unroll.disable"}} on a loop's latch
+ * branch: the loop stays rolled (no unrolling, no peeling). */
+static void no_unroll(Cg *g, LLVMValueRef br)
+{
+	LLVMMetadataRef tmp = LLVMTemporaryMDNode(g->ctx, NULL, 0);
+	const char *key = "llvm.loop.unroll.disable";
+	LLVMMetadataRef k = LLVMMDStringInContext2(g->ctx, key, strlen(key));
+	LLVMMetadataRef ops[2] = {tmp, LLVMMDNodeInContext2(g->ctx, &k, 1)};
+	LLVMMetadataRef node = LLVMMDNodeInContext2(g->ctx, ops, 2);
+	LLVMMetadataReplaceAllUsesWith(tmp, node); /* self-referential (distinct) */
+	LLVMSetMetadata(br, g->md_loop_kind, LLVMMetadataAsValue(g->ctx, node));
+}
+
+/* Pipeline p as a loop over its slices (can_roll): the copies of slices
+ * 0 .. stages - 2 before it; in iteration s, wait for slice s, barrier (so
+ * that every copy of slice s is in and everyone is done reading the
+ * buffer of slice s - 1), start slice s + stages - 1 into that buffer,
+ * compute slice s.  The last stages - 1 iterations copy zeros instead
+ * (no branch), which are waited for after the loop.  With one stage:
+ * barrier, copy, wait, barrier, compute.  LLVM may not unroll or peel the
+ * loop.  *acc (the accumulators `compute` updates or replaces) is carried
+ * around it. */
+static bool run_rolled(NvFn *f, Pipeline *p, SliceFn compute, void *ctx, GV **acc)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	int S = p->stages;
+	PKC_ASSERT(p->nslices >= 2 && p->nslices <= INT32_MAX);
+	nv_temp_begin(f);
+	for (int j = 0; j + 1 < S; j++) {
+		rolled_issue(f, p, cg_i32(g, j), cg_i32(g, j), false);
+		commit(f);
+	}
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b), body = cg_block(g, "dot.slice"),
+	                  exit = cg_block(g, "dot.slice.end");
+	LLVMBuildBr(b, body);
+	LLVMPositionBuilderAtEnd(b, body);
+	LLVMValueRef s = LLVMBuildPhi(b, g->t_i32, "slice");
+	GV *in = *acc, *ph = gv_new(f, in->L, in->dt);
+	LLVMValueRef *phi = arena_alloc(arena(f), (size_t)in->n * sizeof *phi);
+	for (int r = 0; r < in->n; r++)
+		ph->r[r] = phi[r] = LLVMBuildPhi(b, LLVMTypeOf(in->r[r]), "");
+	*acc = ph; /* compute may update it in place */
+	LLVMValueRef nsl = cg_i32(g, (int32_t)p->nslices);
+	if (S >= 2) {
+		LLVMValueRef pending = cg_i32(g, S - 2);
+		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &pending, 1);
+		nv_barrier(f);
+		LLVMValueRef j = LLVMBuildAdd(b, s, cg_i32(g, S - 1), "");
+		rolled_issue(f, p, j, LLVMBuildURem(b, j, cg_i32(g, S), ""), true);
+		commit(f);
+	} else {
+		nv_barrier(f);
+		rolled_issue(f, p, s, cg_i32(g, 0), false);
+		commit(f);
+		LLVMValueRef none = cg_i32(g, 0);
+		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &none, 1);
+		nv_barrier(f);
+	}
+	Pipeline one = *p;
+	Stage sa, sb;
+	rolled_stages(f, p, S >= 2 ? LLVMBuildURem(b, s, cg_i32(g, S), "") : cg_i32(g, 0), &sa, &sb);
+	one.nslices = 1;
+	one.stages = 1;
+	one.sa = &sa;
+	one.sb = &sb;
+	/* k0 0: every slice is whole, the computation does not depend on it. */
+	if (!compute(f, ctx, &one, 0, 0))
+		return false;
+	GV *out = *acc;
+	LLVMValueRef s1 = LLVMBuildAdd(b, s, cg_i32(g, 1), "");
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+	LLVMValueRef br = LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, s1, nsl, ""), body, exit);
+	no_unroll(g, br);
+	LLVMValueRef zero = cg_i32(g, 0);
+	LLVMAddIncoming(s, &zero, &pre, 1);
+	LLVMAddIncoming(s, &s1, &latch, 1);
+	for (int r = 0; r < in->n; r++) {
+		LLVMAddIncoming(phi[r], &in->r[r], &pre, 1);
+		LLVMAddIncoming(phi[r], &out->r[r], &latch, 1);
+	}
+	LLVMPositionBuilderAtEnd(b, exit);
+	if (S >= 2) /* the zeros may still be on their way into the temporary area */
+		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
+	GV *res = gv_new(f, out->L, out->dt);
+	memcpy(res->r, out->r, (size_t)out->n * sizeof *out->r);
+	*acc = res;
+	f->smem_busy = true;
+	return true;
+}
+
 /* Buffers for the slices, in the temporary area. */
 static void pipeline_buffers(NvFn *f, Pipeline *p, int64_t arows, int64_t bcols, int es, bool swz)
 {
@@ -289,6 +493,8 @@ static void pipeline_buffers(NvFn *f, Pipeline *p, int64_t arows, int64_t bcols,
 	uint64_t bbytes = (uint64_t)(p->kc * bcols * es);
 	uint64_t sbytes = (abytes + bbytes + 15) / 16 * 16;
 	nv_temp_need(f, sbytes * (uint64_t)p->stages);
+	p->a_bytes = abytes;
+	p->buf_bytes = sbytes;
 	p->sa = arena_alloc(arena(f), (size_t)p->stages * sizeof *p->sa);
 	p->sb = arena_alloc(arena(f), (size_t)p->stages * sizeof *p->sb);
 	for (int st = 0; st < p->stages; st++) {
@@ -528,18 +734,13 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 			if (!ok || !(ok = nv_access_setup(f, L, &A)))
 				break;
 			Operand o = {NULL, &A, k == 0 ? 1 : 0, L->results[0]->type->dtype};
-			stage_slice(f, &o, 0, INT64_C(1) << A.L->dbits[o.kd], &st[k]);
+			stage_slice(f, &o, 0, INT64_C(1) << A.L->dbits[o.kd], &st[k], NULL);
 		}
 	}
 	for (int s = saved.len - 2; s >= 0; s -= 2)
 		f->vals[((const Value *)saved.items[s])->id] = saved.items[s + 1];
 	f->vals[ivv->id] = saved_iv;
 	return ok;
-}
-
-static void commit(NvFn *f)
-{
-	nv_intrinsic(f, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
 }
 
 /* if (j < trips) issue iteration j into buffer buf; commit (a group even
@@ -607,11 +808,14 @@ static const LoopPipe *pipe_of(NvFn *f, const Inst *i, int *px)
 }
 
 /* Runs `compute` over the whole K of dot i from the pipeline's buffers
- * (pipelined loop), or over K slices staged now. */
-static bool run_dot(NvFn *f, const Inst *i, Pipeline *pl, SliceFn compute, void *ctx)
+ * (pipelined loop), or over K slices staged now: in a loop of the kernel
+ * when `rolled` (can_roll; *acc carried), else one after the other. */
+static bool run_dot(NvFn *f, const Inst *i, Pipeline *pl, SliceFn compute, void *ctx, bool rolled, GV **acc)
 {
 	int x;
 	const LoopPipe *lp = pipe_of(f, i, &x);
+	if (!lp && rolled)
+		return run_rolled(f, pl, compute, ctx, acc);
 	if (!lp)
 		return run_pipeline(f, pl, compute, ctx);
 	Stage sa, sb;
@@ -707,7 +911,7 @@ static bool dot_fma(NvFn *f, const Inst *i)
 	const GpuLayout *LA = operand_layout(&a), *LB = operand_layout(&b);
 	int64_t Mp = INT64_C(1) << LA->dbits[0], Kp = INT64_C(1) << LA->dbits[1], Np = INT64_C(1) << LB->dbits[1];
 	int es = nv_smem_elem(x.ot);
-	Pipeline p = {&a, &b, 0, 0, a.load || b.load ? f->k->num_stages : 1, NULL, NULL};
+	Pipeline p = {&a, &b, 0, 0, a.load || b.load ? f->k->num_stages : 1, NULL, NULL, 0, 0};
 	if (p.stages < 1)
 		p.stages = 1;
 	/* A slice holds whole 16-byte vectors of both operands. */
@@ -717,6 +921,7 @@ static bool dot_fma(NvFn *f, const Inst *i)
 	p.nslices = (x.K + p.kc - 1) / p.kc;
 	if (p.stages > p.nslices)
 		p.stages = (int)p.nslices;
+	bool rolled = !in_loop && p.nslices >= ROLL_MIN_SLICES && can_roll(f, &p, x.K);
 	if (!in_loop)
 		pipeline_buffers(f, &p, Mp, Np, es, false);
 
@@ -743,7 +948,7 @@ static bool dot_fma(NvFn *f, const Inst *i)
 	}
 	x.trow = nv_tcoord(f, LC, 0);
 	x.tcol = nv_tcoord(f, LC, 1);
-	if (!run_dot(f, i, &p, fma_slice, &x))
+	if (!run_dot(f, i, &p, fma_slice, &x, rolled, &x.C))
 		return false;
 	f->vals[res->id] = x.C;
 	return true;
@@ -751,18 +956,18 @@ static bool dot_fma(NvFn *f, const Inst *i)
 
 /* ---- tensor cores -------------------------------------------------------------------- */
 
-/* mma.sync m16n8k16: d += a * b (a: 4 x .b32, b: 2 x .b32, d: 4 x f32). */
+/* mma.sync m16n8k16: d += a * b (a: 4, b: 2 fragment registers as
+ * ldmatrix gives them, d: 4 x f32). */
 static void mma(NvFn *f, DType ot, LLVMValueRef *a, LLVMValueRef *bf, LLVMValueRef *d)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
 	bool f16 = ot == DT_F16;
 	LLVMValueRef args[10];
-	LLVMTypeRef h2 = LLVMVectorType(LLVMHalfTypeInContext(g->ctx), 2);
 	for (int j = 0; j < 4; j++)
-		args[j] = f16 ? LLVMBuildBitCast(b, a[j], h2, "") : a[j];
+		args[j] = a[j];
 	for (int j = 0; j < 2; j++)
-		args[4 + j] = f16 ? LLVMBuildBitCast(b, bf[j], h2, "") : bf[j];
+		args[4 + j] = bf[j];
 	for (int j = 0; j < 4; j++)
 		args[6 + j] = d[j];
 	LLVMValueRef out = nv_intrinsic(f, f16 ? "llvm.nvvm.mma.m16n8k16.row.col.f32.f32"
@@ -771,15 +976,21 @@ static void mma(NvFn *f, DType ot, LLVMValueRef *a, LLVMValueRef *bf, LLVMValueR
 		d[j] = LLVMBuildExtractValue(b, out, (unsigned)j, "");
 }
 
-/* ldmatrix.sync.aligned.m8n8.x<n>[.trans].b16 at this lane's row address. */
-static void ldmatrix(NvFn *f, int n, bool trans, LLVMValueRef addr, LLVMValueRef *out)
+/* ldmatrix.sync.aligned.m8n8.x<n>[.trans].b16 at this lane's row address:
+ * n fragment registers in the type mma takes for dtype ot (<2 x half> for
+ * f16, i32 for bf16). */
+static void ldmatrix(NvFn *f, DType ot, int n, bool trans, LLVMValueRef addr, LLVMValueRef *out)
 {
 	const char *name = arena_printf(arena(f), "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16", n,
 	                                trans ? ".trans" : "");
 	LLVMTypeRef sp = f->nv->t_sptr;
 	LLVMValueRef r = nv_intrinsic(f, name, &sp, 1, &addr, 1);
-	for (int j = 0; j < n; j++)
+	LLVMTypeRef h2 = LLVMVectorType(LLVMHalfTypeInContext(f->g->ctx), 2);
+	for (int j = 0; j < n; j++) {
 		out[j] = LLVMBuildExtractValue(f->g->b, r, (unsigned)j, "");
+		if (ot == DT_F16)
+			out[j] = LLVMBuildBitCast(f->g->b, out[j], h2, "");
+	}
 }
 
 /* The distinct 16-row (dim 0) or 8-column (dim 1) tiles of this warp: the
@@ -807,62 +1018,98 @@ typedef struct MmaCtx {
 	LLVMValueRef wrow, wcol;/* the warp's tile origin (thread part, lane bits cleared) */
 	LLVMValueRef arow;      /* this lane's row in an ldmatrix x4 (A) or k row (B) */
 	LLVMValueRef acol;      /* this lane's k column offset in A's x4 (0 or 8) */
+	bool roll_k;            /* the k-steps of a slice in a loop (run_rolled) */
 } MmaCtx;
+
+/* One k-step of 16 at kk (i32) of the slice in buffer buf. */
+static void mma_kstep(NvFn *f, MmaCtx *x, const Pipeline *p, int buf, LLVMValueRef kk)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	GV *D = x->D;
+	int64_t cc[2];
+	/* A: per 16-row tile, x4 = (rows 0-7, k 0-7) (rows 8-15, k 0-7)
+	 * (rows 0-7, k 8-15) (rows 8-15, k 8-15): a0a1 a2a3 a4a5 a6a7. */
+	LLVMValueRef *af = arena_alloc(arena(f), (size_t)(x->nm * 4) * sizeof *af);
+	for (int m = 0; m < x->nm; m++) {
+		LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildOr(b, x->wrow, cg_i32(g, (int32_t)x->mt[m]), ""), x->arow, "");
+		LLVMValueRef c = LLVMBuildAdd(b, x->acol, kk, "");
+		ldmatrix(f, x->ot, 4, false, stage_ptr(f, &p->sa[buf], r, c), &af[4 * m]);
+	}
+	/* B: per pair of this warp's 8-column tiles (n, q), one x4.trans of
+	 * (k 0-7) (k 8-15) of each: b0b1 b2b3 of tile n, then of tile q
+	 * (lanes 16-31 address tile q, nt[q] - nt[n] columns on); a lone
+	 * tile takes x2.trans.  Then every tile of the warp with it. */
+	bool *done = arena_alloc(arena(f), (size_t)x->nn * sizeof *done);
+	memset(done, 0, (size_t)x->nn * sizeof *done);
+	for (int n = 0; n < x->nn; n++) {
+		if (done[n])
+			continue;
+		int pair = -1;
+		for (int q = n + 1; q < x->nn && pair < 0; q++)
+			if (!done[q] && x->nt[q] > x->nt[n] && (x->nt[q] - x->nt[n]) % 8 == 0)
+				pair = q;
+		LLVMValueRef bf[4];
+		LLVMValueRef r = LLVMBuildAdd(b, x->arow, kk, "");
+		LLVMValueRef c = LLVMBuildOr(b, x->wcol, cg_i32(g, (int32_t)x->nt[n]), "");
+		if (pair >= 0) {
+			/* acol is 8 on lanes 16-31: (nt[q] - nt[n]) / 8 times it. */
+			LLVMValueRef d = LLVMBuildMul(b, x->acol, cg_i32(g, (int32_t)((x->nt[pair] - x->nt[n]) / 8)), "");
+			ldmatrix(f, x->ot, 4, true, stage_ptr(f, &p->sb[buf], r, LLVMBuildAdd(b, c, d, "")), bf);
+		} else
+			ldmatrix(f, x->ot, 2, true, stage_ptr(f, &p->sb[buf], r, c), bf);
+		int tiles[2] = {n, pair};
+		for (int h = 0; h < 2 && tiles[h] >= 0; h++) {
+			done[tiles[h]] = true;
+			for (int t = 0; t < D->n; t += 4) {
+				lay_reg_coord(D->L, t, cc);
+				if (cc[1] != x->nt[tiles[h]])
+					continue;
+				int m = 0;
+				while (x->mt[m] != cc[0])
+					m++;
+				mma(f, x->ot, &af[4 * m], &bf[2 * h], &D->r[t]);
+			}
+		}
+	}
+}
 
 static bool mma_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0)
 {
 	MmaCtx *x = ctxp;
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
-	GV *D = x->D;
 	(void)k0;
-	int64_t cc[2];
-	for (int64_t kk = 0; kk < p->kc; kk += 16) {
-		/* A: per 16-row tile, x4 = (rows 0-7, k 0-7) (rows 8-15, k 0-7)
-		 * (rows 0-7, k 8-15) (rows 8-15, k 8-15): a0a1 a2a3 a4a5 a6a7. */
-		LLVMValueRef *af = arena_alloc(arena(f), (size_t)(x->nm * 4) * sizeof *af);
-		for (int m = 0; m < x->nm; m++) {
-			LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildOr(b, x->wrow, cg_i32(g, (int32_t)x->mt[m]), ""), x->arow, "");
-			LLVMValueRef c = LLVMBuildAdd(b, x->acol, cg_i32(g, (int32_t)kk), "");
-			ldmatrix(f, 4, false, stage_ptr(f, &p->sa[buf], r, c), &af[4 * m]);
-		}
-		/* B: per pair of this warp's 8-column tiles (n, q), one x4.trans of
-		 * (k 0-7) (k 8-15) of each: b0b1 b2b3 of tile n, then of tile q
-		 * (lanes 16-31 address tile q, nt[q] - nt[n] columns on); a lone
-		 * tile takes x2.trans.  Then every tile of the warp with it. */
-		bool *done = arena_alloc(arena(f), (size_t)x->nn * sizeof *done);
-		memset(done, 0, (size_t)x->nn * sizeof *done);
-		for (int n = 0; n < x->nn; n++) {
-			if (done[n])
-				continue;
-			int pair = -1;
-			for (int q = n + 1; q < x->nn && pair < 0; q++)
-				if (!done[q] && x->nt[q] > x->nt[n] && (x->nt[q] - x->nt[n]) % 8 == 0)
-					pair = q;
-			LLVMValueRef bf[4];
-			LLVMValueRef r = LLVMBuildAdd(b, x->arow, cg_i32(g, (int32_t)kk), "");
-			LLVMValueRef c = LLVMBuildOr(b, x->wcol, cg_i32(g, (int32_t)x->nt[n]), "");
-			if (pair >= 0) {
-				/* acol is 8 on lanes 16-31: (nt[q] - nt[n]) / 8 times it. */
-				LLVMValueRef d = LLVMBuildMul(b, x->acol, cg_i32(g, (int32_t)((x->nt[pair] - x->nt[n]) / 8)), "");
-				ldmatrix(f, 4, true, stage_ptr(f, &p->sb[buf], r, LLVMBuildAdd(b, c, d, "")), bf);
-			} else
-				ldmatrix(f, 2, true, stage_ptr(f, &p->sb[buf], r, c), bf);
-			int tiles[2] = {n, pair};
-			for (int h = 0; h < 2 && tiles[h] >= 0; h++) {
-				done[tiles[h]] = true;
-				for (int t = 0; t < D->n; t += 4) {
-					lay_reg_coord(D->L, t, cc);
-					if (cc[1] != x->nt[tiles[h]])
-						continue;
-					int m = 0;
-					while (x->mt[m] != cc[0])
-						m++;
-					mma(f, x->ot, &af[4 * m], &bf[2 * h], &D->r[t]);
-				}
-			}
-		}
+	if (!x->roll_k || p->kc <= 16) {
+		for (int64_t kk = 0; kk < p->kc; kk += 16)
+			mma_kstep(f, x, p, buf, cg_i32(g, (int32_t)kk));
+		return true;
 	}
+	/* for kk in [0, kc) step 16, rolled: the accumulators are carried. */
+	GV *D = x->D;
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(b), body = cg_block(g, "dot.k"), exit = cg_block(g, "dot.k.end");
+	LLVMBuildBr(b, body);
+	LLVMPositionBuilderAtEnd(b, body);
+	LLVMValueRef kk = LLVMBuildPhi(b, g->t_i32, "kk");
+	LLVMValueRef *in = arena_alloc(arena(f), (size_t)D->n * sizeof *in);
+	LLVMValueRef *phi = arena_alloc(arena(f), (size_t)D->n * sizeof *phi);
+	for (int r = 0; r < D->n; r++) {
+		in[r] = D->r[r];
+		D->r[r] = phi[r] = LLVMBuildPhi(b, g->t_f32, "");
+	}
+	mma_kstep(f, x, p, buf, kk);
+	LLVMValueRef kk1 = LLVMBuildAdd(b, kk, cg_i32(g, 16), "");
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+	LLVMValueRef br = LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, kk1, cg_i32(g, (int32_t)p->kc), ""), body, exit);
+	no_unroll(g, br);
+	LLVMValueRef zero = cg_i32(g, 0);
+	LLVMAddIncoming(kk, &zero, &pre, 1);
+	LLVMAddIncoming(kk, &kk1, &latch, 1);
+	for (int r = 0; r < D->n; r++) {
+		LLVMAddIncoming(phi[r], &in[r], &pre, 1);
+		LLVMAddIncoming(phi[r], &D->r[r], &latch, 1);
+	}
+	LLVMPositionBuilderAtEnd(b, exit);
 	return true;
 }
 
@@ -881,12 +1128,19 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	x.D = gv_new(f, LC, DT_F32);
 	memcpy(x.D->r, C->r, (size_t)C->n * sizeof *C->r);
 
-	Pipeline p = {&a, &bo, 0, 0, a.load || bo.load ? f->k->num_stages : 1, NULL, NULL};
+	Pipeline p = {&a, &bo, 0, 0, a.load || bo.load ? f->k->num_stages : 1, NULL, NULL, 0, 0};
 	if (p.stages < 1)
 		p.stages = 1;
 	int px;
 	bool in_loop = pipe_of(f, i, &px) != NULL;
 	p.kc = in_loop ? K : slice_depth(K, M + N, 2, p.stages, 16, MMA_SLICE_BYTES);
+	bool rolled = false;
+	if (!in_loop && K > ROLL_MIN_K && a.load && bo.load) {
+		Pipeline q = p;
+		q.kc = p.kc < ROLL_KC ? p.kc : ROLL_KC;
+		if ((rolled = can_roll(f, &q, K)))
+			p.kc = q.kc;
+	}
 	p.nslices = K / p.kc;
 	if (p.stages > p.nslices)
 		p.stages = (int)p.nslices;
@@ -908,7 +1162,8 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	                               cg_i32(g, 3), "");
 	x.arow = LLVMBuildAdd(b, LLVMBuildAnd(b, lane, cg_i32(g, 7), ""), l8, "");
 	x.acol = LLVMBuildShl(b, LLVMBuildLShr(b, lane, cg_i32(g, 4), ""), cg_i32(g, 3), "");
-	if (!run_dot(f, i, &p, mma_slice, &x))
+	x.roll_k = rolled;
+	if (!run_dot(f, i, &p, mma_slice, &x, rolled, &x.D))
 		return false;
 	f->vals[res->id] = x.D;
 	return true;

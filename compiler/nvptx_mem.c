@@ -329,12 +329,42 @@ static LLVMValueRef and_pred(NvFn *f, LLVMValueRef a, LLVMValueRef b)
 	return !a ? b : !b ? a : LLVMBuildAnd(f->g->b, a, b, "");
 }
 
-/* The element offset (i64) of register r, and its predicate (or NULL). */
+/* The compile-time part of register r's coordinate along dim d of L. */
+static int64_t reg_coord(NvFn *f, const GpuLayout *L, int r, int d)
+{
+	int64_t *c = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *c);
+	lay_reg_coord(L, r, c);
+	return c[d];
+}
+
+void nv_access_tbase(NvFn *f, NvAccess *A)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	A->tbase = A->ubase;
+	if (!A->L)
+		return;
+	A->tidx = arena_alloc(arena(f), (size_t)(A->ref->rank + 1) * sizeof *A->tidx);
+	for (int d = 0; d < A->ref->rank; d++) {
+		const Indexer *x = &A->i->idx[d];
+		if (x->kind != IDX_FULL && x->kind != IDX_SLICE)
+			continue;
+		LLVMValueRef t = nv_tcoord(f, A->L, A->rdim[d]);
+		t = t ? LLVMBuildZExt(b, t, g->t_i64, "") : NULL;
+		if (t)
+			A->tbase = LLVMBuildAdd(b, A->tbase, LLVMBuildMul(b, t, A->ref->stride[d], ""), "");
+		if (x->masked)
+			A->tidx[d] = t ? LLVMBuildAdd(b, A->idx[d], t, "") : A->idx[d];
+	}
+}
+
+/* The element offset (i64) of register r, and, if pred is not NULL, its
+ * predicate (or NULL: always). */
 static LLVMValueRef reg_offset(NvFn *f, Acc *A, int r, LLVMValueRef *pred)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
-	LLVMValueRef off = A->ubase, p = A->upred;
+	LLVMValueRef off = A->tbase ? A->tbase : A->ubase, p = A->upred;
 	const Inst *i = A->i;
 	for (int d = 0; d < A->ref->rank; d++) {
 		const Indexer *x = &i->idx[d];
@@ -343,17 +373,26 @@ static LLVMValueRef reg_offset(NvFn *f, Acc *A, int r, LLVMValueRef *pred)
 		case IDX_POINT:
 			continue;
 		case IDX_FULL: case IDX_SLICE: {
+			if (A->tbase) {
+				/* The thread's parts are in tbase and tidx; the register's
+				 * (its bits are disjoint from the thread's) is a constant. */
+				int64_t k = reg_coord(f, A->L, r, A->rdim[d]);
+				if (k)
+					off = LLVMBuildAdd(b, off, LLVMBuildMul(b, cg_i64(g, k), A->ref->stride[d], ""), "");
+				if (x->masked && pred)
+					ix = k ? LLVMBuildAdd(b, A->tidx[d], cg_i64(g, k), "") : A->tidx[d];
+				break;
+			}
 			LLVMValueRef c = LLVMBuildZExt(b, nv_coord(f, A->L, r, A->rdim[d]), g->t_i64, "");
-			LLVMValueRef t = LLVMBuildMul(b, c, A->ref->stride[d], "");
-			off = LLVMBuildAdd(b, off, t, "");
-			if (x->masked)
+			off = LLVMBuildAdd(b, off, LLVMBuildMul(b, c, A->ref->stride[d], ""), "");
+			if (x->masked && pred)
 				ix = LLVMBuildAdd(b, A->idx[d], c, "");
 			break;
 		}
 		case IDX_GATHER: {
 			LLVMValueRef gi = to_i64(f, A->gat[d]->r[r], A->gval[d]->type->dtype);
 			off = LLVMBuildAdd(b, off, LLVMBuildMul(b, gi, A->ref->stride[d], ""), "");
-			if (x->masked)
+			if (x->masked && pred)
 				ix = gi;
 			break;
 		}
@@ -361,6 +400,8 @@ static LLVMValueRef reg_offset(NvFn *f, Acc *A, int r, LLVMValueRef *pred)
 		if (ix) /* unsigned: a negative index is out of bounds too */
 			p = and_pred(f, p, LLVMBuildICmp(b, LLVMIntULT, ix, A->ref->extent[d], ""));
 	}
+	if (!pred)
+		return off;
 	p = and_pred(f, p, nv_valid(f, A->L, r));
 	if (A->mask)
 		p = and_pred(f, p, A->mask->r[r]);
@@ -397,6 +438,19 @@ LLVMValueRef nv_access_prefix(NvFn *f, NvAccess *A, int r, int w)
 	n = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, n, cg_i64(g, w), ""), cg_i64(g, w), n, "");
 	n = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, n, cg_i64(g, 0), ""), cg_i64(g, 0), n, "");
 	return LLVMBuildTrunc(b, n, g->t_i32, "");
+}
+
+/* A power of two dividing the extent of dim d of access i's Ref: a static
+ * extent's, a size symbol's from requires. */
+static int64_t extent_divisor(NvFn *f, const Inst *i, int d)
+{
+	const Type *rt = i->args[0]->type;
+	if (rt->dims[d] >= 0)
+		return lowbit(rt->dims[d]);
+	for (int s = 0; s < f->k->nsizes; s++)
+		if (rt->syms && strcmp(f->k->sizes[s], rt->syms[d]) == 0)
+			return size_divisor(f->k, s);
+	return 1;
 }
 
 /* Elements per vector access of A (1: scalar accesses), and whether the
@@ -439,15 +493,7 @@ int nv_access_width(NvFn *f, NvAccess *A, bool *uniform)
 			if (i->idx[d].kind != IDX_FULL)
 				j++;
 		}
-		/* The extent's divisibility: a size symbol's from requires. */
-		const Type *rt = i->args[0]->type;
-		if (rt->dims[last] >= 0) {
-			de = lowbit(rt->dims[last]);
-		} else {
-			for (int s = 0; s < f->k->nsizes; s++)
-				if (rt->syms && strcmp(f->k->sizes[s], rt->syms[last]) == 0)
-					de = size_divisor(f->k, s);
-		}
+		de = extent_divisor(f, i, last);
 		if (ds < w || de < w)
 			*uniform = false;
 	}
@@ -544,14 +590,17 @@ static void access_group(NvFn *f, Acc *A, int r0, int w, bool uniform, LLVMValue
 	LLVMValueRef *preds = arena_alloc(arena(f), (size_t)w * sizeof *preds);
 	LLVMValueRef *vals = arena_alloc(arena(f), (size_t)w * sizeof *vals);
 	LLVMValueRef *other = arena_alloc(arena(f), (size_t)w * sizeof *other);
-	LLVMValueRef off0 = NULL;
+	/* The vector's address, and the predicates that matter: none when the
+	 * caller checked that all are in, the first one when the lanes share
+	 * it, else each lane's. */
+	preds[0] = NULL;
+	LLVMValueRef off0 = reg_offset(f, A, r0, inb ? NULL : &preds[0]);
 	for (int j = 0; j < w; j++) {
-		LLVMValueRef o = reg_offset(f, A, r0 + j, &preds[j]);
-		if (inb)
-			preds[j] = NULL; /* the caller checked that all are in */
+		if (j > 0)
+			preds[j] = NULL;
+		if (j > 0 && !inb && !uniform)
+			reg_offset(f, A, r0 + j, &preds[j]);
 		preds[j] = and_pred(f, preds[j], own);
-		if (!j)
-			off0 = o;
 		if (A->store)
 			vals[j] = A->val->r[r0 + j];
 		else
@@ -740,6 +789,92 @@ bool nv_access_setup(NvFn *f, const Inst *i, NvAccess *out)
 }
 
 
+/* Whether the masked SLICE indexer of dim d of A lies wholly inside or
+ * wholly outside the extent: its start and the extent are multiples of a
+ * power of two at least its size. */
+static bool slice_whole(NvFn *f, Acc *A, int d)
+{
+	const Inst *i = A->i;
+	if (i->idx[d].kind != IDX_SLICE || i->idx[d].size <= 0)
+		return false;
+	int j = 1;
+	for (int e = 0; e < d; e++)
+		j += i->idx[e].kind != IDX_FULL;
+	int64_t s = nv_divisor(f, i->args[j]), de = extent_divisor(f, i, d);
+	if (de < s)
+		s = de;
+	return s >= i->idx[d].size;
+}
+
+/* i1 or NULL (always): every element this thread holds of A is in (the
+ * AND of its registers' predicates, owner aside).  Along a dim the thread's
+ * coordinates are t | k for every combination k of its register bits there
+ * (t: its thread part), so without gathers and user masks they are all in
+ * when the least (t) and the largest (t | every register bit) are.
+ * *block: then the predicate is also every element's (each masked slice
+ * wholly in or out, no padding). */
+static LLVMValueRef all_in(NvFn *f, Acc *A, bool *block)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	const GpuLayout *L = A->L;
+	const Inst *i = A->i;
+	int n = A->ref->rank;
+	*block = false;
+	bool simple = !A->mask;
+	for (int d = 0; d < n; d++)
+		simple &= i->idx[d].kind != IDX_GATHER;
+	if (!simple) {
+		LLVMValueRef all = NULL;
+		for (int r = 0; r < 1 << L->nregbits; r++) {
+			LLVMValueRef p;
+			reg_offset(f, A, r, &p);
+			all = and_pred(f, all, p);
+		}
+		return all;
+	}
+	int64_t *kmax = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *kmax);
+	lay_reg_coord(L, (1 << L->nregbits) - 1, kmax);
+	LLVMValueRef *cmax = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *cmax);
+	for (int a = 0; a < L->rank; a++) {
+		LLVMValueRef t = nv_tcoord(f, L, a);
+		cmax[a] = cg_i32(g, (int32_t)kmax[a]);
+		if (t && kmax[a]) {
+			cmax[a] = LLVMBuildOr(b, t, cmax[a], "");
+			LLVMSetIsDisjoint(cmax[a], 1);
+		} else if (t) {
+			cmax[a] = t;
+		}
+	}
+	LLVMValueRef all = A->upred;
+	bool whole = true;
+	for (int d = 0; d < n; d++) {
+		const Indexer *x = &i->idx[d];
+		if ((x->kind != IDX_FULL && x->kind != IDX_SLICE) || !x->masked)
+			continue;
+		LLVMValueRef ext = A->ref->extent[d];
+		if (slice_whole(f, A, d)) {
+			all = and_pred(f, all, LLVMBuildICmp(b, LLVMIntULT, A->idx[d], ext, ""));
+			continue;
+		}
+		whole = false;
+		int a = A->rdim[d];
+		LLVMValueRef t = nv_tcoord(f, L, a);
+		LLVMValueRef lo = t ? LLVMBuildAdd(b, A->idx[d], LLVMBuildZExt(b, t, g->t_i64, ""), "") : A->idx[d];
+		LLVMValueRef hi = LLVMBuildAdd(b, A->idx[d], LLVMBuildZExt(b, cmax[a], g->t_i64, ""), "");
+		all = and_pred(f, all, LLVMBuildICmp(b, LLVMIntULT, lo, ext, ""));
+		all = and_pred(f, all, LLVMBuildICmp(b, LLVMIntULT, hi, ext, ""));
+	}
+	for (int a = 0; a < L->rank; a++) {
+		if ((L->dims[a] & (L->dims[a] - 1)) == 0)
+			continue; /* a power of two: no padding */
+		whole = false;
+		all = and_pred(f, all, LLVMBuildICmp(b, LLVMIntULT, cmax[a], cg_i32(g, (int32_t)L->dims[a]), ""));
+	}
+	*block = whole;
+	return all;
+}
+
 bool nv_access(NvFn *f, const Inst *i)
 {
 	Cg *g = f->g;
@@ -763,6 +898,7 @@ bool nv_access(NvFn *f, const Inst *i)
 		return true;
 	}
 
+	nv_access_tbase(f, &A);
 	/* Stores and atomics: one thread per element. */
 	LLVMValueRef own = NULL;
 	if (A.store || A.atomic)
@@ -818,13 +954,8 @@ bool nv_access(NvFn *f, const Inst *i)
 	 * is in (all threads but those at an edge), one straight-line path of
 	 * unguarded vectors, whose loads are all in flight at once; the edge
 	 * path keeps the per-vector checks. */
-	LLVMValueRef all = NULL;
-	if (nr / w > 1)
-		for (int r = 0; r < nr; r++) {
-			LLVMValueRef p;
-			reg_offset(f, &A, r, &p);
-			all = and_pred(f, all, p);
-		}
+	bool block = false;
+	LLVMValueRef all = nr / w > 1 ? all_in(f, &A, &block) : NULL;
 	if (!all) {
 		for (int r = 0; r < nr; r += w)
 			access_group(f, &A, r, w, uniform, own, out, false);
@@ -841,8 +972,15 @@ bool nv_access(NvFn *f, const Inst *i)
 	LLVMBasicBlockRef fast_end = LLVMGetInsertBlock(b);
 	LLVMBuildBr(b, join);
 	LLVMPositionBuilderAtEnd(b, slow);
-	for (int r = 0; r < nr; r += w)
-		access_group(f, &A, r, w, uniform, own, out, false);
+	if (block) {
+		/* Every element is out: loads read `other`. */
+		if (!A.store)
+			for (int r = 0; r < nr; r++)
+				out->r[r] = other_of(f, &A, r);
+	} else {
+		for (int r = 0; r < nr; r += w)
+			access_group(f, &A, r, w, uniform, own, out, false);
+	}
 	LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(b);
 	LLVMBuildBr(b, join);
 	LLVMPositionBuilderAtEnd(b, join);

@@ -140,7 +140,15 @@ typedef struct Compiler {
 	Vec defines;        /* Define*, from -D */
 	Vec include_dirs;   /* const char*, -I directories searched (in order) after the including file's own */
 	int max_nesting;    /* bracket nesting limit of the lexer */
+	bool time_report;   /* -ftime-report: phase times on stderr (time_note) */
 } Compiler;
+
+/* Monotonic wall time in milliseconds. */
+double time_ms(void);
+/* With -ftime-report, "pkc: time: <what> <ms since start>" on stderr
+ * (what: printf format and arguments). */
+__attribute__((format(printf, 3, 4)))
+void time_note(const Compiler *cc, double start, const char *fmt, ...);
 
 void compiler_init(Compiler *cc);
 void compiler_free(Compiler *cc);

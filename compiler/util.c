@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- internal errors --------------------------------------------------- */
 
@@ -341,4 +342,24 @@ int read_stream(FILE *f, size_t limit, char **out, size_t *outsize)
 	*out = buf;
 	*outsize = size;
 	return 0;
+}
+
+double time_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void time_note(const Compiler *cc, double start, const char *fmt, ...)
+{
+	if (!cc->time_report)
+		return;
+	double ms = time_ms() - start;
+	char what[128];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "pkc: time: %-28s %8.2f ms\n", what, ms);
 }
