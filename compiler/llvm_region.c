@@ -352,7 +352,9 @@ static LLVMValueRef cmpxchg(Cg *g, LLVMValueRef p, LLVMValueRef cmp, LLVMValueRe
 /* An atomic read-modify-write done with a compare-exchange loop on the
  * element's bits: for f16/bf16, whose results must be rounded (no native
  * 16-bit float atomics; a local buffer holds them as float, and a plain
- * float atomic add would not round to the dtype). */
+ * float atomic add would not round to the dtype); and in the CUDA back end
+ * for every 16-bit atomic, as PTX has no 16-bit add/min/max/and/or/xor/
+ * exch and LLVM would widen them to the enclosing word (see cmpxchg). */
 static LLVMValueRef atomic_cas_loop(Cg *g, int kind, DType dt, LLVMTypeRef mem, bool compute_form, LLVMValueRef p,
                                     LLVMValueRef v, unsigned align, Loc loc)
 {
@@ -371,10 +373,13 @@ static LLVMValueRef atomic_cas_loop(Cg *g, int kind, DType dt, LLVMTypeRef mem, 
 	LLVMValueRef old = LLVMBuildPhi(b, it, "old");
 	LLVMValueRef oldv = from_stored_form(g, dt, compute_form, LLVMBuildBitCast(b, old, mem, ""));
 	LLVMValueRef args[2] = {oldv, v};
-	Op op = kind == ATOMIC_ADD ? IR_ADD : kind == ATOMIC_MAX ? IR_MAX : IR_MIN;
-	LLVMValueRef nv = cg_elementwise(g, op, dt, args, loc);
-	if (!nv)
-		return NULL;
+	LLVMValueRef nv = v;
+	if (kind != ATOMIC_XCHG) {
+		Op op = kind == ATOMIC_ADD ? IR_ADD : kind == ATOMIC_MAX ? IR_MAX : kind == ATOMIC_MIN ? IR_MIN
+		      : kind == ATOMIC_AND ? IR_AND : kind == ATOMIC_OR ? IR_OR : IR_XOR;
+		if (!(nv = cg_elementwise(g, op, dt, args, loc)))
+			return NULL;
+	}
 	LLVMValueRef nbits = LLVMBuildBitCast(b, to_stored_form(g, dt, compute_form, nv), it, "");
 	LLVMValueRef ok;
 	LLVMValueRef seen = cmpxchg(g, p, old, nbits, align, &ok);
@@ -417,8 +422,9 @@ LLVMValueRef cg_atomic(Cg *g, int kind, DType dt, LLVMTypeRef mem, bool compute_
 			old = LLVMBuildBitCast(b, old, mem, "");
 		return from_stored_form(g, dt, compute_form, old);
 	}
-	if (half && kind != ATOMIC_XCHG) {
-		if (kind != ATOMIC_ADD && kind != ATOMIC_MAX && kind != ATOMIC_MIN)
+	bool int16 = dt == DT_I16 || dt == DT_U16;
+	if ((half && kind != ATOMIC_XCHG) || (g->nvptx && (half || int16))) {
+		if (half && (kind == ATOMIC_AND || kind == ATOMIC_OR || kind == ATOMIC_XOR))
 			return atomic_fail(g, loc, kernel, kind);
 		return atomic_cas_loop(g, kind, dt, mem, compute_form, p, v, align, loc);
 	}
