@@ -949,6 +949,44 @@ static void emu_call_rewrite(Nv *nv, LLVMModuleRef mod, LLVMValueRef fn, const c
 	LLVMDeleteFunction(fn);
 }
 
+/* The emulator's function for NVVM intrinsic `name`, or NULL.  A prefix
+ * entry maps the rest of the name too, its dots made underscores
+ * (llvm.nvvm.shfl.sync.bfly.i32 -> pk_emu_shfl_bfly_i32).  wait.all is a
+ * commit: the emulator's copies complete when committed. */
+static const char *emu_name(Arena *a, const char *name)
+{
+	static const struct {
+		const char *nvvm, *emu;
+		bool prefix;
+	} names[] = {
+		{"llvm.nvvm.read.ptx.sreg.tid.x", "pk_emu_tid_x", false},
+		{"llvm.nvvm.read.ptx.sreg.ctaid.x", "pk_emu_ctaid_x", false},
+		{"llvm.nvvm.barrier.cta.sync.aligned.all", "pk_emu_barrier", false},
+		{"llvm.nvvm.shfl.sync.", "pk_emu_shfl_", true},
+		{"llvm.nvvm.mma.m16n8k16.row.col.f32.f32", "pk_emu_mma_f16", false},
+		{"llvm.nvvm.mma.m16n8k16.row.col.bf16", "pk_emu_mma_bf16", false},
+		{"llvm.nvvm.ldmatrix.sync.aligned.m8n8.", "pk_emu_ldmatrix_", true},
+		{"llvm.nvvm.cp.async.cg.shared.global.16.s", "pk_emu_cp_async_16", false},
+		{"llvm.nvvm.cp.async.commit.group", "pk_emu_cp_async_commit", false},
+		{"llvm.nvvm.cp.async.wait.group", "pk_emu_cp_async_wait", false},
+		{"llvm.nvvm.cp.async.wait.all", "pk_emu_cp_async_commit", false},
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		size_t n = strlen(names[i].nvvm);
+		if (!names[i].prefix) {
+			if (strcmp(name, names[i].nvvm) == 0)
+				return names[i].emu;
+		} else if (strncmp(name, names[i].nvvm, n) == 0) {
+			char *e = arena_printf(a, "%s%s", names[i].emu, name + n);
+			for (char *c = e + strlen(names[i].emu); *c; c++)
+				if (*c == '.')
+					*c = '_';
+			return e;
+		}
+	}
+	return NULL;
+}
+
 static void emulate_module(Nv *nv, LLVMModuleRef mod)
 {
 	Cg *g = &nv->g;
@@ -972,37 +1010,7 @@ static void emulate_module(Nv *nv, LLVMModuleRef mod)
 		}
 		if (strncmp(name, "llvm.nvvm.", 10) != 0)
 			continue;
-		const char *emu = NULL;
-		if (strcmp(name, "llvm.nvvm.read.ptx.sreg.tid.x") == 0)
-			emu = "pk_emu_tid_x";
-		else if (strcmp(name, "llvm.nvvm.read.ptx.sreg.ctaid.x") == 0)
-			emu = "pk_emu_ctaid_x";
-		else if (strcmp(name, "llvm.nvvm.barrier.cta.sync.aligned.all") == 0)
-			emu = "pk_emu_barrier";
-		else if (strncmp(name, "llvm.nvvm.shfl.sync.", 20) == 0) {
-			char *e = arena_printf(a, "pk_emu_shfl_%s", name + 20);
-			for (char *c = e; *c; c++)
-				if (*c == '.')
-					*c = '_';
-			emu = e;
-		} else if (strcmp(name, "llvm.nvvm.mma.m16n8k16.row.col.f32.f32") == 0)
-			emu = "pk_emu_mma_f16";
-		else if (strcmp(name, "llvm.nvvm.mma.m16n8k16.row.col.bf16") == 0)
-			emu = "pk_emu_mma_bf16";
-		else if (strncmp(name, "llvm.nvvm.ldmatrix.sync.aligned.m8n8.", 37) == 0) {
-			char *e = arena_printf(a, "pk_emu_ldmatrix_%s", name + 37);
-			for (char *c = e; *c; c++)
-				if (*c == '.')
-					*c = '_';
-			emu = e;
-		} else if (strcmp(name, "llvm.nvvm.cp.async.cg.shared.global.16.s") == 0)
-			emu = "pk_emu_cp_async_16";
-		else if (strcmp(name, "llvm.nvvm.cp.async.commit.group") == 0)
-			emu = "pk_emu_cp_async_commit";
-		else if (strcmp(name, "llvm.nvvm.cp.async.wait.group") == 0)
-			emu = "pk_emu_cp_async_wait";
-		else if (strcmp(name, "llvm.nvvm.cp.async.wait.all") == 0)
-			emu = "pk_emu_cp_async_commit";
+		const char *emu = emu_name(a, name);
 		if (!emu)
 			internal_error("PKC_GPU_EMULATE: no emulation of %s", name);
 		emu_call_rewrite(nv, mod, fn, emu);
