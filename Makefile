@@ -12,7 +12,8 @@
 #                        package under $(PREFIX) (honours DESTDIR, INSTALL_NOBUILD=1)
 #   make deps            install the build dependencies (.ci/install-deps)
 #
-# New compiler/*.c files are picked up automatically; header dependencies
+# The compiler is one folder per component (compiler/README.md); a new .c
+# file in a component folder is picked up automatically; header dependencies
 # are tracked with -MMD.
 
 .DEFAULT_GOAL := all
@@ -44,9 +45,9 @@ MLIR_CAPI_LIBS = $(wildcard $(LLVM_LIBDIR)/libMLIRCAPI*.a)
 # which they call into; both are C++ underneath.
 MLIR_LIBS = -L$(LLVM_LIBDIR) -Wl,--start-group $(MLIR_CAPI_LIBS) -Wl,--end-group -lMLIR -lLLVM -lstdc++ \
             -Wl,-rpath,$(LLVM_LIBDIR)
-USE_LLVM := $(if $(shell grep -l 'include <llvm-c/' compiler/*.c compiler/*.h 2>/dev/null),1)
+USE_LLVM := $(if $(shell grep -rl 'include <llvm-c/' compiler 2>/dev/null),1)
 # The same for MLIR (the Mosaic TPU back end, codegen_mosaic.c, mosaic_*.c).
-USE_MLIR := $(if $(shell grep -l 'include <mlir-c/' compiler/*.c compiler/*.h 2>/dev/null),1)
+USE_MLIR := $(if $(shell grep -rl 'include <mlir-c/' compiler 2>/dev/null),1)
 
 # ---- flags --------------------------------------------------------------------
 
@@ -66,7 +67,11 @@ PKC := $(BUILD)/bin/pkc
 CFLAGS ?= -O2 -g
 WARN_FLAGS := -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration
 ALL_CFLAGS := -std=c11 $(CFLAGS) $(WARN_FLAGS) $(SAN_FLAGS)
-ALL_CPPFLAGS := -D_DEFAULT_SOURCE -Icompiler -I$(GEN) $(CPPFLAGS)
+# The components of the compiler, in pipeline order (compiler/README.md):
+# each folder's headers are on the include path.
+COMPONENTS := support front ir passes llvm host cuda tpu
+ALL_CPPFLAGS := -D_DEFAULT_SOURCE -Icompiler $(addprefix -Icompiler/,$(COMPONENTS)) -Iruntime -I$(GEN) \
+                $(CPPFLAGS)
 ALL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
 LDLIBS += -lm
 # The host back end (codegen_llvm_host.c, llvm_*.c) uses the LLVM C API;
@@ -84,15 +89,15 @@ PKC_LDFLAGS := -rdynamic
 
 # ---- sources ------------------------------------------------------------------
 
-SRCS := $(wildcard compiler/*.c)
-# The lexer and parser are generated; each only once its source exists.
-GEN_SRCS := $(if $(wildcard compiler/lexer.re),$(GEN)/lexer.c) \
-            $(if $(wildcard compiler/parser.y),$(GEN)/parser.c)
-GEN_HDRS := $(if $(wildcard compiler/parser.y),$(GEN)/parser.h)
+# One wildcard per component folder: a file's folder is its component.
+SRCS := $(wildcard compiler/*.c $(COMPONENTS:%=compiler/%/*.c))
+# The lexer and parser are generated (front/).
+GEN_SRCS := $(GEN)/lexer.c $(GEN)/parser.c
+GEN_HDRS := $(GEN)/parser.h
 # The Mosaic TPU back end is a plugin, $(BUILD)/lib/pkc/libpkc_mosaic.so,
 # that pkc dlopens for --target=mosaic-tpu only (main.c): its sources are
 # compiled -fPIC into $(OBJDIR)/pic and linked with MLIR, not into pkc.
-MOSAIC_SRCS := $(filter compiler/codegen_mosaic.c compiler/mosaic_%.c,$(SRCS))
+MOSAIC_SRCS := $(wildcard compiler/tpu/*.c)
 MOSAIC_OBJS := $(MOSAIC_SRCS:compiler/%.c=$(OBJDIR)/pic/%.o)
 MOSAIC_PLUGIN := $(if $(MOSAIC_SRCS),$(BUILD)/lib/pkc/libpkc_mosaic.so)
 OBJS := $(patsubst compiler/%.c,$(OBJDIR)/%.o,$(filter-out $(MOSAIC_SRCS),$(SRCS))) \
@@ -134,11 +139,11 @@ $(OBJDIR)/gen/%.o: $(GEN)/%.c
 # before the first compile (-MMD tracks it precisely afterwards).
 $(OBJS) $(MOSAIC_OBJS): | $(GEN_HDRS)
 
-$(GEN)/lexer.c: compiler/lexer.re
+$(GEN)/lexer.c: compiler/front/lexer.re
 	@mkdir -p $(@D)
 	$(RE2C) -W --no-generation-date --no-version $(RE2CFLAGS) -o $@ $<
 
-$(GEN)/parser.c $(GEN)/parser.h &: compiler/parser.y
+$(GEN)/parser.c $(GEN)/parser.h &: compiler/front/parser.y
 	@mkdir -p $(@D)
 	$(BISON) -Wall $(BISONFLAGS) --defines=$(GEN)/parser.h -o $(GEN)/parser.c $<
 
@@ -267,11 +272,13 @@ demo: all
 FUZZ_SECONDS ?= 600
 FUZZ_DIR := build/fuzz
 FUZZ_BIN := $(FUZZ_DIR)/fuzz_frontend
-FUZZ_SRCS := $(filter-out compiler/main.c $(LLVM_SRCS) $(MOSAIC_SRCS),$(SRCS)) $(GEN_SRCS) test/fuzz/fuzz_frontend.c
+# The front-end fuzzer links the components up to the IR, no back end.
+FUZZ_SRCS := $(wildcard $(addsuffix /*.c,$(addprefix compiler/,support front ir))) $(GEN_SRCS) \
+             test/fuzz/fuzz_frontend.c
 FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
               -fno-omit-frame-pointer $(WARN_FLAGS)
 
-$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard compiler/*.h compiler/*.def) $(GEN_HDRS)
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard compiler/*/*.h compiler/*/*.def) $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_FLAGS) $(ALL_CPPFLAGS) -o $@ $(FUZZ_SRCS) $(LDLIBS)
 
@@ -301,7 +308,7 @@ bench: all
 # stages).  INSTALL_NOBUILD=1 installs what $(BUILD) already holds without
 # building first (test/install does, so it never rebuilds the binaries under
 # test).  A SANITIZE=1 installation tells its users to link with -fsanitize.
-PKC_VERSION = $(shell sed -n 's/^.define PKC_VERSION "\(.*\)"$$/\1/p' compiler/pkc.h)
+PKC_VERSION = $(shell sed -n 's/^.define PKC_VERSION "\(.*\)"$$/\1/p' compiler/support/pkc.h)
 INSTALL_ROOT = $(DESTDIR)$(PREFIX)
 PACKAGING_SUBST = sed -e 's|@PREFIX@|$(abspath $(PREFIX))|g' -e 's|@VERSION@|$(PKC_VERSION)|g' \
                       -e 's|@EXTRA_LIBS@|$(addprefix $(PACKAGING_SPACE),$(filter -fsanitize=%,$(SAN_FLAGS)))|g'

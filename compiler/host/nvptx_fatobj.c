@@ -13,7 +13,7 @@
  * link together. */
 #include "llvm_util.h"
 #include "gpu.h"
-#include "../runtime/pk_runtime.h"
+#include "pk_runtime.h"
 
 #include <stddef.h>
 #include <string.h>

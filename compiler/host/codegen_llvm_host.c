@@ -11,7 +11,7 @@
  * compiler/HOST-DESIGN.md is the design. */
 #include "llvm_util.h"
 #include "gpu.h"
-#include "../runtime/pk_runtime.h"
+#include "pk_runtime.h"
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Target.h>

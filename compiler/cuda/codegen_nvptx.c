@@ -16,7 +16,7 @@
  * nvptx_tensor.c has tensor ops and layout conversions, nvptx_mem.c Ref
  * accesses and barriers, nvptx_dot.c matrix products. */
 #include "nvptx.h"
-#include "../runtime/pk_runtime.h" /* PK_MAX_GRID */
+#include "pk_runtime.h" /* PK_MAX_GRID */
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>

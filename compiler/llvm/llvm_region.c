@@ -4,7 +4,7 @@
  * buffers (ALLOC, hoisted to the function entry) and the program
  * environment (PROGRAM_ID, NUM_PROGRAMS). */
 #include "llvm_util.h"
-#include "../runtime/pk_runtime.h" /* PK_MAX_GRID */
+#include "pk_runtime.h" /* PK_MAX_GRID */
 
 #include <stdio.h>
 #include <string.h>
