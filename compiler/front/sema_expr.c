@@ -4,6 +4,7 @@
  * assignments and stores apply.  Builtin calls are in sema_builtins.c. */
 #include "sema.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -131,6 +132,31 @@ static double pk_floor(double x)
 	return t > x ? t - 1.0 : t;
 }
 
+/* Python's float divmod (and jnp.floor_divide's), as the back ends
+ * compute it: from the exact remainder fmod(x, y), so 1.0 // 0.1 is 9,
+ * not floor(1.0 / 0.1) = 10 (§7.2).  y is not zero. */
+static void float_divmod(double x, double y, double *div, double *mod)
+{
+	double m = fmod(x, y);
+	double d = (x - m) / y;
+	if (m != 0.0) {
+		if ((y < 0) != (m < 0)) {
+			m += y;
+			d -= 1.0;
+		}
+	} else {
+		m = copysign(0.0, y);
+	}
+	if (d != 0.0) {
+		double f = pk_floor(d);
+		d = d - f > 0.5 ? f + 1.0 : f; /* d is within an ulp or so of an integer */
+	} else {
+		d = copysign(0.0, x / y);
+	}
+	*div = d;
+	*mod = m;
+}
+
 /* Rounds a float constant to the precision of its dtype (f32 only; f16
  * and bf16 are left to the backend). */
 static double round_to(double f, DType dt)
@@ -226,7 +252,13 @@ static bool fold_float(Sema *s, Op op, Loc loc, double x, double y, DType rdt, C
 	case IR_MOD:
 		if (y == 0.0)
 			return fold_error(s, loc, err, "division by zero in a constant expression [§4.3]");
-		r = op == IR_DIV ? x / y : op == IR_FLOORDIV ? pk_floor(x / y) : x - pk_floor(x / y) * y;
+		if (op == IR_DIV) {
+			r = x / y;
+		} else {
+			double d, m;
+			float_divmod(x, y, &d, &m);
+			r = op == IR_FLOORDIV ? d : m;
+		}
 		break;
 	case IR_POW: {
 		if (!(y == pk_floor(y) && y >= -64 && y <= 64))

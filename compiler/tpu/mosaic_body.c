@@ -231,7 +231,10 @@ static MlirValue int_mod(Lower *L, MlirType t, MlirValue a, MlirValue b)
 	return select3(L, t, fix, op2(L, "arith.addi", t, r, b1), r);
 }
 
-static MlirValue float_mod(Lower *L, MlirType t, MlirValue a, MlirValue b)
+/* Python floor division and modulo on floats, as jnp.floor_divide and
+ * jnp.remainder lower: both from the remainder r = a rem b, so 1.0 // 0.1
+ * is 9, not floor(1.0 / 0.1) = 10 (§7.2). */
+static MlirValue float_divmod(Lower *L, MlirType t, MlirValue a, MlirValue b, bool want_div)
 {
 	MlirValue r = op2(L, "arith.remf", t, a, b);
 	MlirValue zero = mz_splat_float(L->z, t, 0.0);
@@ -240,7 +243,12 @@ static MlirValue float_mod(Lower *L, MlirType t, MlirValue a, MlirValue b)
 	MlirValue bneg = cmp(L, true, CMPF_OLT, b, zero);
 	MlirType bt = bool_like(L->z, t);
 	MlirValue fix = op2(L, "arith.andi", bt, op2(L, "arith.xori", bt, rneg, bneg), nz);
-	return select3(L, t, fix, op2(L, "arith.addf", t, r, b), r);
+	if (!want_div)
+		return select3(L, t, fix, op2(L, "arith.addf", t, r, b), r);
+	MlirValue bz = cmp(L, true, CMPF_OEQ, b, zero); /* a / 0 is +-inf or NaN, as a / b */
+	MlirValue q = op2(L, "arith.divf", t, select3(L, t, bz, a, op2(L, "arith.subf", t, a, r)), b);
+	q = select3(L, t, fix, op2(L, "arith.subf", t, q, mz_splat_float(L->z, t, 1.0)), q);
+	return op1(L, "math.round", t, q); /* q is within an ulp or so of an integer */
 }
 
 /* Converts x (dtype from) to dtype to, with t the result type (JAX's
@@ -293,10 +301,10 @@ static MlirValue lower_elementwise(Lower *L, const Inst *i, MlirType t)
 	case IR_DIV: return op2(L, f ? "arith.divf" : u ? "arith.divui" : "arith.divsi", t, a, b);
 	case IR_FLOORDIV:
 		if (f)
-			return op1(L, "math.floor", t, op2(L, "arith.divf", t, a, b));
+			return float_divmod(L, t, a, b, true);
 		return u ? op2(L, "arith.divui", t, a, b) : int_floordiv(L, t, a, b);
 	case IR_MOD:
-		return f ? float_mod(L, t, a, b) : u ? op2(L, "arith.remui", t, a, b) : int_mod(L, t, a, b);
+		return f ? float_divmod(L, t, a, b, false) : u ? op2(L, "arith.remui", t, a, b) : int_mod(L, t, a, b);
 	case IR_POW: return op2(L, "math.powf", t, a, b);
 	case IR_MIN:
 		return op2(L, f ? "arith.minimumf" : dt == DT_BOOL ? "arith.andi" : u ? "arith.minui" : "arith.minsi", t, a, b);

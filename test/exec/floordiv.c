@@ -12,6 +12,19 @@ static int32_t py_div(int32_t a, int32_t b)
 	return (int32_t)d; /* INT32_MIN // -1 wraps to INT32_MIN */
 }
 
+/* CPython's float floor division (float_divmod): from the exact
+ * remainder, so 1 // 0.1f is 9 where floorf(1 / 0.1f) is 10. */
+static float py_fdiv(float a, float b)
+{
+	float m = fmodf(a, b), d = (a - m) / b;
+	if (m != 0 && ((b < 0) != (m < 0)))
+		d -= 1;
+	if (d == 0)
+		return copysignf(0, a / b);
+	float f = floorf(d);
+	return d - f > 0.5f ? f + 1 : f;
+}
+
 int main(int argc, char **argv)
 {
 	ex_init(&argc, argv, "floordiv");
@@ -37,6 +50,7 @@ int main(int argc, char **argv)
 	ua[0] = UINT32_MAX, ub[0] = 2; /* unsigned: no sign */
 	f[0] = -7.5f, g[0] = 2.0f;
 	f[1] = 1.0f, g[1] = -3.0f;
+	f[2] = 1.0f, g[2] = 0.1f; /* 9, not floor(1.0 / 0.1) = 10 (§7.2) */
 	EX_OK(fd(ex_stream(), EX_DEV(a, N), EX_DEV(b, N), EX_DEV(q, N), EX_DEV(q2, N), EX_DEV(rr, N), EX_DEV(ua, N),
 	         EX_DEV(ub, N), EX_DEV(uq, N), EX_DEV(f, N), EX_DEV(g, N), EX_DEV(fq, N), EX_DEV(c, 2)));
 	for (int i = 0; i < N; i++) {
@@ -46,10 +60,11 @@ int main(int argc, char **argv)
 		EX_EQ((int32_t)((uint32_t)q[i] * (uint32_t)b[i] + (uint32_t)rr[i]), a[i], "%d == (%d // %d) * b + %d %% %d",
 		      a[i], a[i], b[i], a[i], b[i]);
 		EX_EQU(uq[i], ua[i] / ub[i], "floordiv(u32 %u, %u)", ua[i], ub[i]);
-		EX_SAME(fq[i], floorf(f[i] / g[i]), "%g // %g", f[i], g[i]);
+		EX_SAME(fq[i], py_fdiv(f[i], g[i]), "%g // %g", f[i], g[i]);
 	}
 	EX_EQ(c[0], -4, "const floordiv(-7, 2)");
 	EX_EQ(c[1], -4, "const -7 // 2");
+	EX_SAME(fq[2], 9.0f, "1.0 // 0.1");
 
 	int64_t m = 20; /* 3 column blocks, the last partial */
 	float x[8 * 20], o[8 * 20];
