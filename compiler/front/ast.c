@@ -194,7 +194,7 @@ static void print_expr(FILE *out, const AstExpr *e)
 /* "DTYPE" or "DTYPE (dims ...)" */
 static void print_type(FILE *out, const AstType *t)
 {
-	fputs(dtype_str(t->dtype), out);
+	fputs(t->dtype_name ? t->dtype_name : dtype_str(t->dtype), out);
 	if (t->has_shape) {
 		fputs(" (dims", out);
 		print_exprs(out, t->dims, t->ndims);

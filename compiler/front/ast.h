@@ -116,7 +116,8 @@ typedef struct AstStmt AstStmt;
  * Used for parameters, scratch, let/var annotations and const. */
 typedef struct AstType {
 	Loc loc;         /* of the whole type */
-	DType dtype;     /* element type */
+	DType dtype;     /* element type; DT_NONE when written as a name */
+	const char *dtype_name; /* a const holding a dtype (const DT = f16; DT[8]): sema resolves it */
 	bool has_shape;  /* written with [...] (a scalar has none) */
 	AstExpr **dims;  /* dimension expressions (a NAME may introduce a size symbol) */
 	int ndims;       /* count of dims */

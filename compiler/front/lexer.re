@@ -593,7 +593,13 @@ int lexer_next(Lexer *L, YYSTYPE *val, Loc *loc)
 			error_at(L->cc, loc_of(L, L->tok, L->cur), "stray '!' in program; logical negation is 'not' [§2.7]");
 			continue;
 		}
-		[$?#'\\`] {
+		"#" {
+			/* a Python comment: say so once, and skip it like one */
+			error_at(L->cc, loc_of(L, L->tok, L->cur), "'#' does not start a comment; comments are // or /* */ [§2.2]");
+			skip_line_comment(L);
+			continue;
+		}
+		[$?'\\`] {
 			error_at(L->cc, loc_of(L, L->tok, L->cur), "stray '%c' in program [§2.7]", *L->tok);
 			continue;
 		}

@@ -353,10 +353,12 @@ mode
 	| INOUT                                { $$ = PM_INOUT; }
 	;
 
-/* type = DTYPE [ "[" expr { "," expr } "]" ] ; */
+/* type = ( DTYPE | IDENT ) [ "[" expr { "," expr } "]" ] ;   (IDENT: a const holding a dtype) */
 type
 	: DTYPE                                { $$ = mk_type(pc, @$, $1, false, (Vec){0}); }
 	| DTYPE '[' exprs ']'                  { $$ = mk_type(pc, @$, $1, true, $3); }
+	| IDENT                                { $$ = mk_type(pc, @$, DT_NONE, false, (Vec){0}); $$->dtype_name = $1; }
+	| IDENT '[' exprs ']'                  { $$ = mk_type(pc, @$, DT_NONE, true, $3); $$->dtype_name = $1; }
 	;
 
 /* clause = "grid" "(" [ expr { "," expr } [","] ] ")"

@@ -160,6 +160,12 @@ static AstExpr *dp_primary(DParser *d)
 	char *text = arena_strndup(d->s->a, start, (size_t)(d->p - start));
 	ConstVal c;
 	AstExpr *e = dp_node(d, AE_INT);
+	for (int dt = 1; dt < DT_COUNT; dt++)
+		if (strcmp(text, dtype_names[dt]) == 0) { /* -D DT=bf16 for `const DT = f16;` */
+			e->kind = AE_DTYPE;
+			e->dtype = (DType)dt;
+			return e;
+		}
 	if (d->p == start || !parse_define_value(text, &c)) {
 		d->bad = true;
 		return e;
@@ -238,6 +244,12 @@ static AstExpr *dp_expr(DParser *d)
 	return dp_level(d, 0);
 }
 
+/* A const's value: a scalar, or a dtype (const DT = f16, §4.3). */
+static Ex const_init_value(Sema *s, Ex e)
+{
+	return e.kind == EX_DTYPE ? e : rvalue(s, e);
+}
+
 /* Evaluates a -D VALUE (errors are reported without a location). */
 static Ex define_value(Sema *s, Define *d)
 {
@@ -249,7 +261,7 @@ static Ex define_value(Sema *s, Define *d)
 		         d->value, d->value);
 		return ex_error((Loc){0});
 	}
-	Ex v = rvalue(s, sema_expr(s, e));
+	Ex v = const_init_value(s, sema_expr(s, e));
 	if (v.kind == EX_VALUE) {
 		error_at(s->cc, (Loc){0}, "-D %s=%s: not a compile-time constant", d->name, d->value);
 		return ex_error((Loc){0});
@@ -283,7 +295,7 @@ static void eval_const_decl(Sema *s, Binding *b)
 		d->used = true;
 		e = define_value(s, d);
 	} else {
-		e = rvalue(s, sema_expr(s, kc->value));
+		e = const_init_value(s, sema_expr(s, kc->value));
 		if (e.kind == EX_VALUE) {
 			error_at(s->cc, kc->value->loc, "the value of constant '%s' is not a compile-time constant [§4.3]",
 			         b->name);
@@ -308,8 +320,13 @@ static void eval_const_decl(Sema *s, Binding *b)
 			e = ex_error(kc->loc);
 		}
 	}
-	if (e.kind != EX_CONST && e.kind != EX_ERROR) {
-		error_at(s->cc, kc->value->loc, "the value of constant '%s' must be a scalar constant [§4.3]", b->name);
+	if (e.kind == EX_DTYPE && kc->dtype != DT_NONE) {
+		error_at(s->cc, d ? (Loc){0} : kc->value->loc, "constant '%s' of type %s cannot hold the dtype %s [§4.3]",
+		         b->name, dtype_str(kc->dtype), dtype_str(e.dt));
+		e = ex_error(kc->loc);
+	} else if (e.kind != EX_CONST && e.kind != EX_DTYPE && e.kind != EX_ERROR) {
+		error_at(s->cc, kc->value->loc, "the value of constant '%s' must be a scalar constant or a dtype [§4.3]",
+		         b->name);
 		e = ex_error(kc->loc);
 	}
 	*s = saved;
@@ -389,14 +406,39 @@ static bool positive_int(Sema *s, Ex e, const char *what, const char *clause, in
 	return true;
 }
 
+/* The dtype of a type: a dtype keyword, or the name of a const holding
+ * one (const DT = f16; x: in DT[n], §4.3).  DT_NONE after an error. */
+static DType type_dtype(Sema *s, const AstType *t)
+{
+	if (!t->dtype_name)
+		return t->dtype;
+	Loc loc = t->loc;
+	loc.len = (int)strlen(t->dtype_name);
+	Binding *b = lookup(s, t->dtype_name);
+	if (b && b->kind == B_CONST && (b->ex.kind == EX_DTYPE || b->ex.kind == EX_ERROR))
+		return b->ex.kind == EX_DTYPE ? b->ex.dt : DT_NONE;
+	if (b) {
+		error_at(s->cc, loc, "'%s' is %s, not a dtype; a type starts with a dtype or a const holding one [§4.1]",
+		         t->dtype_name, binding_desc(b));
+		if (b->loc.line)
+			note_at(s->cc, b->loc, "'%s' is declared here", t->dtype_name);
+	} else if (!used_before_declaration(s, t->dtype_name, loc) &&
+	           !report_pallas_name(s, "dtype", t->dtype_name, loc)) {
+		error_at(s->cc, loc, "unknown dtype '%s'; a type starts with a dtype (f32, bf16, ...) or a const holding one [§4.1]",
+		         t->dtype_name);
+	}
+	return DT_NONE;
+}
+
 /* The static shape of a type annotation (scratch, let, var). */
 static Type *static_type(Sema *s, AstType *t, const char *clause)
 {
 	int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->ndims + 1));
-	bool ok = true;
+	DType dt = type_dtype(s, t);
+	bool ok = dt != DT_NONE;
 	for (int d = 0; d < t->ndims; d++)
 		ok &= positive_int(s, eval_const(s, t->dims[d], clause), "a dimension", clause, &dims[d]);
-	return ok ? type_tensor(s->a, t->dtype, t->ndims, dims) : NULL;
+	return ok ? type_tensor(s->a, dt, t->ndims, dims) : NULL;
 }
 
 static void name_arg(Region *r, int i, const char *name)
@@ -970,6 +1012,10 @@ static void sema_params(Sema *s, AstKernel *ak, Scope *ks, KernelBuild *kb)
 	for (int i = 0; i < ak->nparams; i++) {
 		AstParam *p = ak->params[i];
 		AstType *t = p->type;
+		DType dt = type_dtype(s, t);
+		bool bad_dtype = dt == DT_NONE;
+		if (bad_dtype)
+			dt = DT_F32; /* keep going with a well-formed type; uses are poison */
 		if (p->mode == PM_SCALAR) {
 			if (t->has_shape)
 				error_at(s->cc, t->loc, "scalar parameter '%s' cannot have a shape; an array parameter needs a mode: in, out or inout [§5.1]",
@@ -977,10 +1023,11 @@ static void sema_params(Sema *s, AstKernel *ak, Scope *ks, KernelBuild *kb)
 			Binding *b = declare(s, ks, B_SCALAR, p->name, p->loc);
 			if (!b)
 				continue;
+			b->poisoned = bad_dtype;
 			IrScalar *sc = arena_alloc(s->a, sizeof *sc);
 			sc->name = p->name;
 			sc->loc = p->loc;
-			sc->dtype = t->dtype;
+			sc->dtype = dt;
 			b->index = kb->scalars.len;
 			vec_push(s->a, &kb->scalars, sc);
 			push_order(s, kb, KP_SCALAR, b->index);
@@ -988,7 +1035,7 @@ static void sema_params(Sema *s, AstKernel *ak, Scope *ks, KernelBuild *kb)
 		}
 		if (t->ndims == 0)
 			error_at(s->cc, t->loc, "array parameter '%s' needs a shape of rank 1 or more, e.g. %s[1] [§5.1]", p->name,
-			         dtype_str(t->dtype));
+			         dtype_str(dt));
 		int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->ndims + 1));
 		const char **syms = arena_alloc(s->a, sizeof(char *) * (size_t)(t->ndims + 1));
 		bool dynamic = false, ok = true;
@@ -1000,6 +1047,7 @@ static void sema_params(Sema *s, AstKernel *ak, Scope *ks, KernelBuild *kb)
 		Binding *b = declare(s, ks, B_OPERAND, p->name, p->loc);
 		if (!b)
 			continue;
+		b->poisoned = bad_dtype;
 		IrOperand *op = arena_alloc(s->a, sizeof *op);
 		op->name = p->name;
 		op->loc = p->loc;
@@ -1007,7 +1055,7 @@ static void sema_params(Sema *s, AstKernel *ak, Scope *ks, KernelBuild *kb)
 		for (int d = 0; !ok && d < t->ndims; d++)
 			if (dims[d] == 0)
 				dims[d] = 1; /* keep going with a well-formed type */
-		op->array = type_ref(s->a, t->dtype, t->ndims, dims, dynamic ? syms : NULL, SPACE_GLOBAL);
+		op->array = type_ref(s->a, dt, t->ndims, dims, dynamic ? syms : NULL, SPACE_GLOBAL);
 		b->index = kb->operands.len;
 		b->mode = p->mode;
 		vec_push(s->a, &kb->operands, op);

@@ -257,6 +257,12 @@ Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, 
 Ex sema_transpose(Sema *s, Loc loc, Ex x, const int64_t *perm, int nperm);
 bool is_builtin_name(const char *name);
 const char *builtin_suggestion(const char *name);
+/* Pallas habits (§10): reports `name` when JAX spells something .pk writes
+ * otherwise (True, float32, arange), naming it "unknown <what>"; reports a
+ * module prefix (jnp.exp, jax.lax.rsqrt, pl.program_id) on the FIELD f,
+ * the callee of a call when `call`.  Both return whether they reported. */
+bool report_pallas_name(Sema *s, const char *what, const char *name, Loc loc);
+bool report_module_prefix(Sema *s, const AstExpr *f, bool call);
 /* Whether a call names store/atomic (an effect whose result may be dropped). */
 bool call_is_effect(const AstExpr *call);
 

@@ -858,6 +858,105 @@ bool call_is_effect(const AstExpr *call)
 	return strcmp(f->name, "store") == 0 || strncmp(f->name, "atomic_", 7) == 0;
 }
 
+/* ---- Pallas habits -------------------------------------------------------- */
+
+/* Names a JAX Pallas user may bring along, with their .pk spelling (§10)
+ * and the clause that defines it; "unknown ..." errors offer them. */
+typedef struct PallasName {
+	const char *jax;    /* as JAX spells it (the last part of jnp.x, lax.x, pl.x) */
+	const char *pk;     /* how .pk writes it */
+	const char *clause; /* where lang-spec defines that */
+} PallasName;
+
+static const PallasName pallas_names[] = {
+	{"True", "true", "§2.3"}, {"False", "false", "§2.3"},
+	{"float16", "f16", "§4.1"}, {"bfloat16", "bf16", "§4.1"}, {"float32", "f32", "§4.1"},
+	{"float64", "f64", "§4.1"}, {"int8", "i8", "§4.1"}, {"int16", "i16", "§4.1"}, {"int32", "i32", "§4.1"},
+	{"int64", "i64", "§4.1"}, {"uint8", "u8", "§4.1"}, {"uint16", "u16", "§4.1"}, {"uint32", "u32", "§4.1"},
+	{"uint64", "u64", "§4.1"}, {"bool_", "bool", "§4.1"},
+	{"arange", "iota(n)", "§7.12"}, {"broadcasted_iota", "iota(shape, dim = d, dtype = t)", "§7.12"},
+	{"relu", "max(x, 0.0)", "§7.10"}, {"power", "pow(a, b) or a ** b", "§7.10"},
+	{"floor_divide", "a // b or floordiv(a, b)", "§7.2"}, {"remainder", "a % b", "§7.2"}, {"mod", "a % b", "§7.2"},
+	{"true_divide", "a / b", "§7.2"}, {"divide", "a / b", "§7.2"}, {"matmul", "a @ b or dot(a, b)", "§7.13"},
+	{"dot_general", "dot(a, b, trans_a = ..., trans_b = ...)", "§7.13"},
+	{"expand_dims", "x[:, None] or x[None, :]", "§7.9"}, {"logical_and", "a and b", "§7.3"},
+	{"logical_or", "a or b", "§7.3"}, {"logical_not", "not a", "§7.3"}, {"select", "where(c, a, b)", "§7.16"},
+	{"convert_element_type", "astype(x, T) or T(x)", "§7.14"}, {"dslice", "ds(start, size)", "§7.6"},
+	{"cond", "if c { ... } else { ... }", "§6.4"}, {"fori_loop", "a var and for i in range(lo, hi) { ... }", "§6.5"},
+	{"while_loop", "a var and while c { ... }", "§6.6"},
+};
+
+static const PallasName *pallas_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof pallas_names / sizeof pallas_names[0]; i++)
+		if (strcmp(pallas_names[i].jax, name) == 0)
+			return &pallas_names[i];
+	return NULL;
+}
+
+bool report_pallas_name(Sema *s, const char *what, const char *name, Loc loc)
+{
+	const PallasName *pn = pallas_name(name);
+	if (!pn)
+		return false;
+	error_at(s->cc, loc, "unknown %s '%s' (the .pk spelling is %s) [%s]", what, name, pn->pk, pn->clause);
+	return true;
+}
+
+/* The module a Pallas habit prefixes a name with (jnp, jax.lax, pl, ...)
+ * when e is one that no declaration takes; else NULL. */
+static const char *module_path(Sema *s, const AstExpr *e)
+{
+	static const char *const roots[] = {"jnp", "np", "numpy", "jax", "lax", "pl", "plgpu", "pltpu", "math"};
+	if (e->kind == AE_FIELD) {
+		const char *p = module_path(s, e->lhs);
+		return p ? arena_printf(s->a, "%s.%s", p, e->name) : NULL;
+	}
+	if (e->kind != AE_NAME || lookup(s, e->name))
+		return NULL;
+	for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++)
+		if (strcmp(e->name, roots[i]) == 0)
+			return e->name;
+	return NULL;
+}
+
+bool report_module_prefix(Sema *s, const AstExpr *f, bool call)
+{
+	const char *mod = f->kind == AE_FIELD ? module_path(s, f->lhs) : NULL;
+	if (!mod)
+		return false;
+	const PallasName *pn = pallas_name(f->name);
+	const char *sug = builtin_suggestion(f->name);
+	if (find_builtin(f->name))
+		error_at(s->cc, f->loc, "drop the '%s.' prefix: .pk has no modules; write %s%s [§10.2]", mod, f->name,
+		         call ? "(...)" : "");
+	else if (pn)
+		error_at(s->cc, f->loc, "'%s.%s': .pk has no modules; the .pk spelling is %s [%s]", mod, f->name, pn->pk, pn->clause);
+	else if (sug)
+		error_at(s->cc, f->loc, "'%s.%s': .pk has no modules, and '%s' is no builtin; did you mean '%s'? [§10.2]", mod,
+		         f->name, f->name, sug);
+	else
+		error_at(s->cc, f->loc, "'%s.%s': .pk has no modules, and '%s' is no builtin [§10.2]", mod, f->name, f->name);
+	return true;
+}
+
+/* What to say when a call has more positional arguments than the builtin
+ * takes and Pallas passes the rest positionally: keywords .pk takes only
+ * by name (§3.6).  NULL when nothing specific applies. */
+static const char *keyword_only_hint(Sema *s, const Builtin *bi)
+{
+	if (bi->fn == bi_load)
+		return "mask= and other= are keyword arguments: load(x[...], mask = m, other = v)";
+	if (bi->fn == bi_store)
+		return "mask= is a keyword argument: store(o[...], v, mask = m)";
+	if (bi->fn == bi_atomic)
+		return arena_printf(s->a, "index the Ref rather than passing the index: %s(x[idx], %sv, mask = m)", bi->name,
+		                    bi->arg == ATOMIC_CAS ? "cmp, " : "");
+	if (bi->kws & K(AXIS))
+		return arena_printf(s->a, "axis= is a keyword argument: %s(x, axis = k)", bi->name);
+	return NULL;
+}
+
 /* ---- calls ---------------------------------------------------------------- */
 
 /* "1 positional argument", "1 to 2 positional arguments" */
@@ -878,17 +977,18 @@ static const char *kw_list(Sema *s, unsigned kws)
 	return out;
 }
 
-/* f32(x): a dtype called as a function is a cast (§7.14). */
-static Ex dtype_call(Sema *s, AstExpr *call)
+/* f32(x): a dtype (or a const holding one) called as a function is a cast
+ * (§7.14). */
+static Ex dtype_call(Sema *s, AstExpr *call, DType dt)
 {
-	const char *dn = dtype_str(call->lhs->dtype);
+	const char *dn = dtype_str(dt);
 	if (call->nargs != 1 || call->args[0].name) {
 		error_at(s->cc, call->loc, "%s() takes exactly 1 positional argument: %s(x) converts x to %s [§7.14]", dn, dn, dn);
 		for (int i = 0; i < call->nargs; i++)
 			sema_expr(s, call->args[i].value);
 		return ex_error(call->loc);
 	}
-	return cast_ex(s, sema_expr(s, call->args[0].value), call->lhs->dtype, call->loc);
+	return cast_ex(s, sema_expr(s, call->args[0].value), dt, call->loc);
 }
 
 /* Evaluates the arguments of a call to a name that is not a builtin, so
@@ -910,7 +1010,7 @@ static Ex bad_callee(Sema *s, AstExpr *call, bool method, const char *name)
 			error_at(s->cc, f->loc, "'%s' is not a function [§7.1]", name);
 			if (b->loc.line)
 				note_at(s->cc, b->loc, "'%s' is declared here", name);
-		} else {
+		} else if (!report_pallas_name(s, "function", name, f->loc)) {
 			const char *sug = builtin_suggestion(name);
 			if (sug)
 				error_at(s->cc, f->loc, "unknown function '%s'; did you mean '%s'? [§7.1]", name, sug);
@@ -927,7 +1027,15 @@ Ex sema_call(Sema *s, AstExpr *call)
 {
 	AstExpr *f = call->lhs;
 	if (f->kind == AE_DTYPE)
-		return dtype_call(s, call);
+		return dtype_call(s, call, f->dtype);
+	Binding *fb = f->kind == AE_NAME ? lookup(s, f->name) : NULL;
+	if (fb && fb->kind == B_CONST && fb->ex.kind == EX_DTYPE)
+		return dtype_call(s, call, fb->ex.dt);
+	if (report_module_prefix(s, f, true)) { /* jnp.exp(x): one error, and poison */
+		for (int i = 0; i < call->nargs; i++)
+			sema_expr(s, call->args[i].value);
+		return ex_error(call->loc);
+	}
 	bool method = f->kind == AE_FIELD;
 	const char *name = f->kind == AE_NAME || method ? f->name : NULL;
 	Ex recv = {0};
@@ -1009,8 +1117,10 @@ Ex sema_call(Sema *s, AstExpr *call)
 		c.kw[bi->pos_kw] = c.pos[--npos];
 	}
 	if (npos < bi->min_pos || npos > bi->max_pos) {
-		error_at(s->cc, call->loc, "%s() takes %s, %d given%s [%s]", bi->name, arity_str(s, bi), npos,
-		         method ? " (counting the receiver of the method call)" : "", bi->clause);
+		const char *hint = npos > bi->max_pos ? keyword_only_hint(s, bi) : NULL;
+		error_at(s->cc, call->loc, "%s() takes %s, %d given%s%s%s [%s]", bi->name, arity_str(s, bi), npos,
+		         method ? " (counting the receiver of the method call)" : "", hint ? "; " : "", hint ? hint : "",
+		         bi->clause);
 		return ex_error(call->loc);
 	}
 	c.npos = npos;

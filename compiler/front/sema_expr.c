@@ -974,6 +974,8 @@ Ex sema_binop(Sema *s, const BinInfo *bi, Loc loc, Ex a, Ex b)
 
 Ex sema_binary_ast(Sema *s, AstOp op, Loc loc, Ex a, Ex b)
 {
+	if ((op == OP_EQ || op == OP_NE) && a.kind == EX_DTYPE && b.kind == EX_DTYPE) /* if DT == bf16 (§7.3) */
+		return ex_const(const_bool((a.dt == b.dt) == (op == OP_EQ)), loc);
 	if (op == OP_MATMUL)
 		return sema_dot(s, loc, a, b, DT_NONE, NULL, false, false);
 	if ((unsigned)op >= OP_COUNT || !bin_info[op].verb)
@@ -1489,7 +1491,7 @@ static Ex sema_name(Sema *s, AstExpr *e)
 		return name_value(s, b, e->loc);
 	if (is_builtin_name(e->name))
 		error_at(s->cc, e->loc, "'%s' is a builtin function; call it: %s(...) [§7.1]", e->name, e->name);
-	else
+	else if (!report_pallas_name(s, "identifier", e->name, e->loc))
 		report_unknown_name(s, e->name, e->loc, "identifier", NULL, 0);
 	return ex_error(e->loc);
 }
@@ -1526,6 +1528,8 @@ static Ex sema_index(Sema *s, AstExpr *e)
 
 static Ex sema_field(Sema *s, AstExpr *e)
 {
+	if (report_module_prefix(s, e, false)) /* jnp.float32, lax.rsqrt */
+		return ex_error(e->loc);
 	Ex base = sema_expr(s, e->lhs);
 	if (base.kind == EX_ERROR)
 		return base;
