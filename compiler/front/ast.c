@@ -276,6 +276,12 @@ static void print_stmt(FILE *out, const AstStmt *s, int ind)
 		print_stmts(out, "body", s->body, s->nbody, ind + 1);
 		fputc(')', out);
 		return;
+	case AS_BREAK:
+		fputs("(break)", out);
+		return;
+	case AS_CONTINUE:
+		fputs("(continue)", out);
+		return;
 	case AS_BLOCK:
 		fputs("(block", out);
 		for (int i = 0; i < s->nbody; i++)

@@ -101,6 +101,8 @@ struct AstExpr {
 	X(IF)      /* if cond {then} [else {els}];  also 'when cond {then}' (is_when) */ \
 	X(FOR)     /* for name in range(lo, hi, step) {body} */ \
 	X(WHILE)   /* while cond {body} */ \
+	X(BREAK)   /* break;  (leaves the innermost loop) */ \
+	X(CONTINUE) /* continue;  (ends the innermost loop's iteration) */ \
 	X(BLOCK)   /* { stmts } */
 
 typedef enum AstStmtKind {

@@ -500,6 +500,8 @@ int lexer_next(Lexer *L, YYSTYPE *val, Loc *loc)
 		"when"      { TOK(T_WHEN); }
 		"for"       { TOK(T_FOR); }
 		"while"     { TOK(T_WHILE); }
+		"break"     { TOK(T_BREAK); }
+		"continue"  { TOK(T_CONTINUE); }
 		"grid"      { TOK(T_GRID); }
 		"spec"      { TOK(T_SPEC); }
 		"scratch"   { TOK(T_SCRATCH); }

@@ -241,6 +241,7 @@ static Vec list1(ParseCtx *pc, void *item);
 %token CONST "const" KERNEL "kernel" INCLUDE "include"
 %token IN "in" OUT "out" INOUT "inout"
 %token LET "let" VAR "var" IF "if" ELSE "else" WHEN "when" FOR "for" WHILE "while"
+%token BREAK "break" CONTINUE "continue"
 %token GRID "grid" SPEC "spec" SCRATCH "scratch" PARAMS "params" SEMANTICS "semantics"
 %token REQUIRES "requires"
 %token TRUE "true" FALSE "false" NONE "None" INF "inf" NAN "nan"
@@ -497,6 +498,7 @@ stmts
  *      | "when" expr block
  *      | "for" IDENT "in" "range" "(" expr [ "," expr [ "," expr ] ] ")" block
  *      | "while" expr block
+ *      | "break" ";" | "continue" ";"
  *      | block ; */
 stmt
 	: LET name '=' expr ';'                { $$ = mk_decl(pc, AS_LET, @1, $2, NULL, $4); }
@@ -523,6 +525,8 @@ stmt
 		$$ = mk_stmt(pc, AS_WHILE, @1, &$3, NULL);
 		$$->value = $2;
 	}
+	| BREAK ';'                            { $$ = mk_stmt(pc, AS_BREAK, @1, NULL, NULL); }
+	| CONTINUE ';'                         { $$ = mk_stmt(pc, AS_CONTINUE, @1, NULL, NULL); }
 	| block                                { $$ = mk_stmt(pc, AS_BLOCK, @1, &$1, NULL); }
 	| error ';'                            { $$ = NULL; yyerrok; }
 	| error block                          { $$ = NULL; yyerrok; }

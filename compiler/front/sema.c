@@ -471,11 +471,27 @@ static void sema_block(Sema *s, AstStmt **v, int n)
 	s->scope = sc.parent;
 }
 
+/* break and continue (§6.8) keep the IR's loops structured on every
+ * target: a loop whose body breaks carries a hidden bool var, its break
+ * flag (false before the loop), and one that continues has a continue flag
+ * (false at the start of each iteration).  The statements set them; the
+ * statements after one that may set them run under
+ * `if not (break or continue)`; a while loop's condition becomes
+ * `cond and not break`, and a for loop's body runs under `if not break`
+ * (its remaining iterations do nothing).  Vars stay SSA through the IFs. */
+typedef struct LoopCtx {
+	const char *brk_name;  /* name of the break flag, NULL when the body has no break */
+	const char *cont_name; /* name of the continue flag, NULL when it has no continue */
+	Binding *brk, *cont;   /* the flags, once declared */
+	struct LoopCtx *outer; /* the enclosing loop */
+} LoopCtx;
+
 /* The names declared inside the statements being scanned, in scope at
  * the current point: a stack (for leaving blocks) and a count per name. */
 typedef struct Locals {
 	Vec stack;    /* declared names, innermost last */
 	PtrMap count; /* name -> how many times it is on the stack (as intptr_t) */
+	int loops;    /* loops entered below the scan's root: their break and continue are their own */
 } Locals;
 
 static void locals_push(Sema *s, Locals *l, const char *name)
@@ -505,10 +521,19 @@ typedef struct NameSet {
 	PtrMap set; /* membership */
 } NameSet;
 
+static void note_assigned(Sema *s, Locals *locals, NameSet *out, const char *name)
+{
+	if (name && !locals_has(locals, name) && !ptrmap_slot(NULL, &out->set, name, false)) {
+		*ptrmap_slot(s->a, &out->set, name, true) = (void *)name;
+		vec_push(s->a, &out->names, (void *)name);
+	}
+}
+
 /* Collects the names assigned (`x = ...`, `x += ...`) in statements that
  * refer to a declaration outside them: `locals` holds the names declared
  * inside, in scope at each point.  Names resolve lexically, so this is
- * exactly the set of outer vars the statements may change. */
+ * exactly the set of outer vars the statements may change.  A break or
+ * continue of the loop being built assigns its flag (§6.8). */
 static void scan_assigned(Sema *s, AstStmt **v, int n, Locals *locals, NameSet *out)
 {
 	int mark = locals->stack.len;
@@ -519,14 +544,14 @@ static void scan_assigned(Sema *s, AstStmt **v, int n, Locals *locals, NameSet *
 		case AS_VAR:
 			locals_push(s, locals, st->name);
 			break;
-		case AS_ASSIGN: {
-			const char *name = st->target->kind == AE_NAME ? st->target->name : NULL;
-			if (name && !locals_has(locals, name) && !ptrmap_slot(NULL, &out->set, name, false)) {
-				*ptrmap_slot(s->a, &out->set, name, true) = (void *)name;
-				vec_push(s->a, &out->names, (void *)name);
-			}
+		case AS_ASSIGN:
+			note_assigned(s, locals, out, st->target->kind == AE_NAME ? st->target->name : NULL);
 			break;
-		}
+		case AS_BREAK:
+		case AS_CONTINUE:
+			if (s->loop && locals->loops == 0)
+				note_assigned(s, locals, out, st->kind == AS_BREAK ? s->loop->brk_name : s->loop->cont_name);
+			break;
 		case AS_IF:
 			scan_assigned(s, st->body, st->nbody, locals, out);
 			scan_assigned(s, st->els, st->nels, locals, out);
@@ -534,11 +559,17 @@ static void scan_assigned(Sema *s, AstStmt **v, int n, Locals *locals, NameSet *
 		case AS_FOR: {
 			int m = locals->stack.len;
 			locals_push(s, locals, st->name);
+			locals->loops++;
 			scan_assigned(s, st->body, st->nbody, locals, out);
+			locals->loops--;
 			locals_pop_to(locals, m);
 			break;
 		}
 		case AS_WHILE:
+			locals->loops++;
+			scan_assigned(s, st->body, st->nbody, locals, out);
+			locals->loops--;
+			break;
 		case AS_BLOCK:
 			scan_assigned(s, st->body, st->nbody, locals, out);
 			break;
@@ -755,6 +786,37 @@ static void dead_branch(Sema *s, AstStmt **v, int n, Carried *c)
 	carried_set(c, now);
 }
 
+/* An IF on cond (NULL after an error: the branches are still checked)
+ * running the body of `st` and, when it is an if, its else branch; the
+ * carried vars become the IF's results. */
+static void emit_if(Sema *s, Value *cond, Loc loc, AstStmt *st, Carried *c)
+{
+	Region *parent = s->region;
+	Inst *iff = NULL;
+	Region *then_r, *else_r;
+	if (cond) {
+		Value *arg[1] = {cond};
+		iff = emit_inst(s, IR_IF, loc, 1, arg, c->n, c->types);
+		then_r = ir_add_region(s->a, s->k, iff, 0, NULL);
+		else_r = ir_add_region(s->a, s->k, iff, 0, NULL);
+	} else {
+		then_r = detached_region(s);
+		else_r = detached_region(s);
+	}
+	s->region = then_r;
+	sema_block(s, st->body, st->nbody);
+	yield_carried(s, c, loc);
+	carried_set(c, NULL);
+	s->region = else_r;
+	if (st->kind == AS_IF)
+		sema_block(s, st->els, st->nels);
+	yield_carried(s, c, loc);
+	s->region = parent;
+	carried_set(c, iff ? iff->results : NULL);
+	for (int i = 0; iff && i < c->n; i++)
+		iff->results[i]->name = c->vars[i]->name;
+}
+
 /* if/when: vars assigned in a branch become results of the IF.  A
  * constant condition selects its branch at compile time (the other one is
  * still checked): `if BLOCK > 64 { ... }` specializes the kernel. */
@@ -773,30 +835,93 @@ static void sema_if(Sema *s, AstStmt *st)
 		}
 		return;
 	}
-	Value *cond = condition(s, ce, what, "§6.4");
-	Region *parent = s->region;
-	Inst *iff = NULL;
-	Region *then_r, *else_r;
-	if (cond) {
-		Value *arg[1] = {cond};
-		iff = emit_inst(s, IR_IF, st->loc, 1, arg, c.n, c.types);
-		then_r = ir_add_region(s->a, s->k, iff, 0, NULL);
-		else_r = ir_add_region(s->a, s->k, iff, 0, NULL);
-	} else {
-		then_r = detached_region(s);
-		else_r = detached_region(s);
+	emit_if(s, condition(s, ce, what, "§6.4"), st->loc, st, &c);
+}
+
+/* Whether statements hold a break (kind AS_BREAK), a continue
+ * (AS_CONTINUE) or either (AS_COUNT) of the loop around them: a nested
+ * loop's are its own. */
+static bool has_exit(AstStmt *const *v, int n, AstStmtKind kind)
+{
+	for (int i = 0; i < n; i++) {
+		const AstStmt *st = v[i];
+		if ((st->kind == AS_BREAK || st->kind == AS_CONTINUE) && (kind == AS_COUNT || st->kind == kind))
+			return true;
+		if ((st->kind == AS_IF || st->kind == AS_BLOCK) &&
+		    (has_exit(st->body, st->nbody, kind) || has_exit(st->els, st->nels, kind)))
+			return true;
 	}
-	s->region = then_r;
-	sema_block(s, st->body, st->nbody);
-	yield_carried(s, &c, st->loc);
-	carried_set(&c, NULL);
-	s->region = else_r;
-	sema_block(s, st->els, st->nels);
-	yield_carried(s, &c, st->loc);
-	s->region = parent;
-	carried_set(&c, iff ? iff->results : NULL);
-	for (int i = 0; iff && i < c.n; i++)
-		iff->results[i]->name = c.vars[i]->name;
+	return false;
+}
+
+/* A hidden bool var, false from here on (a break or continue flag). */
+static Binding *flag_var(Sema *s, const char *name, Loc loc)
+{
+	Binding *b = bind(s, s->scope, B_VAR, name, loc);
+	b->hidden = true;
+	b->type = type_scalar(s->a, DT_BOOL);
+	b->cur = emit_const(s, const_bool(false), b->type, loc);
+	return b;
+}
+
+/* Enters the loop `st`: declares its break flag here, before the loop, so
+ * that the loop carries it.  Names with a '.' cannot clash with user names. */
+static void loop_begin(Sema *s, LoopCtx *l, AstStmt *st)
+{
+	int id = ++s->nloops;
+	*l = (LoopCtx){.outer = s->loop};
+	if (has_exit(st->body, st->nbody, AS_BREAK)) {
+		l->brk_name = intern_cstr(s->cc->strings, arena_printf(s->a, "break.%d", id));
+		l->brk = flag_var(s, l->brk_name, st->loc);
+	}
+	if (has_exit(st->body, st->nbody, AS_CONTINUE))
+		l->cont_name = intern_cstr(s->cc->strings, arena_printf(s->a, "continue.%d", id));
+	s->loop = l;
+}
+
+/* not (break or continue) of the innermost loop, now. */
+static Value *loop_goes_on(Sema *s, Loc loc)
+{
+	LoopCtx *l = s->loop;
+	Type *bt = type_scalar(s->a, DT_BOOL);
+	Value *stop = l->brk ? l->brk->cur : NULL;
+	if (l->cont)
+		stop = stop ? emit(s, IR_OR, loc, bt, 2, stop, l->cont->cur) : l->cont->cur;
+	return emit(s, IR_NOT, loc, bt, 1, stop);
+}
+
+/* Runs statements under `if not (break or continue)`. */
+static void guarded(Sema *s, AstStmt **v, int n, Loc loc)
+{
+	AstStmt block = {.kind = AS_BLOCK, .loc = loc, .body = v, .nbody = n};
+	Carried c = carried_vars(s, v, n, NULL, 0);
+	emit_if(s, loop_goes_on(s, loc), loc, &block, &c);
+}
+
+/* A loop's body, in its own scope: the continue flag, then the statements
+ * (those of a for loop that breaks under `if not break`). */
+static void loop_body(Sema *s, AstStmt *st)
+{
+	LoopCtx *l = s->loop;
+	if (l->cont_name)
+		l->cont = flag_var(s, l->cont_name, st->loc);
+	if (st->kind == AS_FOR && l->brk)
+		guarded(s, st->body, st->nbody, st->loc);
+	else
+		sema_stmts(s, st->body, st->nbody);
+}
+
+/* break; continue;  set the flag of the innermost loop. */
+static void sema_break(Sema *s, AstStmt *st)
+{
+	const char *what = st->kind == AS_BREAK ? "break" : "continue";
+	if (!s->loop) {
+		error_at(s->cc, st->loc, "'%s' outside a loop; it ends the innermost for or while loop [§6.8]", what);
+		return;
+	}
+	Binding *b = st->kind == AS_BREAK ? s->loop->brk : s->loop->cont;
+	PKC_ASSERT(b);
+	b->cur = emit_const(s, const_bool(true), b->type, st->loc);
 }
 
 /* An integer scalar loop bound. */
@@ -835,6 +960,8 @@ static void sema_for(Sema *s, AstStmt *st)
 			ok = false;
 		}
 	}
+	LoopCtx lc;
+	loop_begin(s, &lc, st);
 	Carried c = carried_vars(s, st->body, st->nbody, NULL, 0);
 	Region *parent = s->region, *r;
 	Inst *f = NULL;
@@ -863,8 +990,9 @@ static void sema_for(Sema *s, AstStmt *st)
 		Binding *iv = bind(s, &sc, B_LOOP, st->name, st->name_loc);
 		iv->ex = ok ? ex_value(r->args[0], false, st->name_loc) : ex_error(st->name_loc);
 	}
-	sema_stmts(s, st->body, st->nbody);
+	loop_body(s, st);
 	yield_carried(s, &c, st->loc);
+	s->loop = lc.outer;
 	s->scope = sc.parent;
 	s->region = parent;
 	carried_set(&c, f ? f->results : NULL);
@@ -874,6 +1002,8 @@ static void sema_for(Sema *s, AstStmt *st)
 
 static void sema_while(Sema *s, AstStmt *st)
 {
+	LoopCtx lc;
+	loop_begin(s, &lc, st);
 	Carried c = carried_vars(s, st->body, st->nbody, NULL, 0);
 	Region *parent = s->region;
 	Inst *w = emit_inst(s, IR_WHILE, st->loc, c.n, c.saved, c.n, c.types);
@@ -886,12 +1016,20 @@ static void sema_while(Sema *s, AstStmt *st)
 	carried_set(&c, cr->args);
 	s->region = cr;
 	Value *cond = condition(s, sema_expr(s, st->value), "the condition of 'while'", "§6.6");
+	if (cond && lc.brk) {
+		Type *bt = type_scalar(s->a, DT_BOOL);
+		cond = emit(s, IR_AND, st->value->loc, bt, 2, cond, emit(s, IR_NOT, st->loc, bt, 1, lc.brk->cur));
+	}
 	if (cond)
 		ir_yield(s->a, s->k, cr, st->value->loc, 1, &cond);
 	carried_set(&c, br->args);
 	s->region = br;
-	sema_block(s, st->body, st->nbody);
+	Scope sc = {.parent = s->scope};
+	s->scope = &sc;
+	loop_body(s, st);
+	s->scope = sc.parent;
 	yield_carried(s, &c, st->loc);
+	s->loop = lc.outer;
 	s->region = parent;
 	carried_set(&c, w->results);
 	for (int i = 0; i < c.n; i++)
@@ -909,14 +1047,21 @@ static void sema_stmt(Sema *s, AstStmt *st)
 	case AS_FOR: sema_for(s, st); break;
 	case AS_WHILE: sema_while(s, st); break;
 	case AS_BLOCK: sema_block(s, st->body, st->nbody); break;
+	case AS_BREAK:
+	case AS_CONTINUE: sema_break(s, st); break;
 	case AS_COUNT: internal_error("sema: statement kind %d", (int)st->kind);
 	}
 }
 
 static void sema_stmts(Sema *s, AstStmt **v, int n)
 {
-	for (int i = 0; i < n && !s->cc->diag.stop; i++)
+	for (int i = 0; i < n && !s->cc->diag.stop; i++) {
 		sema_stmt(s, v[i]);
+		if (i + 1 < n && s->loop && has_exit(&v[i], 1, AS_COUNT)) { /* the rest may not run (§6.8) */
+			guarded(s, v + i + 1, n - i - 1, v[i + 1]->loc);
+			return;
+		}
+	}
 }
 
 /* ---- kernels ----------------------------------------------------------------- */

@@ -91,6 +91,7 @@ typedef struct Binding {
 	Value *cur;           /* VAR: the current SSA value */
 	Type *type;           /* VAR: its fixed type; NULL when the declaration was in error */
 	bool poisoned;        /* its declaration had an error: uses are silently poison */
+	bool hidden;          /* made by pkc (a loop's break flag): never offered in "did you mean" */
 	struct Binding *next; /* next binding of the same scope */
 } Binding;
 
@@ -139,6 +140,8 @@ typedef struct Sema {
 	Value **refs;         /* body: the Ref of each operand */
 	Value **scratch;      /* body: the Ref of each scratch buffer */
 	Value **pids;         /* index map: the program ids */
+	struct LoopCtx *loop; /* the innermost loop whose body is being built (break, continue), or NULL */
+	int nloops;           /* loops seen, to name their flags */
 	IrKernel *dummy_k;    /* owns dummy_r */
 	Region *dummy_r;      /* sink for instructions in constant contexts (never emitted) */
 } Sema;

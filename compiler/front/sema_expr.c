@@ -801,7 +801,8 @@ void report_unknown_name(Sema *s, const char *name, Loc loc, const char *what, c
 	Vec cands = {0};
 	for (Scope *sc = s->scope; sc; sc = sc->parent)
 		for (Binding *b = sc->first; b; b = b->next)
-			vec_push(s->a, &cands, (void *)b->name);
+			if (!b->hidden)
+				vec_push(s->a, &cands, (void *)b->name);
 	for (int i = 0; i < nextra; i++)
 		vec_push(s->a, &cands, (void *)extra[i]);
 	const char *best = closest_name(name, (const char *const *)cands.items, cands.len);
