@@ -259,6 +259,12 @@ Ex sema_call(Sema *s, AstExpr *call);
 Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb);
 Ex sema_transpose(Sema *s, Loc loc, Ex x, const int64_t *perm, int nperm);
 bool is_builtin_name(const char *name);
+/* A predeclared constant (pi, §7.18): its value in *out. */
+bool builtin_constant(const char *name, Loc loc, Ex *out);
+/* finfo(T).max, iinfo(T).min (§7.18): field is a FIELD whose base
+ * is_dtype_info. */
+bool is_dtype_info(const AstExpr *e);
+Ex sema_dtype_info(Sema *s, AstExpr *field);
 const char *builtin_suggestion(const char *name);
 /* Pallas habits (§10): reports `name` when JAX spells something .pk writes
  * otherwise (True, float32, arange), naming it "unknown <what>"; reports a

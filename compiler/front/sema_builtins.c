@@ -6,6 +6,7 @@
  * argument; a dtype used as a function, f32(x), is a cast. */
 #include "sema.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Keyword arguments any builtin may accept. */
@@ -190,6 +191,29 @@ static Ex bi_cdiv(Sema *s, Call *c)
 	return sema_binop(s, &bin_sub, c->loc, zero, q);
 }
 
+/* next_power_of_2(n): the least power of 2 >= n (1 for 0), for a constant
+ * n >= 0, as pl.next_power_of_2 (§7.17). */
+static Ex bi_next_power_of_2(Sema *s, Call *c)
+{
+	Ex n = val(s, c->pos[0]);
+	if (n.kind == EX_ERROR)
+		return n;
+	int64_t v;
+	if (!const_int_arg(s, n, "the argument of next_power_of_2()", "§7.17", &v))
+		return ex_error(c->loc);
+	uint64_t p = 1;
+	while (p < (uint64_t)v && p <= (uint64_t)INT64_MAX / 2)
+		p <<= 1;
+	ConstVal r = n.c;
+	r.i = (int64_t)p;
+	if (v < 0 || p < (uint64_t)v || !const_fits(&r, r.dtype)) {
+		error_at(s->cc, n.loc, "next_power_of_2(%lld) is %s [§7.17]", (long long)v,
+		         v < 0 ? "not defined for a negative number" : "out of range");
+		return ex_error(c->loc);
+	}
+	return ex_const(r, c->loc);
+}
+
 static Ex bi_ds(Sema *s, Call *c)
 {
 	error_at(s->cc, c->loc, "ds() can only be used as an index of a Ref: x[ds(start, size)] [§7.6]");
@@ -249,7 +273,30 @@ static Ex bi_where(Sema *s, Call *c)
 	return ex_value(emit(s, IR_SELECT, c->loc, t, 3, vc, va, vb), weak, c->loc);
 }
 
-/* exp, log, ... : integers and bool are converted to f32 first (jnp.exp). */
+/* A math function of a constant, in f64 (the caller rounds it to its
+ * dtype, §4.3). */
+static double fold_math(Op op, double x)
+{
+	switch (op) {
+	case IR_EXP: return exp(x);
+	case IR_EXP2: return exp2(x);
+	case IR_LOG: return log(x);
+	case IR_LOG1P: return log1p(x);
+	case IR_SQRT: return sqrt(x);
+	case IR_RSQRT: return 1.0 / sqrt(x);
+	case IR_TANH: return tanh(x);
+	case IR_SIGMOID: return 1.0 / (1.0 + exp(-x));
+	case IR_ERF: return erf(x);
+	case IR_SIN: return sin(x);
+	case IR_COS: return cos(x);
+	case IR_FLOOR: return floor(x);
+	case IR_CEIL: return ceil(x);
+	default: internal_error("sema: no constant folding for %s", op_info[op].name);
+	}
+}
+
+/* exp, log, ... : integers and bool are converted to f32 first (jnp.exp).
+ * Constants fold, so they may be used in constant expressions (§4.3). */
 static Ex bi_math(Sema *s, Call *c)
 {
 	Ex x = val(s, c->pos[0]);
@@ -261,6 +308,21 @@ static Ex bi_math(Sema *s, Call *c)
 		return x; /* the identity on integers and bool, as in JAX (§7.10) */
 	if (!dtype_is_float(dt))
 		dt = DT_F32;
+	if (x.kind == EX_CONST) {
+		ConstVal r = x.c;
+		if (!const_convert(s, &r, DT_F64, true, x.loc))
+			return ex_error(c->loc);
+		r = const_float(fold_math(op, r.f), DT_F64, false);
+		if (!const_convert(s, &r, dt, true, c->loc)) /* rounds to dt */
+			return ex_error(c->loc);
+		r.weak = x.c.weak;
+		return ex_const(r, c->loc);
+	}
+	if (s->ctx != CTX_BODY) { /* only constants fold outside a body */
+		error_at(s->cc, x.loc, "%s() of a run-time value cannot be used in %s; its argument must be a constant [%s]",
+		         c->bi->name, ctx_phrase(s), s->clause);
+		return ex_error(c->loc);
+	}
 	Type *t = type_tensor(s->a, dt, ex_rank(&x), ex_dims(&x));
 	Value *v = to_value(s, x, t);
 	return ex_value(emit(s, op, c->loc, t, 1, v), ex_weak(&x), c->loc);
@@ -295,6 +357,78 @@ static Ex bi_abs(Sema *s, Call *c)
 static Ex bi_operator(Sema *s, Call *c)
 {
 	return sema_binary_ast(s, (AstOp)c->bi->arg, c->loc, c->pos[0], c->pos[1]);
+}
+
+/* ---- constants (§7.18) ------------------------------------------------------ */
+
+/* finfo(T) and iinfo(T) are only read through a field (finfo(f32).max). */
+static Ex bi_dtype_info(Sema *s, Call *c)
+{
+	error_at(s->cc, c->loc, "%s() is not a value; read one of its fields, e.g. %s(f32).max [§7.18]", c->bi->name,
+	         c->bi->name);
+	return ex_error(c->loc);
+}
+
+bool is_dtype_info(const AstExpr *e)
+{
+	return e->kind == AE_CALL && e->lhs->kind == AE_NAME &&
+	       (strcmp(e->lhs->name, "finfo") == 0 || strcmp(e->lhs->name, "iinfo") == 0);
+}
+
+Ex sema_dtype_info(Sema *s, AstExpr *field)
+{
+	AstExpr *call = field->lhs;
+	const char *fn = call->lhs->name;
+	bool fl = fn[0] == 'f';
+	Loc loc = field->loc;
+	if (call->nargs != 1 || call->args[0].name) {
+		error_at(s->cc, call->loc, "%s() takes one dtype, e.g. %s(f32).max [§7.18]", fn, fl ? "finfo" : "iinfo");
+		return ex_error(loc);
+	}
+	Ex d = sema_expr(s, call->args[0].value);
+	if (d.kind == EX_ERROR)
+		return d;
+	if (d.kind != EX_DTYPE) {
+		error_at(s->cc, d.loc, "%s() takes a dtype such as %s, found %s [§7.18]", fn, fl ? "f32" : "i32",
+		         ex_type_str(s, &d));
+		return ex_error(loc);
+	}
+	if (fl ? !dtype_is_float(d.dt) : !dtype_is_int(d.dt)) {
+		error_at(s->cc, d.loc, "%s() needs %s dtype, found %s; for %s use %s() [§7.18]", fn, fl ? "a float" : "an integer",
+		         dtype_str(d.dt), fl ? "integers" : "floats", fl ? "iinfo" : "finfo");
+		return ex_error(loc);
+	}
+	DType dt = d.dt;
+	const char *f = field->name;
+	if (!fl) {
+		int bits = dtype_bits(dt);
+		bool u = dtype_is_unsigned(dt);
+		int64_t max = u ? (bits == 64 ? -1 : (int64_t)((UINT64_C(1) << bits) - 1)) /* u64: all ones */
+		                : (int64_t)((UINT64_C(1) << (bits - 1)) - 1);
+		int64_t min = u ? 0 : -max - 1;
+		if (strcmp(f, "max") == 0 || strcmp(f, "min") == 0)
+			return ex_const(const_int(f[1] == 'a' ? max : min, dt, false), loc);
+		error_at(s->cc, loc, "iinfo() has the fields max and min, not '%s' [§7.18]", f);
+		return ex_error(loc);
+	}
+	/* mantissa bits and the largest exponent of each float dtype */
+	int mant = dt == DT_F16 ? 10 : dt == DT_BF16 ? 7 : dt == DT_F32 ? 23 : 52;
+	int emax = dt == DT_F16 ? 15 : dt == DT_F64 ? 1023 : 127;
+	double max = (2.0 - ldexp(1.0, -mant)) * ldexp(1.0, emax);
+	double v;
+	if (strcmp(f, "max") == 0)
+		v = max;
+	else if (strcmp(f, "min") == 0)
+		v = -max;
+	else if (strcmp(f, "eps") == 0)
+		v = ldexp(1.0, -mant);
+	else if (strcmp(f, "tiny") == 0 || strcmp(f, "smallest_normal") == 0)
+		v = ldexp(1.0, 1 - emax);
+	else {
+		error_at(s->cc, loc, "finfo() has the fields max, min, eps, tiny and smallest_normal, not '%s' [§7.18]", f);
+		return ex_error(loc);
+	}
+	return ex_const(const_float(v, dt, false), loc);
 }
 
 /* ---- reductions (§7.11) ------------------------------------------------------ */
@@ -788,7 +922,7 @@ static Ex bi_atomic(Sema *s, Call *c)
 
 /* ---- the table ---------------------------------------------------------------- */
 
-#define MATH(n, op) {n, 1, 1, NOKW, 0, "§7.10", bi_math, IR_##op, false}
+#define MATH(n, op) {n, 1, 1, NOKW, 0, "§7.10", bi_math, IR_##op, true}
 #define RED(n, op) {n, 1, 1, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_reduce, IR_##op, false}
 #define ATOM(n, k) {n, 2, 2, NOKW, K(MASK), "§7.8", bi_atomic, ATOMIC_##k, false}
 
@@ -796,6 +930,9 @@ static const Builtin builtins[] = {
 	{"program_id", 0, 0, KW_AXIS, K(AXIS), "§7.15", bi_program_id, IR_PROGRAM_ID, false},
 	{"num_programs", 0, 0, KW_AXIS, K(AXIS), "§7.15", bi_program_id, IR_NUM_PROGRAMS, false},
 	{"cdiv", 2, 2, NOKW, 0, "§7.17", bi_cdiv, 0, true},
+	{"next_power_of_2", 1, 1, NOKW, 0, "§7.17", bi_next_power_of_2, 0, true},
+	{"finfo", 1, 1, NOKW, 0, "§7.18", bi_dtype_info, 0, true},
+	{"iinfo", 1, 1, NOKW, 0, "§7.18", bi_dtype_info, 0, true},
 	{"ds", 0, 2, NOKW, 0, "§7.6", bi_ds, 0, false},
 	{"where", 3, 3, NOKW, 0, "§7.16", bi_where, 0, true},
 	{"astype", 2, 2, NOKW, 0, "§7.14", bi_astype, 0, true},
@@ -837,9 +974,30 @@ static const Builtin *find_builtin(const char *name)
 	return NULL;
 }
 
+/* Predeclared constants (§7.18), reserved like the builtin functions;
+ * weakly typed like a float literal.  (`e` is not one: it is too common a
+ * name for a variable; write exp(1.0).) */
+static const struct {
+	const char *name; /* spelling */
+	double value;     /* its value */
+} builtin_consts[] = {
+	{"pi", 3.14159265358979323846},
+};
+
+bool builtin_constant(const char *name, Loc loc, Ex *out)
+{
+	for (size_t i = 0; i < sizeof builtin_consts / sizeof builtin_consts[0]; i++)
+		if (strcmp(builtin_consts[i].name, name) == 0) {
+			*out = ex_const(const_float(builtin_consts[i].value, DT_F32, true), loc);
+			return true;
+		}
+	return false;
+}
+
 bool is_builtin_name(const char *name)
 {
-	return find_builtin(name) != NULL || strcmp(name, "range") == 0;
+	Ex e;
+	return find_builtin(name) != NULL || strcmp(name, "range") == 0 || builtin_constant(name, (Loc){0}, &e);
 }
 
 const char *builtin_suggestion(const char *name)
@@ -927,9 +1085,10 @@ bool report_module_prefix(Sema *s, const AstExpr *f, bool call)
 		return false;
 	const PallasName *pn = pallas_name(f->name);
 	const char *sug = builtin_suggestion(f->name);
-	if (find_builtin(f->name))
+	Ex k;
+	if (find_builtin(f->name) || builtin_constant(f->name, f->loc, &k))
 		error_at(s->cc, f->loc, "drop the '%s.' prefix: .pk has no modules; write %s%s [§10.2]", mod, f->name,
-		         call ? "(...)" : "");
+		         call && find_builtin(f->name) ? "(...)" : "");
 	else if (pn)
 		error_at(s->cc, f->loc, "'%s.%s': .pk has no modules; the .pk spelling is %s [%s]", mod, f->name, pn->pk, pn->clause);
 	else if (sug)
@@ -1055,7 +1214,7 @@ Ex sema_call(Sema *s, AstExpr *call)
 			error_at(s->cc, f->loc, "%s() can only be used in a kernel body%s [§7.15]", bi->name,
 			         s->ctx == CTX_INDEX_MAP ? "; an index map receives the program ids as its parameters" : "");
 		else
-			error_at(s->cc, f->loc, "%s() cannot be used in %s; only cdiv, floordiv, min, max, minimum, maximum, abs, where and casts can [%s]",
+			error_at(s->cc, f->loc, "%s() cannot be used in %s; only the builtins that fold to constants (§4.3) can [%s]",
 			         bi->name, ctx_phrase(s), s->clause);
 		for (int i = 0; i < call->nargs; i++)
 			sema_expr(s, call->args[i].value);

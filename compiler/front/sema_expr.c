@@ -261,16 +261,18 @@ static bool fold_float(Sema *s, Op op, Loc loc, double x, double y, DType rdt, C
 		}
 		break;
 	case IR_POW: {
-		if (!(y == pk_floor(y) && y >= -64 && y <= 64))
-			return false; /* left to the run time (the compiler does not link libm) */
+		if (!(y == pk_floor(y) && y >= -64 && y <= 64)) {
+			r = pow(x, y);
+			break;
+		}
 		double p = 1.0;
 		for (int n = 0; n < (y < 0 ? -y : y); n++)
 			p *= x;
 		r = y < 0 ? 1.0 / p : p;
 		break;
 	}
-	case IR_MIN: r = x < y ? x : y; break;
-	case IR_MAX: r = x > y ? x : y; break;
+	case IR_MIN: r = x != x || y != y ? NAN : x < y ? x : y; break; /* NaN wins, as at run time (§7.10) */
+	case IR_MAX: r = x != x || y != y ? NAN : x > y ? x : y; break;
 	case IR_EQ: out->i = x == y; return true;
 	case IR_NE: out->i = x != y; return true;
 	case IR_LT: out->i = x < y; return true;
@@ -1490,6 +1492,9 @@ static Ex sema_name(Sema *s, AstExpr *e)
 	Binding *b = lookup(s, e->name);
 	if (b)
 		return name_value(s, b, e->loc);
+	Ex k;
+	if (builtin_constant(e->name, e->loc, &k))
+		return k;
 	if (is_builtin_name(e->name))
 		error_at(s->cc, e->loc, "'%s' is a builtin function; call it: %s(...) [§7.1]", e->name, e->name);
 	else if (!report_pallas_name(s, "identifier", e->name, e->loc))
@@ -1531,6 +1536,8 @@ static Ex sema_field(Sema *s, AstExpr *e)
 {
 	if (report_module_prefix(s, e, false)) /* jnp.float32, lax.rsqrt */
 		return ex_error(e->loc);
+	if (is_dtype_info(e->lhs))
+		return sema_dtype_info(s, e);
 	Ex base = sema_expr(s, e->lhs);
 	if (base.kind == EX_ERROR)
 		return base;
