@@ -11,11 +11,11 @@
 
 /* Keyword arguments any builtin may accept. */
 typedef enum Kw {
-	KW_AXIS, KW_KEEPDIMS, KW_MASK, KW_OTHER, KW_ACC, KW_TRANS_A, KW_TRANS_B, KW_DIM, KW_DTYPE, KW_COUNT
+	KW_AXIS, KW_KEEPDIMS, KW_MASK, KW_OTHER, KW_ACC, KW_TRANS_A, KW_TRANS_B, KW_DIM, KW_DTYPE, KW_K, KW_COUNT
 } Kw;
 
 static const char *const kw_names[KW_COUNT] = {
-	"axis", "keepdims", "mask", "other", "acc", "trans_a", "trans_b", "dim", "dtype",
+	"axis", "keepdims", "mask", "other", "acc", "trans_a", "trans_b", "dim", "dtype", "k",
 };
 
 #define K(x) (1u << KW_##x)
@@ -297,13 +297,12 @@ static double fold_math(Op op, double x)
 
 /* exp, log, ... : integers and bool are converted to f32 first (jnp.exp).
  * Constants fold, so they may be used in constant expressions (§4.3). */
-static Ex bi_math(Sema *s, Call *c)
+static Ex math_call(Sema *s, Call *c, Op op)
 {
 	Ex x = val(s, c->pos[0]);
 	if (x.kind == EX_ERROR)
 		return x;
 	DType dt = ex_dtype(&x);
-	Op op = (Op)c->bi->arg;
 	if (!dtype_is_float(dt) && (op == IR_FLOOR || op == IR_CEIL))
 		return x; /* the identity on integers and bool, as in JAX (§7.10) */
 	if (!dtype_is_float(dt))
@@ -326,6 +325,31 @@ static Ex bi_math(Sema *s, Call *c)
 	Type *t = type_tensor(s->a, dt, ex_rank(&x), ex_dims(&x));
 	Value *v = to_value(s, x, t);
 	return ex_value(emit(s, op, c->loc, t, 1, v), ex_weak(&x), c->loc);
+}
+
+static Ex bi_math(Sema *s, Call *c)
+{
+	return math_call(s, c, (Op)c->bi->arg);
+}
+
+/* log2(x) = log(x) / log(2) in x's float dtype, as jnp.log2 computes it. */
+static Ex bi_log2(Sema *s, Call *c)
+{
+	Ex l = math_call(s, c, IR_LOG);
+	if (l.kind == EX_ERROR)
+		return l;
+	ConstVal ln2 = const_float(log(2.0), DT_F64, false);
+	if (!const_convert(s, &ln2, ex_dtype(&l), true, c->loc))
+		return ex_error(c->loc);
+	ln2.weak = ex_weak(&l);
+	return sema_binop(s, &bin_div, c->loc, l, ex_const(ln2, c->loc));
+}
+
+/* div(a, b), rem(a, b): truncating division and C's remainder (lax.div,
+ * lax.rem); on floats a / b and fmod (§7.2). */
+static Ex bi_div_rem(Sema *s, Call *c)
+{
+	return sema_binop(s, c->bi->arg == IR_REM ? &bin_rem : &bin_div, c->loc, c->pos[0], c->pos[1]);
 }
 
 static Ex bi_abs(Sema *s, Call *c)
@@ -545,6 +569,19 @@ static Ex bi_reduce(Sema *s, Call *c)
 	return reduce_call(s, c, (Op)c->bi->arg);
 }
 
+/* all/any(x, axis=, keepdims=): the min/max of the bools x != 0, as
+ * jnp.all/jnp.any. */
+static Ex bi_all_any(Sema *s, Call *c)
+{
+	Ex x = val(s, c->pos[0]);
+	if (x.kind != EX_ERROR && ex_dtype(&x) != DT_BOOL)
+		x = sema_binary_ast(s, OP_NE, c->loc, x, ex_const(const_int(0, DT_I32, true), c->loc));
+	if (x.kind == EX_ERROR)
+		return x;
+	c->pos[0] = x;
+	return reduce_call(s, c, (Op)c->bi->arg);
+}
+
 /* max/min: with two positional arguments elementwise, with one a reduction. */
 static Ex bi_minmax(Sema *s, Call *c)
 {
@@ -755,6 +792,39 @@ static Ex bi_broadcast_to(Sema *s, Call *c)
 	return ex_value(to_value(s, x, t), ex_weak(&x), c->loc);
 }
 
+/* triu(x, k) / tril(x, k): x with the elements below / above diagonal k of
+ * its last two dims zeroed (jnp.triu/tril), by the iota idiom of §7.12:
+ * where(iota(s, dim = r-1) - iota(s, dim = r-2) >= k, x, 0). */
+static Ex bi_tri(Sema *s, Call *c)
+{
+	Ex x = val(s, c->pos[0]);
+	if (x.kind == EX_ERROR)
+		return x;
+	int rank = ex_rank(&x);
+	if (rank < 2) {
+		error_at(s->cc, x.loc, "%s() needs a value of rank 2 or more, found %s [§7.12]", c->bi->name,
+		         ex_type_str(s, &x));
+		return ex_error(c->loc);
+	}
+	int64_t k = 0;
+	if (c->has[KW_K] && !const_int_arg(s, c->kw[KW_K], "k=", "§7.12", &k))
+		return ex_error(c->loc);
+	const int64_t *dims = ex_dims(&x);
+	k = k < -dims[rank - 2] ? -dims[rank - 2] : k > dims[rank - 1] ? dims[rank - 1] : k; /* fits i32 */
+	Type *it = type_tensor(s->a, DT_I32, rank, dims);
+	Value *rows = emit(s, IR_IOTA, c->loc, it, 0), *cols = emit(s, IR_IOTA, c->loc, it, 0);
+	rows->def->ival = rank - 2;
+	cols->def->ival = rank - 1;
+	Ex diag = sema_binop(s, &bin_sub, c->loc, ex_of(cols, c->loc), ex_of(rows, c->loc));
+	Ex keep = sema_binary_ast(s, c->bi->arg ? OP_GE : OP_LE, c->loc, diag, ex_const(const_int(k, DT_I32, true), c->loc));
+	if (keep.kind == EX_ERROR)
+		return keep;
+	Value *v = as_value(s, x);
+	Value *zero = emit_const(s, ex_dtype(&x) == DT_BOOL ? const_bool(false) : const_int(0, ex_dtype(&x), false), v->type,
+	                         c->loc);
+	return ex_value(emit(s, IR_SELECT, c->loc, v->type, 3, keep.v, v, zero), ex_weak(&x), c->loc);
+}
+
 /* ---- dot (§7.13) ------------------------------------------------------------- */
 
 Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb)
@@ -939,7 +1009,10 @@ static const Builtin builtins[] = {
 	MATH("exp", EXP), MATH("exp2", EXP2), MATH("log", LOG), MATH("log1p", LOG1P),
 	MATH("sqrt", SQRT), MATH("rsqrt", RSQRT), MATH("tanh", TANH), MATH("sigmoid", SIGMOID),
 	MATH("erf", ERF), MATH("sin", SIN), MATH("cos", COS), MATH("floor", FLOOR), MATH("ceil", CEIL),
+	{"log2", 1, 1, NOKW, 0, "§7.10", bi_log2, 0, true},
 	{"abs", 1, 1, NOKW, 0, "§7.10", bi_abs, 0, true},
+	{"div", 2, 2, NOKW, 0, "§7.2", bi_div_rem, IR_DIV, true},
+	{"rem", 2, 2, NOKW, 0, "§7.2", bi_div_rem, IR_REM, true},
 	{"pow", 2, 2, NOKW, 0, "§7.10", bi_operator, OP_POW, false},
 	{"floordiv", 2, 2, NOKW, 0, "§7.17", bi_operator, OP_FLOORDIV, true},
 	{"min", 1, 2, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_minmax, IR_REDUCE_MIN, true},
@@ -947,6 +1020,8 @@ static const Builtin builtins[] = {
 	{"minimum", 2, 2, NOKW, 0, "§7.10", bi_minimum, IR_MIN, true},
 	{"maximum", 2, 2, NOKW, 0, "§7.10", bi_minimum, IR_MAX, true},
 	RED("sum", REDUCE_SUM), RED("argmax", ARGMAX), RED("argmin", ARGMIN),
+	{"all", 1, 1, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_all_any, IR_REDUCE_MIN, false},
+	{"any", 1, 1, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_all_any, IR_REDUCE_MAX, false},
 	{"cumsum", 1, 1, NOKW, K(AXIS), "§7.11", bi_cumsum, 0, false},
 	{"iota", 1, 1, NOKW, K(DIM) | K(DTYPE), "§7.12", bi_iota, 0, false},
 	{"zeros", 1, 1, KW_DTYPE, K(DTYPE), "§7.12", bi_fill, 0, false},
@@ -955,6 +1030,8 @@ static const Builtin builtins[] = {
 	{"reshape", 2, 2, NOKW, 0, "§7.12", bi_reshape, 0, false},
 	{"transpose", 1, 2, NOKW, 0, "§7.12", bi_transpose, 0, false},
 	{"broadcast_to", 2, 2, NOKW, 0, "§7.12", bi_broadcast_to, 0, false},
+	{"triu", 1, 1, KW_K, K(K), "§7.12", bi_tri, 1, false},
+	{"tril", 1, 1, KW_K, K(K), "§7.12", bi_tri, 0, false},
 	{"dot", 2, 2, NOKW, K(ACC) | K(TRANS_A) | K(TRANS_B), "§7.13", bi_dot, 0, false},
 	{"load", 1, 1, NOKW, K(MASK) | K(OTHER), "§7.7", bi_load, 0, false},
 	{"store", 2, 2, NOKW, K(MASK), "§7.7", bi_store, 0, false},
@@ -974,9 +1051,10 @@ static const Builtin *find_builtin(const char *name)
 	return NULL;
 }
 
-/* Predeclared constants (§7.18), reserved like the builtin functions;
- * weakly typed like a float literal.  (`e` is not one: it is too common a
- * name for a variable; write exp(1.0).) */
+/* Predeclared constants (§7.18), weakly typed like a float literal.  They
+ * are not reserved: `pi` is a common name (a program index), and a
+ * declaration of it hides the constant.  (`e` is not one at all: write
+ * exp(1.0).) */
 static const struct {
 	const char *name; /* spelling */
 	double value;     /* its value */
@@ -996,8 +1074,7 @@ bool builtin_constant(const char *name, Loc loc, Ex *out)
 
 bool is_builtin_name(const char *name)
 {
-	Ex e;
-	return find_builtin(name) != NULL || strcmp(name, "range") == 0 || builtin_constant(name, (Loc){0}, &e);
+	return find_builtin(name) != NULL || strcmp(name, "range") == 0;
 }
 
 const char *builtin_suggestion(const char *name)

@@ -250,10 +250,11 @@ static bool fold_float(Sema *s, Op op, Loc loc, double x, double y, DType rdt, C
 	case IR_DIV:
 	case IR_FLOORDIV:
 	case IR_MOD:
+	case IR_REM:
 		if (y == 0.0)
 			return fold_error(s, loc, err, "division by zero in a constant expression [§4.3]");
-		if (op == IR_DIV) {
-			r = x / y;
+		if (op == IR_DIV || op == IR_REM) {
+			r = op == IR_DIV ? x / y : fmod(x, y);
 		} else {
 			double d, m;
 			float_divmod(x, y, &d, &m);
@@ -304,19 +305,23 @@ static bool fold_int(Sema *s, Op op, Loc loc, int64_t x, int64_t y, DType cdt, b
 	case IR_MUL: ovf = __builtin_mul_overflow(x, y, &r); break;
 	case IR_FLOORDIV:
 	case IR_MOD:
+	case IR_DIV:
+	case IR_REM: {
+		bool quot = op == IR_FLOORDIV || op == IR_DIV;
 		if (y == 0)
 			return fold_error(s, loc, err, "division by zero in a constant expression [§4.3]");
 		if (u64) {
-			r = (int64_t)(op == IR_FLOORDIV ? ux / uy : ux % uy);
+			r = (int64_t)(quot ? ux / uy : ux % uy);
 		} else if (x == INT64_MIN && y == -1) { /* wraps to itself, remainder 0 (§7.2) */
-			ovf = op == IR_FLOORDIV;
-			r = op == IR_FLOORDIV ? INT64_MIN : 0;
+			ovf = quot;
+			r = quot ? INT64_MIN : 0;
 		} else {
-			r = op == IR_FLOORDIV ? x / y : x % y;
-			if ((x % y != 0) && ((x < 0) != (y < 0))) /* C truncates, Python floors */
+			r = quot ? x / y : x % y;
+			if ((op == IR_FLOORDIV || op == IR_MOD) && (x % y != 0) && ((x < 0) != (y < 0))) /* Python floors */
 				r = op == IR_FLOORDIV ? r - 1 : r + y;
 		}
 		break;
+	}
 	case IR_POW:
 		if (y < 0 && !u64)
 			return fold_error(s, loc, err, "negative exponent in an integer power [§7.2]");
@@ -896,6 +901,8 @@ const BinInfo bin_max = {IR_MAX, "take the maximum of", BC_MINMAX, "§7.10"};
 const BinInfo bin_add = {IR_ADD, "add", BC_INTONLY, "§7.17"};
 const BinInfo bin_sub = {IR_SUB, "subtract", BC_INTONLY, "§7.17"};
 const BinInfo bin_floordiv = {IR_FLOORDIV, "floor-divide", BC_INTONLY, "§7.17"};
+const BinInfo bin_div = {IR_DIV, "divide", BC_ARITH, "§7.2"};
+const BinInfo bin_rem = {IR_REM, "take the remainder of", BC_ARITH, "§7.2"};
 
 /* Why operands of dtypes a and b are not acceptable to the operation, or
  * NULL (§7.1). */

@@ -155,7 +155,7 @@ static const unsigned char elem_classes[IR_OP_COUNT] = {
 	[IR_MUL] = K_B | K_I | K_F,
 	[IR_SUB] = K_I | K_F, [IR_FLOORDIV] = K_I | K_F, [IR_MOD] = K_I | K_F, [IR_POW] = K_I | K_F,
 	[IR_NEG] = K_I | K_F, [IR_ABS] = K_I | K_F,
-	[IR_DIV] = K_F,
+	[IR_DIV] = K_I | K_F, [IR_REM] = K_I | K_F,
 	[IR_MIN] = K_ANY, [IR_MAX] = K_ANY,
 	[IR_AND] = K_B | K_I, [IR_OR] = K_B | K_I, [IR_XOR] = K_B | K_I, [IR_NOT] = K_B | K_I,
 	[IR_SHL] = K_I, [IR_SHR] = K_I,

@@ -561,6 +561,28 @@ static LLVMValueRef int_floordiv_mod(Cg *g, bool is_mod, bool is_signed, LLVMVal
 	return LLVMBuildSelect(b, bz, zero, q, "");
 }
 
+/* Truncating integer division and remainder (lax.div, lax.rem, C's / and
+ * %) with XLA's values where C traps: x / 0 is -1 (all ones), x rem 0 is x,
+ * INT_MIN / -1 wraps to INT_MIN with remainder 0. */
+static LLVMValueRef int_div_rem(Cg *g, bool is_rem, bool is_signed, LLVMValueRef a, LLVMValueRef b2)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMTypeRef t = LLVMTypeOf(a);
+	LLVMValueRef zero = LLVMConstInt(t, 0, 0), one = LLVMConstInt(t, 1, 0);
+	LLVMValueRef bz = LLVMBuildICmp(b, LLVMIntEQ, b2, zero, "divzero");
+	LLVMValueRef bad = bz, bm1 = NULL;
+	if (is_signed) {
+		bm1 = LLVMBuildICmp(b, LLVMIntEQ, b2, LLVMConstAllOnes(t), "");
+		bad = LLVMBuildOr(b, bz, bm1, "");
+	}
+	LLVMValueRef d = LLVMBuildSelect(b, bad, one, b2, "");
+	LLVMValueRef r = is_rem ? (is_signed ? LLVMBuildSRem(b, a, d, "") : LLVMBuildURem(b, a, d, ""))
+	                        : (is_signed ? LLVMBuildSDiv(b, a, d, "") : LLVMBuildUDiv(b, a, d, ""));
+	if (bm1) /* x / -1 = -x (wraps), x rem -1 = 0 */
+		r = LLVMBuildSelect(b, bm1, is_rem ? zero : LLVMBuildSub(b, zero, a, ""), r, "");
+	return LLVMBuildSelect(b, bz, is_rem ? a : LLVMConstAllOnes(t), r, "");
+}
+
 /* Python's float // and % (CPython's float_divmod, which NumPy's
  * floor_divide and remainder follow too): the remainder takes the sign of
  * the divisor, zero results get Python's signs, and x // 0 is x / 0
@@ -698,6 +720,8 @@ static LLVMValueRef float_op(Cg *g, Op op, DType dt, LLVMValueRef *a, Loc loc)
 	case IR_DIV: return LLVMBuildFDiv(b, a[0], a[1], "");
 	case IR_FLOORDIV: return float_floordiv_mod(g, false, a[0], a[1]);
 	case IR_MOD: return float_floordiv_mod(g, true, a[0], a[1]);
+	case IR_REM: /* NVPTX lowers frem approximately: the GPU uses libdevice's fmod */
+		return g->nvptx ? math_fn(g, NULL, "fmod", a, 2) : LLVMBuildFRem(b, a[0], a[1], "");
 	case IR_POW: return math_fn(g, "llvm.pow", "pow", a, 2);
 	case IR_MIN: return cg_intrinsic(g, "llvm.minimum", t, a, 2); /* NaN-propagating, as jnp.minimum */
 	case IR_MAX: return cg_intrinsic(g, "llvm.maximum", t, a, 2);
@@ -745,6 +769,10 @@ static LLVMValueRef int_op(Cg *g, Op op, DType dt, LLVMValueRef *a, Loc loc)
 		if (is_bool)
 			return unsupported(g, op, dt, loc);
 		return int_floordiv_mod(g, op == IR_MOD, s, a[0], a[1]);
+	case IR_DIV: case IR_REM:
+		if (is_bool)
+			return unsupported(g, op, dt, loc);
+		return int_div_rem(g, op == IR_REM, s, a[0], a[1]);
 	case IR_POW: {
 		if (is_bool)
 			return unsupported(g, op, dt, loc);

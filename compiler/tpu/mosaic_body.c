@@ -305,6 +305,7 @@ static MlirValue lower_elementwise(Lower *L, const Inst *i, MlirType t)
 		return u ? op2(L, "arith.divui", t, a, b) : int_floordiv(L, t, a, b);
 	case IR_MOD:
 		return f ? float_divmod(L, t, a, b, false) : u ? op2(L, "arith.remui", t, a, b) : int_mod(L, t, a, b);
+	case IR_REM: return op2(L, f ? "arith.remf" : u ? "arith.remui" : "arith.remsi", t, a, b); /* as lax.rem lowers */
 	case IR_POW: return op2(L, "math.powf", t, a, b);
 	case IR_MIN:
 		return op2(L, f ? "arith.minimumf" : dt == DT_BOOL ? "arith.andi" : u ? "arith.minui" : "arith.minsi", t, a, b);
@@ -424,11 +425,15 @@ static MlirValue iota(Lower *L, const Inst *i)
 
 /* ---- reductions ---------------------------------------------------------------- */
 
+/* A bool max/min (any/all) reduces 1.0/0.0 in f32 and compares with 0,
+ * as Pallas' TPU lowering of reduce_or/reduce_and does. */
 static MlirValue reduce(Lower *L, const Inst *i)
 {
 	Mz *z = L->z;
 	const Type *in = i->args[0]->type, *out = i->results[0]->type;
-	bool f = dtype_is_float(in->dtype);
+	bool is_bool = in->dtype == DT_BOOL;
+	DType dt = is_bool ? DT_F32 : in->dtype;
+	bool f = dtype_is_float(dt);
 	const char *kind;
 	double fid = 0.0;
 	int64_t iid = 0;
@@ -438,6 +443,10 @@ static MlirValue reduce(Lower *L, const Inst *i)
 	default: kind = f ? "minimumf" : "minsi"; fid = INFINITY; iid = INT32_MAX; break;
 	}
 	MlirValue x = get(L, i->args[0]);
+	if (is_bool) {
+		MlirType ft = mz_type(z, DT_F32, in->rank, in->dims);
+		x = select3(L, ft, x, mz_splat_float(z, ft, 1.0), mz_splat_float(z, ft, 0.0));
+	}
 	int64_t axis = i->ival;
 	int rank = in->rank;
 	const int64_t *dims = in->dims;
@@ -448,7 +457,7 @@ static MlirValue reduce(Lower *L, const Inst *i)
 		int64_t *d1 = int_array(L, rank + 1);
 		d1[0] = 1;
 		memcpy(d1 + 1, dims, (size_t)rank * sizeof *d1);
-		x = shape_cast(L, mz_type(z, in->dtype, rank + 1, d1), x);
+		x = shape_cast(L, mz_type(z, dt, rank + 1, d1), x);
 		dims = d1;
 		rank++;
 		axis++;
@@ -458,8 +467,8 @@ static MlirValue reduce(Lower *L, const Inst *i)
 	for (int d = 0; d < rank; d++)
 		if (d != axis)
 			rd[nr++] = dims[d];
-	MlirType rt = mz_type(z, in->dtype, nr, rd);
-	MlirType et = mz_elem_type(z, in->dtype);
+	MlirType rt = mz_type(z, dt, nr, rd);
+	MlirType et = mz_elem_type(z, dt);
 	MlirAttribute idattr = f ? mlirFloatAttrDoubleGet(z->ctx, et, fid) : mlirIntegerAttrGet(et, iid);
 	MlirValue acc = mz_const_splat(z, rt, idattr);
 	MlirNamedAttribute attrs[2] = {
@@ -473,12 +482,14 @@ static MlirValue reduce(Lower *L, const Inst *i)
 		int64_t *ones = int_array(L, rank);
 		for (int d = 0; d < rank; d++)
 			ones[d] = 1;
-		r = shape_cast(L, mz_type(z, in->dtype, rank, ones), r);
+		r = shape_cast(L, mz_type(z, dt, rank, ones), r);
 		int64_t *pos = int_array(L, rank);
 		memset(pos, 0, (size_t)rank * sizeof *pos);
 		MlirNamedAttribute p = mz_named(z, "static_position", mz_i64_array(z, rank, pos));
 		r = mz_op1(z, "vector.extract", et, 1, &r, 1, &p);
 	}
+	if (is_bool)
+		r = cmp(L, true, CMPF_OGT, r, mz_splat_float(z, mlirValueGetType(r), 0.0));
 	return r;
 }
 

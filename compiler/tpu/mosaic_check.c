@@ -556,8 +556,8 @@ static void scan_inst(Scan *s, const Inst *i)
 		break;
 	case IR_REDUCE_SUM:
 	case IR_REDUCE_MAX:
-	case IR_REDUCE_MIN:
-		if (!dtype_is_float(a0->dtype) && a0->dtype != DT_I32)
+	case IR_REDUCE_MIN: /* bool max/min (any/all) reduce in f32, as Pallas does */
+		if (!dtype_is_float(a0->dtype) && a0->dtype != DT_I32 && (a0->dtype != DT_BOOL || i->op == IR_REDUCE_SUM))
 			fail(s, i->loc, "a reduction over %s is not supported by " MZ_TARGET " (Mosaic reduces floats and "
 			     "i32: cast first) [§7.11]", dtype_str(a0->dtype));
 		break;
