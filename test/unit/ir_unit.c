@@ -997,13 +997,21 @@ static void test_broken(void)
 	}
 	expect_reject(&f, "exp is not defined on i32", "math on int");
 
-	f = fx_new(); /* integer true division */
+	f = fx_new(); /* division of bools (integers divide truncating: lax.div) */
 	{
-		Value *i = emit1(f.k, f.b, IR_CAST, T(DT_I32, 1, D(16)), 1, f.v, NULL);
-		emit1(f.k, f.b, IR_DIV, T(DT_I32, 1, D(16)), 2, i, i);
+		Value *i = emit1(f.k, f.b, IR_CAST, T(DT_BOOL, 1, D(16)), 1, f.v, NULL);
+		emit1(f.k, f.b, IR_DIV, T(DT_BOOL, 1, D(16)), 2, i, i);
 		fx_store_yield(&f, f.v);
 	}
-	expect_reject(&f, "div is not defined on i32", "int div");
+	expect_reject(&f, "div is not defined on bool", "bool div");
+
+	f = fx_new(); /* remainder of bools */
+	{
+		Value *i = emit1(f.k, f.b, IR_CAST, T(DT_BOOL, 1, D(16)), 1, f.v, NULL);
+		emit1(f.k, f.b, IR_REM, T(DT_BOOL, 1, D(16)), 2, i, i);
+		fx_store_yield(&f, f.v);
+	}
+	expect_reject(&f, "rem is not defined on bool", "bool rem");
 
 	f = fx_new(); /* reduce axis out of range */
 	{
