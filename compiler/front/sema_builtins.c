@@ -332,17 +332,18 @@ static Ex bi_math(Sema *s, Call *c)
 	return math_call(s, c, (Op)c->bi->arg);
 }
 
-/* log2(x) = log(x) / log(2) in x's float dtype, as jnp.log2 computes it. */
+/* log2(x) = log(x) * (1 / ln 2) in x's float dtype, as XLA lowers
+ * jnp.log2 (lax.log2) and Pallas' TPU lowering may. */
 static Ex bi_log2(Sema *s, Call *c)
 {
 	Ex l = math_call(s, c, IR_LOG);
 	if (l.kind == EX_ERROR)
 		return l;
-	ConstVal ln2 = const_float(log(2.0), DT_F64, false);
-	if (!const_convert(s, &ln2, ex_dtype(&l), true, c->loc))
+	ConstVal k = const_float(1.4426950408889634, DT_F64, false);
+	if (!const_convert(s, &k, ex_dtype(&l), true, c->loc))
 		return ex_error(c->loc);
-	ln2.weak = ex_weak(&l);
-	return sema_binop(s, &bin_div, c->loc, l, ex_const(ln2, c->loc));
+	k.weak = ex_weak(&l);
+	return sema_binary_ast(s, OP_MUL, c->loc, l, ex_const(k, c->loc));
 }
 
 /* div(a, b), rem(a, b): truncating division and C's remainder (lax.div,

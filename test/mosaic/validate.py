@@ -65,6 +65,7 @@ SAMPLES = {
     "matmul_tiled": {"m": 64, "n": 256, "BN": 128, "BK": 128},
     "rmsnorm": {"rows": 16},
     "bmm": {"batch": 2, "m": 64, "n": 32},
+    "causal_softmax": {"b": 2},
 }
 
 DTYPES = {"bool": jnp.bool_, "i8": jnp.int8, "i16": jnp.int16, "i32": jnp.int32, "u8": jnp.uint8,
