@@ -195,7 +195,9 @@ static void print_expr(FILE *out, const AstExpr *e)
 static void print_type(FILE *out, const AstType *t)
 {
 	fputs(t->dtype_name ? t->dtype_name : dtype_str(t->dtype), out);
-	if (t->has_shape) {
+	if (t->any_shape) {
+		fputs(" (dims ...)", out);
+	} else if (t->has_shape) {
 		fputs(" (dims", out);
 		print_exprs(out, t->dims, t->ndims);
 		fputc(')', out);
@@ -282,6 +284,11 @@ static void print_stmt(FILE *out, const AstStmt *s, int ind)
 	case AS_CONTINUE:
 		fputs("(continue)", out);
 		return;
+	case AS_RETURN:
+		fputs("(return ", out);
+		print_opt(out, s->value);
+		fputc(')', out);
+		return;
 	case AS_BLOCK:
 		fputs("(block", out);
 		for (int i = 0; i < s->nbody; i++)
@@ -357,11 +364,32 @@ static void print_kernel(FILE *out, const AstKernel *k)
 	fputs(")\n", out);
 }
 
+static void print_fn(FILE *out, const AstFn *fn)
+{
+	fprintf(out, "(fn %s", name_str(fn->name));
+	for (int i = 0; i < fn->nparams; i++) {
+		indent(out, 1);
+		fprintf(out, "(param %s ", name_str(fn->params[i]->name));
+		print_type(out, fn->params[i]->type);
+		fputc(')', out);
+	}
+	if (fn->ret) {
+		indent(out, 1);
+		fputs("(result ", out);
+		print_type(out, fn->ret);
+		fputc(')', out);
+	}
+	print_stmts(out, "body", fn->body, fn->nbody, 1);
+	fputs(")\n", out);
+}
+
 void ast_print(FILE *out, const AstFile *f)
 {
 	for (int i = 0; i < f->nitems; i++) {
 		const AstItem *it = f->items[i];
-		if (it->is_kernel) {
+		if (it->fn) {
+			print_fn(out, it->fn);
+		} else if (it->is_kernel) {
 			print_kernel(out, it->kernel);
 		} else {
 			const AstConst *c = it->konst;

@@ -103,6 +103,7 @@ struct AstExpr {
 	X(WHILE)   /* while cond {body} */ \
 	X(BREAK)   /* break;  (leaves the innermost loop) */ \
 	X(CONTINUE) /* continue;  (ends the innermost loop's iteration) */ \
+	X(RETURN)  /* return value;  (the last statement of a fn body) */ \
 	X(BLOCK)   /* { stmts } */
 
 typedef enum AstStmtKind {
@@ -121,6 +122,7 @@ typedef struct AstType {
 	DType dtype;     /* element type; DT_NONE when written as a name */
 	const char *dtype_name; /* a const holding a dtype (const DT = f16; DT[8]): sema resolves it */
 	bool has_shape;  /* written with [...] (a scalar has none) */
+	bool any_shape;  /* written DTYPE[...]: any shape (fn parameters and results only) */
 	AstExpr **dims;  /* dimension expressions (a NAME may introduce a size symbol) */
 	int ndims;       /* count of dims */
 } AstType;
@@ -224,12 +226,26 @@ typedef struct AstConst {
 	AstExpr *value;   /* a compile-time expression */
 } AstConst;
 
+/* fn NAME(params) [-> type] { ... return value; }: a function inlined at
+ * each call. */
+typedef struct AstFn {
+	Loc loc;          /* of the name */
+	const char *name; /* interned */
+	AstParam **params;/* its parameters (values: mode PM_SCALAR) */
+	int nparams;
+	AstType *ret;     /* the result type, NULL when not written */
+	AstStmt **body;   /* the body; the last statement is a return */
+	int nbody;
+} AstFn;
+
 /* A top-level item, in source order (includes are expanded by the parser:
- * their items appear in place, so the AST holds only consts and kernels). */
+ * their items appear in place, so the AST holds only consts, fns and
+ * kernels). */
 typedef struct AstItem {
-	bool is_kernel;     /* which of the two */
-	AstConst *konst;    /* when !is_kernel */
+	bool is_kernel;     /* a kernel (else a const or a fn) */
+	AstConst *konst;    /* a const: !is_kernel, fn NULL */
 	AstKernel *kernel;  /* when is_kernel */
+	AstFn *fn;          /* a fn: !is_kernel, konst NULL */
 } AstItem;
 
 typedef struct AstFile {

@@ -233,7 +233,7 @@ static void note_token(Lexer *L, int kind)
 	case T_CONST: case T_REQUIRES:
 		L->top_expr = true;
 		break;
-	case T_KERNEL: case T_INCLUDE: case T_GRID: case T_SPEC: case T_SCRATCH:
+	case T_KERNEL: case T_FN: case T_INCLUDE: case T_GRID: case T_SPEC: case T_SCRATCH:
 	case T_PARAMS: case T_SEMANTICS: case ';': case '}':
 		L->top_expr = false;
 		break;
@@ -279,7 +279,8 @@ static int token(Lexer *L, int kind, Loc *loc)
 		L->opens[L->depth] = (char)kind;
 		L->open_locs[L->depth] = *loc;
 		/* a kernel's parameter list is the one bracket without expressions */
-		L->open_expr[L->depth] = !(kind == '(' && L->prev_kind == T_IDENT && L->prev2_kind == T_KERNEL);
+		L->open_expr[L->depth] = !(kind == '(' && L->prev_kind == T_IDENT &&
+		                           (L->prev2_kind == T_KERNEL || L->prev2_kind == T_FN));
 		L->depth++;
 	} else if (kind == ';') {
 		/* ';' is never inside '(' or '[': close those (the parser reports
@@ -489,6 +490,8 @@ int lexer_next(Lexer *L, YYSTYPE *val, Loc *loc)
 
 		"const"     { KW(T_CONST); }
 		"kernel"    { KW(T_KERNEL); }
+		"fn"        { KW(T_FN); }
+		"return"    { TOK(T_RETURN); }
 		"include"   { KW(T_INCLUDE); }
 		"in"        { TOK(T_IN); }
 		"out"       { TOK(T_OUT); }

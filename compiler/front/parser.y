@@ -193,6 +193,7 @@ static void kernel_begin(ParseCtx *pc, Loc loc, const char *name, Vec params);
 static void kernel_end(ParseCtx *pc, Vec body);
 static void clause_once(ParseCtx *pc, bool *seen, Loc loc, Loc first, const char *what);
 static void add_const(ParseCtx *pc, NameLoc name, DType dt, AstExpr *value);
+static void add_fn(ParseCtx *pc, NameLoc name, Vec params, AstType *ret, Vec body);
 static void do_include(ParseCtx *pc, StrLit path, Loc loc);
 static void list_push(ParseCtx *pc, Vec *v, void *item);
 static Vec list1(ParseCtx *pc, void *item);
@@ -238,7 +239,7 @@ static Vec list1(ParseCtx *pc, void *item);
 %token <fval> FLOAT "floating-point literal"
 %token <str> STRING "string literal"
 %token <dtype> DTYPE "dtype"
-%token CONST "const" KERNEL "kernel" INCLUDE "include"
+%token CONST "const" KERNEL "kernel" INCLUDE "include" FN "fn" RETURN "return"
 %token IN "in" OUT "out" INOUT "inout"
 %token LET "let" VAR "var" IF "if" ELSE "else" WHEN "when" FOR "for" WHILE "while"
 %token BREAK "break" CONTINUE "continue"
@@ -255,7 +256,7 @@ static Vec list1(ParseCtx *pc, void *item);
 %type <expr> term unary power postfix primary idx
 %type <op> cmp_op mul_op assign_op
 %type <stmt> stmt if_stmt
-%type <type> type
+%type <type> type opt_ret
 %type <param> param
 %type <arg> arg
 %type <kv> kv
@@ -279,13 +280,21 @@ file
 	| file error
 	;
 
-/* item = include | const_decl | kernel ;
+/* item = include | const_decl | kernel | fn ;
  * include    = "include" STRING ";" ;
- * const_decl = "const" IDENT [ ":" DTYPE ] "=" expr ";" ; */
+ * const_decl = "const" IDENT [ ":" DTYPE ] "=" expr ";" ;
+ * fn         = "fn" IDENT "(" [ param { "," param } [ "," ] ] ")" [ "->" type ] block ; */
 item
 	: include_kw STRING ';'                { do_include(pc, $2, @2); }
 	| const_kw name opt_dtype '=' expr ';' { add_const(pc, $2, $3, $5); }
 	| kernel
+	| fn_kw name '(' opt_params ')' opt_ret block { add_fn(pc, $2, $4, $6, $7); }
+	| fn_kw name '(' error ')' opt_ret block { add_fn(pc, $2, (Vec){0}, $6, $7); }
+	;
+
+opt_ret
+	: %empty                               { $$ = NULL; }
+	| ARROW type                           { $$ = $2; }
 	;
 
 /* An item keyword is a sure synchronisation point after an error (the lexer
@@ -300,6 +309,10 @@ const_kw
 
 kernel_kw
 	: KERNEL                               { yyerrok; }
+	;
+
+fn_kw
+	: FN                                   { yyerrok; }
 	;
 
 opt_dtype
@@ -354,12 +367,15 @@ mode
 	| INOUT                                { $$ = PM_INOUT; }
 	;
 
-/* type = ( DTYPE | IDENT ) [ "[" expr { "," expr } "]" ] ;   (IDENT: a const holding a dtype) */
+/* type = ( DTYPE | IDENT ) [ "[" ( expr { "," expr } | "..." ) "]" ] ;
+ * (IDENT: a const holding a dtype; "...": any shape, for fn parameters) */
 type
 	: DTYPE                                { $$ = mk_type(pc, @$, $1, false, (Vec){0}); }
 	| DTYPE '[' exprs ']'                  { $$ = mk_type(pc, @$, $1, true, $3); }
+	| DTYPE '[' ELLIPSIS ']'               { $$ = mk_type(pc, @$, $1, true, (Vec){0}); $$->any_shape = true; }
 	| IDENT                                { $$ = mk_type(pc, @$, DT_NONE, false, (Vec){0}); $$->dtype_name = $1; }
 	| IDENT '[' exprs ']'                  { $$ = mk_type(pc, @$, DT_NONE, true, $3); $$->dtype_name = $1; }
+	| IDENT '[' ELLIPSIS ']'               { $$ = mk_type(pc, @$, DT_NONE, true, (Vec){0}); $$->dtype_name = $1; $$->any_shape = true; }
 	;
 
 /* clause = "grid" "(" [ expr { "," expr } [","] ] ")"
@@ -498,7 +514,7 @@ stmts
  *      | "when" expr block
  *      | "for" IDENT "in" "range" "(" expr [ "," expr [ "," expr ] ] ")" block
  *      | "while" expr block
- *      | "break" ";" | "continue" ";"
+ *      | "break" ";" | "continue" ";" | "return" expr ";"
  *      | block ; */
 stmt
 	: LET name '=' expr ';'                { $$ = mk_decl(pc, AS_LET, @1, $2, NULL, $4); }
@@ -526,6 +542,7 @@ stmt
 		$$->value = $2;
 	}
 	| BREAK ';'                            { $$ = mk_stmt(pc, AS_BREAK, @1, NULL, NULL); }
+	| RETURN expr ';'                      { $$ = mk_stmt(pc, AS_RETURN, @1, NULL, NULL); $$->value = $2; }
 	| CONTINUE ';'                         { $$ = mk_stmt(pc, AS_CONTINUE, @1, NULL, NULL); }
 	| block                                { $$ = mk_stmt(pc, AS_BLOCK, @1, &$1, NULL); }
 	| error ';'                            { $$ = NULL; yyerrok; }
@@ -1046,6 +1063,20 @@ static void push_item(ParseCtx *pc, bool is_kernel, void *node)
 	vec_push(pc->cc->arena, pc->items, it);
 }
 
+static void add_fn(ParseCtx *pc, NameLoc name, Vec params, AstType *ret, Vec body)
+{
+	AstFn *fn = arena_alloc(pc->cc->arena, sizeof *fn);
+	fn->loc = name.loc;
+	fn->name = name.name;
+	LIST_TO(pc, fn->params, fn->nparams, params);
+	fn->ret = ret;
+	LIST_TO(pc, fn->body, fn->nbody, body);
+	AstItem *it = arena_alloc(pc->cc->arena, sizeof *it);
+	it->fn = fn;
+	vec_push(pc->cc->arena, pc->items, it);
+	pc->in_kernel = false;
+}
+
 static void add_const(ParseCtx *pc, NameLoc name, DType dt, AstExpr *value)
 {
 	AstConst *c = arena_alloc(pc->cc->arena, sizeof *c);
@@ -1171,7 +1202,8 @@ static void track(ParseCtx *pc, int kind)
 	case T_INCLUDE: pc->section = 32; pc->in_kernel = pc->in_header = false; break;
 	case T_CONST: pc->section = 33; pc->in_kernel = pc->in_header = false; break;
 	case T_KERNEL:
-		pc->section = 34;
+	case T_FN:
+		pc->section = kind == T_KERNEL ? 34 : 37;
 		pc->in_kernel = true;
 		pc->in_header = pc->header_error = false;
 		break;
@@ -1181,7 +1213,7 @@ static void track(ParseCtx *pc, int kind)
 		break;
 	case ')':
 		/* the parameter list closed: the clauses follow */
-		if (pc->in_kernel && pc->section == 34 && pc->lex.depth == 0)
+		if (pc->in_kernel && (pc->section == 34 || pc->section == 37) && pc->lex.depth == 0)
 			pc->in_header = true;
 		break;
 	case '{':
@@ -1217,10 +1249,10 @@ static int yylex(YYSTYPE *val, Loc *loc, ParseCtx *pc)
 	}
 	pc->quiet = false;
 	kind = lexer_next(&pc->lex, val, loc);
-	if (pc->in_header && (kind == T_KERNEL || kind == T_CONST || kind == T_INCLUDE)) {
+	if (pc->in_header && (kind == T_KERNEL || kind == T_FN || kind == T_CONST || kind == T_INCLUDE)) {
 		if (!pc->header_error && !pc->lex.quiet && !pc->cc->diag.stop)
 			error_at(pc->cc, *loc, "expected '{' before '%s' [§3.4]",
-			         kind == T_KERNEL ? "kernel" : kind == T_CONST ? "const" : "include");
+			         kind == T_KERNEL ? "kernel" : kind == T_FN ? "fn" : kind == T_CONST ? "const" : "include");
 		pc->pending[0] = kind; /* returned last */
 		pc->pending[1] = '}';
 		pc->npending = 2;

@@ -436,6 +436,11 @@ static Type *static_type(Sema *s, AstType *t, const char *clause)
 	int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->ndims + 1));
 	DType dt = type_dtype(s, t);
 	bool ok = dt != DT_NONE;
+	if (t->any_shape) {
+		error_at(s->cc, t->loc, "any shape ([...]) is only for the parameters and results of a fn; write the shape [%s]",
+		         clause);
+		return NULL;
+	}
 	for (int d = 0; d < t->ndims; d++)
 		ok &= positive_int(s, eval_const(s, t->dims[d], clause), "a dimension", clause, &dims[d]);
 	return ok ? type_tensor(s->a, dt, t->ndims, dims) : NULL;
@@ -574,6 +579,7 @@ static void scan_assigned(Sema *s, AstStmt **v, int n, Locals *locals, NameSet *
 			scan_assigned(s, st->body, st->nbody, locals, out);
 			break;
 		case AS_EXPR:
+		case AS_RETURN:
 		case AS_COUNT:
 			break;
 		}
@@ -1049,6 +1055,10 @@ static void sema_stmt(Sema *s, AstStmt *st)
 	case AS_BLOCK: sema_block(s, st->body, st->nbody); break;
 	case AS_BREAK:
 	case AS_CONTINUE: sema_break(s, st); break;
+	case AS_RETURN: /* call_fn handles the one return a fn ends with */
+		error_at(s->cc, st->loc, "'return' is only allowed as the last statement of a fn body [§3.7]");
+		sema_expr(s, st->value);
+		break;
 	case AS_COUNT: internal_error("sema: statement kind %d", (int)st->kind);
 	}
 }
@@ -1159,6 +1169,11 @@ static void sema_params(Sema *s, AstKernel *ak, Scope *ks, KernelBuild *kb)
 		AstType *t = p->type;
 		DType dt = type_dtype(s, t);
 		bool bad_dtype = dt == DT_NONE;
+		if (t->any_shape) {
+			error_at(s->cc, t->loc, "any shape ([...]) is only for the parameters and results of a fn; a kernel "
+			         "parameter has a shape of constants and size names [§5.1]");
+			bad_dtype = true;
+		}
 		if (bad_dtype)
 			dt = DT_F32; /* keep going with a well-formed type; uses are poison */
 		if (p->mode == PM_SCALAR) {
@@ -1581,6 +1596,126 @@ static IrKernel *sema_kernel(Sema *s, AstKernel *ak)
 	return k;
 }
 
+/* ---- fn (§3.7) ------------------------------------------------------------------ */
+
+/* Declares a fn: its name in the file scope (shared with consts and
+ * kernels), its parameters checked once; the body is checked where it is
+ * called (call_fn), against the file's names declared before the fn. */
+static void sema_fn_decl(Sema *s, AstFn *fn, Vec *kernels)
+{
+	Scope *view = arena_alloc(s->a, sizeof *view);
+	view->first = s->file->first; /* no index: lookups walk what was declared before */
+	view->n = s->file->n;
+	bool ok = true;
+	for (int j = 0; j < kernels->len; j++)
+		if (((IrKernel *)kernels->items[j])->name == fn->name) {
+			error_at(s->cc, fn->loc, "'%s' is already declared (as a kernel); fns, consts and kernels share one namespace [§5.10]",
+			         fn->name);
+			ok = false;
+		}
+	ok = ok && check_new_name(s, s->file, fn->name, fn->loc);
+	if (fn->nbody == 0 || fn->body[fn->nbody - 1]->kind != AS_RETURN) {
+		error_at(s->cc, fn->loc, "fn '%s' must end with 'return value;' [§3.7]", fn->name);
+		ok = false;
+	}
+	Scope ps = {.parent = view};
+	for (int i = 0; i < fn->nparams; i++) {
+		AstParam *p = fn->params[i];
+		if (p->mode != PM_SCALAR) {
+			error_at(s->cc, p->loc, "fn parameter '%s' is a value: drop '%s' (a fn cannot take a Ref) [§3.7]", p->name,
+			         p->mode == PM_IN ? "in" : p->mode == PM_OUT ? "out" : "inout");
+			ok = false;
+		}
+		if (!check_new_name(s, &ps, p->name, p->loc))
+			ok = false;
+		else
+			bind(s, &ps, B_LET, p->name, p->loc);
+	}
+	if (!ok)
+		return;
+	Binding *b = bind(s, s->file, B_FN, fn->name, fn->loc);
+	b->fn = fn;
+	b->view = view;
+}
+
+/* The type an argument or result converts to: the written type, its shape
+ * taken from e for any shape ([...]). */
+static Type *fn_slot_type(Sema *s, AstType *t, const Ex *e)
+{
+	if (!t->any_shape)
+		return static_type(s, t, "§3.7");
+	DType dt = type_dtype(s, t);
+	return dt == DT_NONE ? NULL : type_tensor(s->a, dt, ex_rank(e), ex_dims(e));
+}
+
+Ex call_fn(Sema *s, Binding *fb, AstExpr *call)
+{
+	const AstFn *fn = fb->fn;
+	int n = fn->nparams, npos = 0;
+	Ex *args = arena_alloc(s->a, sizeof(Ex) * (size_t)(n + 1));
+	bool *given = arena_alloc(s->a, (size_t)n + 1);
+	bool bad = false;
+	for (int i = 0; i < call->nargs; i++) {
+		AstArg *a = &call->args[i];
+		Ex e = sema_value_expr(s, a->value);
+		bad |= e.kind == EX_ERROR;
+		int k = a->name ? -1 : npos++;
+		for (int j = 0; a->name && j < n; j++)
+			if (fn->params[j]->name == a->name)
+				k = j;
+		if (k < 0 || k >= n || given[k]) {
+			if (a->name && k >= 0)
+				error_at(s->cc, a->loc, "argument '%s' of fn '%s' is given twice [§3.7]", a->name, fn->name);
+			else if (a->name)
+				error_at(s->cc, a->loc, "fn '%s' has no parameter '%s' [§3.7]", fn->name, a->name);
+			else
+				error_at(s->cc, a->loc, "fn '%s' takes %d argument%s [§3.7]", fn->name, n, n == 1 ? "" : "s");
+			bad = true;
+			continue;
+		}
+		args[k] = e;
+		given[k] = true;
+	}
+	for (int j = 0; j < n && !bad; j++)
+		if (!given[j]) {
+			error_at(s->cc, call->loc, "missing argument '%s' of fn '%s' [§3.7]", fn->params[j]->name, fn->name);
+			bad = true;
+		}
+	if (s->ctx != CTX_BODY) {
+		error_at(s->cc, call->loc, "fn '%s' can only be called in a kernel body [§3.7]", fn->name);
+		bad = true;
+	}
+	if (bad)
+		return ex_error(call->loc);
+	int errors = s->cc->diag.nerrors;
+	Scope *caller = s->scope;
+	LoopCtx *loop = s->loop;
+	Scope fs = {.parent = fb->view};
+	s->scope = &fs;
+	s->loop = NULL;
+	for (int j = 0; j < n; j++) {
+		AstParam *p = fn->params[j];
+		Type *t = fn_slot_type(s, p->type, &args[j]);
+		Value *v = t ? coerce_value(s, args[j], t, arena_printf(s->a, "argument '%s' of fn '%s'", p->name, fn->name),
+		                            "§3.7")
+		             : NULL;
+		bind(s, &fs, B_LET, p->name, p->loc)->ex = v ? ex_value(v, false, args[j].loc) : ex_error(args[j].loc);
+	}
+	sema_stmts(s, fn->body, fn->nbody - 1);
+	Ex r = sema_value_expr(s, fn->body[fn->nbody - 1]->value);
+	if (fn->ret && r.kind != EX_ERROR) {
+		Type *t = fn_slot_type(s, fn->ret, &r);
+		Value *v = t ? coerce_value(s, r, t, arena_printf(s->a, "the result of fn '%s'", fn->name), "§3.7") : NULL;
+		r = v ? ex_value(v, false, call->loc) : ex_error(call->loc);
+	}
+	s->scope = caller;
+	s->loop = loop;
+	if (s->cc->diag.nerrors > errors)
+		note_at(s->cc, call->loc, "in this call of fn '%s'", fn->name);
+	r.loc = call->loc;
+	return r;
+}
+
 /* ---- the file ------------------------------------------------------------------ */
 
 IrModule *sema_file(Compiler *cc, AstFile *f)
@@ -1602,7 +1737,7 @@ IrModule *sema_file(Compiler *cc, AstFile *f)
 	/* Every const of the file, to tell a use before the declaration from
 	 * an unknown name. */
 	for (int i = 0; i < f->nitems; i++)
-		if (!f->items[i]->is_kernel)
+		if (f->items[i]->konst)
 			*ptrmap_slot(s->a, &s->all_consts, f->items[i]->konst->name, true) = f->items[i]->konst;
 
 	/* Items in order: a const is visible from its declaration on (§5.10);
@@ -1611,6 +1746,10 @@ IrModule *sema_file(Compiler *cc, AstFile *f)
 	m->source = cc->sources.len ? ((Source *)cc->sources.items[0])->path : NULL;
 	Vec kernels = {0};
 	for (int i = 0; i < f->nitems && !cc->diag.stop; i++) {
+		if (f->items[i]->fn) {
+			sema_fn_decl(s, f->items[i]->fn, &kernels);
+			continue;
+		}
 		const char *name = f->items[i]->is_kernel ? f->items[i]->kernel->name : f->items[i]->konst->name;
 		Loc loc = f->items[i]->is_kernel ? f->items[i]->kernel->loc : f->items[i]->konst->loc;
 		Binding *prev_const = lookup_in(s->file, name);

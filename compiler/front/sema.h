@@ -25,6 +25,7 @@ typedef struct ConstVal {
 } ConstVal;
 
 struct Binding;
+typedef struct Scope Scope;
 
 /* An indexed Ref (x[i, ds(s, 16)]) that has not been read or written yet:
  * a place.  Loads, stores and atomics share it, so `o[...] += v` indexes
@@ -77,7 +78,8 @@ typedef enum BindKind {
 	B_PID,     /* program-id parameter of an index map */
 	B_LET,     /* let binding, or any immutable local */
 	B_VAR,     /* var binding: mutable, SSA-renamed */
-	B_LOOP     /* for-loop induction variable */
+	B_LOOP,    /* for-loop induction variable */
+	B_FN       /* a fn (§3.7), inlined where it is called */
 } BindKind;
 
 typedef struct Binding {
@@ -92,6 +94,8 @@ typedef struct Binding {
 	Type *type;           /* VAR: its fixed type; NULL when the declaration was in error */
 	bool poisoned;        /* its declaration had an error: uses are silently poison */
 	bool hidden;          /* made by pkc (a loop's break flag): never offered in "did you mean" */
+	const AstFn *fn;      /* FN: the declaration */
+	Scope *view;          /* FN: the file's names its body sees (those declared before it) */
 	struct Binding *next; /* next binding of the same scope */
 } Binding;
 
@@ -109,12 +113,12 @@ typedef struct PtrMap {
 void **ptrmap_slot(Arena *a, PtrMap *m, const void *key, bool insert);
 
 /* A lexical scope: a list of bindings and the enclosing scope. */
-typedef struct Scope {
+struct Scope {
 	Binding *first;       /* bindings, most recent first */
 	struct Scope *parent; /* enclosing scope, NULL for the file scope */
 	PtrMap index;         /* name -> most recent binding, once the scope is large */
 	int n;                /* bindings in the list */
-} Scope;
+};
 
 /* Which names and operations an expression may use. */
 typedef enum Ctx {
@@ -256,6 +260,8 @@ int normalize_axis(Sema *s, int64_t axis, int rank, Loc loc, const char *fname, 
 /* ---- sema_builtins.c --------------------------------------------------- */
 
 Ex sema_call(Sema *s, AstExpr *call);
+/* A call of a fn (sema.c, §3.7): its body inlined here. */
+Ex call_fn(Sema *s, Binding *fb, AstExpr *call);
 Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb);
 Ex sema_transpose(Sema *s, Loc loc, Ex x, const int64_t *perm, int nperm);
 bool is_builtin_name(const char *name);

@@ -1268,6 +1268,8 @@ Ex sema_call(Sema *s, AstExpr *call)
 	Binding *fb = f->kind == AE_NAME ? lookup(s, f->name) : NULL;
 	if (fb && fb->kind == B_CONST && fb->ex.kind == EX_DTYPE)
 		return dtype_call(s, call, fb->ex.dt);
+	if (fb && fb->kind == B_FN)
+		return call_fn(s, fb, call);
 	if (report_module_prefix(s, f, true)) { /* jnp.exp(x): one error, and poison */
 		for (int i = 0; i < call->nargs; i++)
 			sema_expr(s, call->args[i].value);

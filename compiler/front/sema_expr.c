@@ -671,7 +671,7 @@ Binding *bind(Sema *s, Scope *sc, BindKind kind, const char *name, Loc loc)
 static const char *const bind_kind_desc[] = {
 	[B_CONST] = "a constant", [B_SIZE] = "a size symbol", [B_SCALAR] = "a scalar parameter",
 	[B_OPERAND] = "an array parameter", [B_SCRATCH] = "a scratch buffer", [B_PID] = "a program id",
-	[B_LET] = "a let binding", [B_VAR] = "a var", [B_LOOP] = "a loop variable",
+	[B_LET] = "a let binding", [B_VAR] = "a var", [B_LOOP] = "a loop variable", [B_FN] = "a fn",
 };
 
 const char *binding_desc(const Binding *b)
@@ -741,6 +741,9 @@ Ex name_value(Sema *s, Binding *b, Loc loc)
 		if (!b->type)
 			return ex_error(loc);
 		return ex_value(b->cur, false, loc);
+	case B_FN:
+		error_at(s->cc, loc, "'%s' is a fn; call it: %s(...) [§3.7]", b->name, b->name);
+		return ex_error(loc);
 	}
 	return misplaced_name(s, b, loc);
 }
