@@ -666,21 +666,54 @@ static Ex bi_iota(Sema *s, Call *c)
 }
 
 /* zeros(shape[, dtype]), ones(...), full(shape, value[, dtype]). */
+/* The shape and dtype of the first argument of zeros_like(x) and friends:
+ * a value, a Ref or an indexed Ref (not read) of static shape. */
+static bool like_shape(Sema *s, Call *c, int *rank, int64_t **dims, DType *dt)
+{
+	Ex x = c->pos[0];
+	const Type *t = x.kind == EX_REF ? x.v->type : x.kind == EX_ACCESS ? x.acc->type : NULL;
+	if (x.kind != EX_REF && x.kind != EX_ACCESS) {
+		x = val(s, x);
+		if (x.kind == EX_ERROR)
+			return false;
+		*rank = ex_rank(&x);
+		*dims = (int64_t *)ex_dims(&x);
+		*dt = ex_dtype(&x);
+		return true;
+	}
+	bool dynamic = !t;
+	for (int d = 0; t && d < t->rank; d++)
+		dynamic |= t->dims[d] == DIM_DYNAMIC;
+	if (dynamic) {
+		error_at(s->cc, x.loc, "%s() of a Ref with a dynamic dimension has no static shape [§7.12]", c->bi->name);
+		return false;
+	}
+	*rank = t->rank;
+	*dims = t->dims;
+	*dt = t->dtype;
+	return true;
+}
+
+/* zeros/ones(shape[, dtype]), full(shape, value[, dtype]); the _like
+ * forms take the shape, and the default dtype, of a value or Ref. */
 static Ex bi_fill(Sema *s, Call *c)
 {
-	int rank;
+	int rank, kind = c->bi->arg % 3; /* 0, 1: zeros, ones; 2: full */
+	bool like = c->bi->arg >= 3;
 	int64_t *dims;
-	if (!shape_arg(s, c->pos[0], c->bi->name, "§7.12", false, &rank, &dims))
+	DType like_dt = DT_NONE;
+	if (like ? !like_shape(s, c, &rank, &dims, &like_dt)
+	         : !shape_arg(s, c->pos[0], c->bi->name, "§7.12", false, &rank, &dims))
 		return ex_error(c->loc);
 	Ex v;
-	if (c->bi->arg == 2) {
+	if (kind == 2) {
 		v = val(s, c->pos[1]);
 		if (v.kind == EX_ERROR)
 			return v;
 	} else {
-		v = ex_const(const_int(c->bi->arg, DT_I32, true), c->loc);
+		v = ex_const(const_int(kind, DT_I32, true), c->loc);
 	}
-	DType dt = kw_dtype(s, c, KW_DTYPE, c->bi->arg == 2 ? ex_dtype(&v) : DT_F32);
+	DType dt = kw_dtype(s, c, KW_DTYPE, like ? like_dt : kind == 2 ? ex_dtype(&v) : DT_F32);
 	if (dt == DT_NONE)
 		return ex_error(c->loc);
 	int vr = ex_rank(&v);
@@ -689,7 +722,7 @@ static Ex bi_fill(Sema *s, Call *c)
 	for (int i = 1; ok && i <= vr; i++)
 		ok = vd[vr - i] == 1 || vd[vr - i] == dims[rank - i];
 	if (!ok) {
-		error_at(s->cc, v.loc, "full(): cannot broadcast %s to the shape %s [§7.12]", ex_type_str(s, &v),
+		error_at(s->cc, v.loc, "%s(): cannot broadcast %s to the shape %s [§7.12]", c->bi->name, ex_type_str(s, &v),
 		         type_str(s->a, type_tensor(s->a, dt, rank, dims)));
 		return ex_error(c->loc);
 	}
@@ -1028,6 +1061,9 @@ static const Builtin builtins[] = {
 	{"zeros", 1, 1, KW_DTYPE, K(DTYPE), "§7.12", bi_fill, 0, false},
 	{"ones", 1, 1, KW_DTYPE, K(DTYPE), "§7.12", bi_fill, 1, false},
 	{"full", 2, 2, KW_DTYPE, K(DTYPE), "§7.12", bi_fill, 2, false},
+	{"zeros_like", 1, 1, KW_DTYPE, K(DTYPE), "§7.12", bi_fill, 3, false},
+	{"ones_like", 1, 1, KW_DTYPE, K(DTYPE), "§7.12", bi_fill, 4, false},
+	{"full_like", 2, 2, KW_DTYPE, K(DTYPE), "§7.12", bi_fill, 5, false},
 	{"reshape", 2, 2, NOKW, 0, "§7.12", bi_reshape, 0, false},
 	{"transpose", 1, 2, NOKW, 0, "§7.12", bi_transpose, 0, false},
 	{"broadcast_to", 2, 2, NOKW, 0, "§7.12", bi_broadcast_to, 0, false},

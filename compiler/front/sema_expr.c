@@ -1527,6 +1527,27 @@ static Ex sema_tuple(Sema *s, AstExpr *e)
 	return bad ? ex_error(e->loc) : t;
 }
 
+/* A tuple indexed with one constant integer (x.shape[0]), negative
+ * counting from the end. */
+static Ex tuple_index(Sema *s, Ex t, AstExpr *ix)
+{
+	int64_t k;
+	if (ix->nitems != 1 || ix->items[0]->kind == AE_SLICE || ix->items[0]->kind == AE_ELLIPSIS) {
+		error_at(s->cc, ix->loc, "a tuple is indexed with one constant integer, e.g. x.shape[0] [§7.12]");
+		return ex_error(ix->loc);
+	}
+	if (!const_int_arg(s, sema_value_expr(s, ix->items[0]), "the index of a tuple", "§7.12", &k))
+		return ex_error(ix->loc);
+	if (k < -t.nitems || k >= t.nitems) {
+		error_at(s->cc, ix->items[0]->loc, "index %lld is out of range for a tuple of %d items [§7.12]", (long long)k,
+		         t.nitems);
+		return ex_error(ix->loc);
+	}
+	Ex r = t.items[k < 0 ? k + t.nitems : k];
+	r.loc = ix->loc;
+	return r;
+}
+
 static Ex sema_index(Sema *s, AstExpr *e)
 {
 	Ex base = sema_expr(s, e->lhs);
@@ -1539,7 +1560,41 @@ static Ex sema_index(Sema *s, AstExpr *e)
 		Ex r = {.kind = EX_ACCESS, .loc = e->loc, .acc = acc, .b = base.b};
 		return r;
 	}
+	if (base.kind == EX_TUPLE)
+		return tuple_index(s, base, e);
 	return value_index(s, base, e);
+}
+
+/* x.shape (a tuple of its extents: constants, and the size for a dynamic
+ * dimension of a Ref), x.ndim and x.dtype of a value, a Ref or an indexed
+ * Ref, which is not read (§7.12). */
+static Ex shape_field(Sema *s, AstExpr *e, Ex x)
+{
+	const Type *t = x.kind == EX_REF ? x.v->type : x.kind == EX_ACCESS ? x.acc->type : NULL;
+	if (x.kind == EX_ACCESS && !t) {
+		access_ready(s, x.acc, "take the shape of");
+		return ex_error(e->loc);
+	}
+	if (!t) {
+		x = rvalue(s, x);
+		if (x.kind == EX_ERROR)
+			return x;
+		if (x.kind == EX_VALUE)
+			t = x.v->type;
+	}
+	DType dt = t ? t->dtype : ex_dtype(&x);
+	int rank = t ? t->rank : 0;
+	if (e->name[0] == 'd')
+		return (Ex){.kind = EX_DTYPE, .loc = e->loc, .dt = dt};
+	if (e->name[0] == 'n')
+		return ex_const(const_int(rank, DT_I32, true), e->loc);
+	Ex tup = {.kind = EX_TUPLE, .loc = e->loc, .nitems = rank};
+	tup.items = arena_alloc(s->a, sizeof(Ex) * (size_t)(rank + 1));
+	for (int d = 0; d < rank; d++) {
+		Binding *size = t->dims[d] == DIM_DYNAMIC && t->syms ? lookup(s, t->syms[d]) : NULL;
+		tup.items[d] = size ? name_value(s, size, e->loc) : ex_const(const_int(t->dims[d], DT_I32, true), e->loc);
+	}
+	return tup;
 }
 
 static Ex sema_field(Sema *s, AstExpr *e)
@@ -1553,6 +1608,8 @@ static Ex sema_field(Sema *s, AstExpr *e)
 		return base;
 	if (strcmp(e->name, "T") == 0)
 		return sema_transpose(s, e->loc, base, NULL, 0);
+	if (strcmp(e->name, "shape") == 0 || strcmp(e->name, "ndim") == 0 || strcmp(e->name, "dtype") == 0)
+		return shape_field(s, e, base);
 	if (is_builtin_name(e->name))
 		error_at(s->cc, e->loc, "'.%s' is a method; call it: x.%s(...) [§7.12]", e->name, e->name);
 	else
