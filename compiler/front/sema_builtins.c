@@ -472,7 +472,7 @@ static Value *reduce_axis(Sema *s, Op op, Loc loc, Value *v, int axis)
 	return out;
 }
 
-/* Sums and scans of bool and small integers accumulate in 32 bits, as
+/* The result dtype of sum: bool and small integers give 32 bits, as
  * jnp.sum does. */
 static DType sum_dtype(DType dt)
 {
@@ -527,8 +527,9 @@ static Ex reduce_call(Sema *s, Call *c, Op op)
 	if (x.kind == EX_ERROR)
 		return x;
 	Value *v = as_value(s, x);
-	if (op == IR_REDUCE_SUM)
-		v = cast_value(s, v, sum_dtype(v->type->dtype), c->loc);
+	DType sum_dt = sum_dtype(v->type->dtype);
+	if (op == IR_REDUCE_SUM) /* summed in its accumulator dtype, rounded to sum_dt once below */
+		v = cast_value(s, v, dtype_accumulator(sum_dt), c->loc);
 	const Type *t = v->type;
 	bool keep = false, arg = op == IR_ARGMAX || op == IR_ARGMIN;
 	if (c->has[KW_KEEPDIMS] && !const_bool_arg(s, c->kw[KW_KEEPDIMS], "keepdims=", "§7.11", &keep))
@@ -559,6 +560,8 @@ static Ex reduce_call(Sema *s, Call *c, Op op)
 		for (int d = t->rank - 1; d >= 0; d--)
 			if (axes[d])
 				r = reduce_axis(s, op, c->loc, r, d);
+		if (op == IR_REDUCE_SUM)
+			r = cast_value(s, r, sum_dt, c->loc);
 	}
 	if (keep)
 		r = reshape_value(s, r, t->rank, kdims, c->loc);
@@ -633,9 +636,11 @@ static Ex bi_cumsum(Sema *s, Call *c)
 		return ex_error(c->loc);
 	if (v->type->dtype == DT_BOOL) /* cumsum keeps the dtype, except bool (§7.11) */
 		v = cast_value(s, v, DT_I32, c->loc);
+	DType rdt = v->type->dtype;
+	v = cast_value(s, v, dtype_accumulator(rdt), c->loc);
 	Value *r = emit(s, IR_CUMSUM, c->loc, v->type, 1, v);
 	r->def->ival = d;
-	return ex_of(r, c->loc);
+	return ex_of(cast_value(s, r, rdt, c->loc), c->loc); /* each prefix sum rounded once */
 }
 
 /* ---- shape operations (§7.12) ------------------------------------------------- */
@@ -921,9 +926,13 @@ Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, 
 		         dtype_str(dt), dtype_str(rdt));
 		return ex_error(loc);
 	}
-	Type *rt = type_tensor(s->a, rdt, 2, mn);
-	Value *r = vacc ? emit(s, IR_DOT, loc, rt, 3, va, vb, vacc) : emit(s, IR_DOT, loc, rt, 2, va, vb);
-	return ex_of(r, loc);
+	/* The IR dot's result dtype is the accumulator's: f32 for a 16-bit
+	 * float T, rounded to T once after the dot. */
+	Type *at = type_tensor(s->a, dtype_accumulator(rdt), 2, mn);
+	if (vacc)
+		vacc = cast_value(s, vacc, at->dtype, loc);
+	Value *r = vacc ? emit(s, IR_DOT, loc, at, 3, va, vb, vacc) : emit(s, IR_DOT, loc, at, 2, va, vb);
+	return ex_of(cast_value(s, r, rdt, loc), loc);
 }
 
 static Ex bi_dot(Sema *s, Call *c)

@@ -37,6 +37,7 @@ bool dtype_is_int(DType dt) { return dt_cls(dt) & (C_SINT | C_UINT); }
 bool dtype_is_signed(DType dt) { return dt_cls(dt) & C_SINT; }
 bool dtype_is_unsigned(DType dt) { return dt_cls(dt) & C_UINT; }
 int dtype_bits(DType dt) { return dt_valid(dt) ? dt_info[dt].bits : 0; }
+DType dtype_accumulator(DType dt) { return dt == DT_F16 || dt == DT_BF16 ? DT_F32 : dt; }
 
 const char *dtype_str(DType dt)
 {

@@ -48,6 +48,12 @@ bool dtype_is_unsigned(DType dt);
 int dtype_bits(DType dt);          /* 1 for bool */
 DType dtype_from_name(const char *s, size_t n); /* DT_NONE if not a dtype name */
 const char *dtype_str(DType dt);   /* "f32"; "none" for DT_NONE (static string) */
+/* The dtype in which a sum or product with result dtype dt accumulates
+ * (sum, cumsum, dot; lang-spec §7.11, §7.13): f32 for f16 and bf16, which
+ * are rounded to dt once at the end, as JAX does; dt itself otherwise.
+ * Sema widens to it (casts around the op); the verifier checks that no
+ * reduce_sum, cumsum or dot is left in a narrower dtype. */
+DType dtype_accumulator(DType dt);
 
 /* JAX type promotion.  A weak operand is a Python-style literal (or a
  * const without a dtype): it takes the other operand's dtype when that is

@@ -259,6 +259,13 @@ static void check_iota(Verifier *V, const Inst *i)
 	      (long long)i->ival, r->rank);
 }
 
+/* Sums run in their accumulator dtype (sema casts around them, §7.11). */
+static void check_accumulator(Verifier *V, const Inst *i, DType dt)
+{
+	CHECK(dtype_accumulator(dt) == dt, i, "sums in %s, not in its accumulator dtype %s", dtype_str(dt),
+	      dtype_str(dtype_accumulator(dt)));
+}
+
 static void check_reduce(Verifier *V, const Inst *i)
 {
 	const Type *a = arg_type(i, 0), *r = res_type(i);
@@ -269,6 +276,8 @@ static void check_reduce(Verifier *V, const Inst *i)
 		CHECK(r->dtype == DT_I32, i, "index result is not i32");
 	else
 		CHECK(r->dtype == a->dtype, i, "dtype changes");
+	if (i->op == IR_REDUCE_SUM)
+		check_accumulator(V, i, a->dtype);
 	CHECK(r->rank == a->rank - 1, i, "result rank %d, expected %d", r->rank, a->rank - 1);
 	for (int d = 0, s = 0; d < a->rank; d++) {
 		if (d == i->ival)
@@ -285,6 +294,7 @@ static void check_cumsum(Verifier *V, const Inst *i)
 	CHECK(type_equal(a, r), i, "result type %s differs from the operand's %s", tstr(V, r), tstr(V, a));
 	CHECK(i->ival >= 0 && i->ival < a->rank, i, "axis %lld out of range for rank %d", (long long)i->ival,
 	      a->rank);
+	check_accumulator(V, i, a->dtype);
 }
 
 static void check_dot(Verifier *V, const Inst *i)
@@ -296,6 +306,7 @@ static void check_dot(Verifier *V, const Inst *i)
 	CHECK(r->dims[0] == a->dims[0] && r->dims[1] == b->dims[1], i, "result %s is not [%lld,%lld]", tstr(V, r),
 	      (long long)a->dims[0], (long long)b->dims[1]);
 	CHECK(dtype_class(r->dtype) & (K_I | K_F), i, "dot result dtype %s", dtype_str(r->dtype));
+	check_accumulator(V, i, r->dtype);
 	if (i->nargs == 3)
 		CHECK(type_equal(arg_type(i, 2), r), i, "accumulator %s is not of the result type",
 		      tstr(V, arg_type(i, 2)));

@@ -567,16 +567,11 @@ static void scan_inst(Scan *s, const Inst *i)
 			fail(s, i->loc, "%s over %s is not supported by " MZ_TARGET " (Mosaic's reduce_index takes f32 or "
 			     "bf16) [§7.11]", kind_name(i), dtype_str(a0->dtype));
 		break;
-	case IR_DOT: {
-		DType rt = i->results[0]->type->dtype;
+	case IR_DOT: /* its accumulator is f32 or a signed integer (16-bit floats accumulate in f32, §7.13) */
 		if (dtype_is_unsigned(a0->dtype))
 			fail(s, i->loc, "dot of %s operands is not supported by " MZ_TARGET " (the TPU multiplies signed "
 			     "integers: cast first) [§7.13]", dtype_str(a0->dtype));
-		else if (!(rt == DT_F32 || rt == DT_BF16 || dtype_is_signed(rt)))
-			fail(s, i->loc, "dot accumulating in %s is not supported by " MZ_TARGET " (use acc = f32) [§7.13]",
-			     dtype_str(rt));
 		break;
-	}
 	case IR_POW:
 		if (!dtype_is_float(i->results[0]->type->dtype))
 			fail(s, i->loc, "integer pow is not supported by " MZ_TARGET " (convert to a float first) [§7.2]");

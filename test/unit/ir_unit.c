@@ -364,6 +364,10 @@ static void test_promotion(void)
 
 static void test_types(void)
 {
+	/* Accumulators: only the 16-bit floats widen (integers keep their rules). */
+	for (int dt = DT_BOOL; dt < DT_COUNT; dt++)
+		EXPECT(dtype_accumulator(dt) == (dt == DT_F16 || dt == DT_BF16 ? DT_F32 : (DType)dt),
+		       "dtype_accumulator(%s) = %s", dtype_str(dt), dtype_str(dtype_accumulator(dt)));
 	EXPECT(strcmp(type_str(A, S(DT_I64)), "i64") == 0, "scalar text");
 	EXPECT(strcmp(type_str(A, T(DT_F32, 2, D(16), D(8))), "f32[16,8]") == 0, "tensor text");
 	const char *syms[] = {"n", NULL};
@@ -1020,6 +1024,32 @@ static void test_broken(void)
 		fx_store_yield(&f, f.v);
 	}
 	expect_reject(&f, "axis 1 out of range for rank 1", "reduce axis");
+
+	f = fx_new(); /* sums of 16-bit floats run in f32 (sema casts around them) */
+	{
+		Value *h = emit1(f.k, f.b, IR_CAST, T(DT_BF16, 1, D(16)), 1, f.v, NULL);
+		ir_emit(A, f.k, f.b, IR_REDUCE_SUM, L0, 1, &h, S(DT_BF16));
+		fx_store_yield(&f, f.v);
+	}
+	expect_reject(&f, "reduce_sum {axis = 0} %3 : bf16: sums in bf16, not in its accumulator dtype f32", "bf16 sum");
+
+	f = fx_new();
+	{
+		Value *h = emit1(f.k, f.b, IR_CAST, T(DT_F16, 1, D(16)), 1, f.v, NULL);
+		ir_emit(A, f.k, f.b, IR_CUMSUM, L0, 1, &h, T(DT_F16, 1, D(16)));
+		fx_store_yield(&f, f.v);
+	}
+	expect_reject(&f, "sums in f16, not in its accumulator dtype f32", "f16 cumsum");
+
+	f = fx_new();
+	{
+		Value *m = emit1(f.k, f.b, IR_RESHAPE, T(DT_F32, 2, D(4), D(4)), 1, f.v, NULL);
+		Value *h = emit1(f.k, f.b, IR_CAST, T(DT_F16, 2, D(4), D(4)), 1, m, NULL);
+		Value *da[] = {h, h};
+		ir_emit(A, f.k, f.b, IR_DOT, L0, 2, da, T(DT_F16, 2, D(4), D(4)));
+		fx_store_yield(&f, f.v);
+	}
+	expect_reject(&f, "sums in f16, not in its accumulator dtype f32", "f16 dot");
 
 	f = fx_new(); /* load result shape differs from the access */
 	fx_store_yield(&f, ref_access(f.k, f.b, IR_LOAD, T(DT_F32, 1, D(8)), 1, &FULL, 1, &f.x)->results[0]);
