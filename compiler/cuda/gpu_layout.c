@@ -620,7 +620,7 @@ static void assign_inst(Assign *A, const Inst *i)
 		}
 		return;
 	}
-	case IR_REDUCE_SUM: case IR_REDUCE_MAX: case IR_REDUCE_MIN: case IR_ARGMAX: case IR_ARGMIN:
+	case IR_REDUCE_SUM: case IR_REDUCE_MAX: case IR_REDUCE_MIN: case IR_REDUCE_PROD: case IR_ARGMAX: case IR_ARGMIN:
 		set_fixed(A, res, lay_slice(lc, or_default(A, fixed(A, x), x), (int)i->ival));
 		return;
 	case IR_CUMSUM:

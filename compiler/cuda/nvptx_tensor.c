@@ -604,12 +604,12 @@ LLVMValueRef nv_shfl_up(NvFn *f, LLVMValueRef x, int delta)
 
 /* ---- reductions ------------------------------------------------------------------------ */
 
-/* The identity of a sum/max/min over dt. */
+/* The identity of a sum/max/min/prod over dt. */
 static LLVMValueRef reduce_identity(NvFn *f, Op op, DType dt)
 {
 	Cg *g = f->g;
-	if (op == IR_REDUCE_SUM)
-		return cg_const(g, dt, 0, 0.0);
+	if (op == IR_REDUCE_SUM || op == IR_REDUCE_PROD)
+		return cg_const(g, dt, op == IR_REDUCE_PROD, op == IR_REDUCE_PROD ? 1.0 : 0.0);
 	bool is_max = op == IR_REDUCE_MAX;
 	if (dtype_is_float(dt))
 		return cg_const(g, dt, 0, is_max ? -INFINITY : INFINITY);
@@ -636,7 +636,7 @@ typedef struct Pair {
 static LLVMValueRef combine(NvFn *f, Op op, DType dt, LLVMValueRef a, LLVMValueRef b, Loc loc)
 {
 	LLVMValueRef x[2] = {a, b};
-	Op e = op == IR_REDUCE_SUM ? IR_ADD : op == IR_REDUCE_MAX ? IR_MAX : IR_MIN;
+	Op e = op == IR_REDUCE_SUM ? IR_ADD : op == IR_REDUCE_PROD ? IR_MUL : op == IR_REDUCE_MAX ? IR_MAX : IR_MIN;
 	return cg_elementwise(f->g, e, dt, x, loc);
 }
 
@@ -836,7 +836,7 @@ bool nv_tensor_op(NvFn *f, const Inst *i)
 		return true; /* computed where it is used */
 	const GpuLayout *L = is_tensor(res) ? f->plan->of[res->id] : NULL;
 	switch (i->op) {
-	case IR_REDUCE_SUM: case IR_REDUCE_MAX: case IR_REDUCE_MIN: case IR_ARGMAX: case IR_ARGMIN:
+	case IR_REDUCE_SUM: case IR_REDUCE_MAX: case IR_REDUCE_MIN: case IR_REDUCE_PROD: case IR_ARGMAX: case IR_ARGMIN:
 		return reduce(f, i);
 	case IR_CUMSUM:
 		return cumsum(f, i);

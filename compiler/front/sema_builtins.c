@@ -528,7 +528,8 @@ static Ex reduce_call(Sema *s, Call *c, Op op)
 		return x;
 	Value *v = as_value(s, x);
 	DType sum_dt = sum_dtype(v->type->dtype);
-	if (op == IR_REDUCE_SUM) /* summed in its accumulator dtype, rounded to sum_dt once below */
+	bool acc = op == IR_REDUCE_SUM || op == IR_REDUCE_PROD; /* sums and products as jnp.sum, jnp.prod */
+	if (acc) /* in the accumulator dtype, rounded to sum_dt once below */
 		v = cast_value(s, v, dtype_accumulator(sum_dt), c->loc);
 	const Type *t = v->type;
 	bool keep = false, arg = op == IR_ARGMAX || op == IR_ARGMIN;
@@ -560,7 +561,7 @@ static Ex reduce_call(Sema *s, Call *c, Op op)
 		for (int d = t->rank - 1; d >= 0; d--)
 			if (axes[d])
 				r = reduce_axis(s, op, c->loc, r, d);
-		if (op == IR_REDUCE_SUM)
+		if (acc)
 			r = cast_value(s, r, sum_dt, c->loc);
 	}
 	if (keep)
@@ -571,6 +572,29 @@ static Ex reduce_call(Sema *s, Call *c, Op op)
 static Ex bi_reduce(Sema *s, Call *c)
 {
 	return reduce_call(s, c, (Op)c->bi->arg);
+}
+
+/* mean(x, axis=, keepdims=): as jnp.mean, the sum in the computation
+ * dtype (f32 for 16-bit floats, integers and bool) divided by the count
+ * there, rounded to the result dtype (x's float dtype, else f32) once. */
+static Ex bi_mean(Sema *s, Call *c)
+{
+	Ex x = val(s, c->pos[0]);
+	if (x.kind == EX_ERROR)
+		return x;
+	DType dt = ex_dtype(&x), rdt = dtype_is_float(dt) ? dt : DT_F32, ct = dtype_accumulator(rdt);
+	Value *v = cast_value(s, as_value(s, x), ct, c->loc);
+	int64_t n = type_numel(v->type);
+	c->pos[0] = ex_value(v, false, x.loc);
+	Ex sum = reduce_call(s, c, IR_REDUCE_SUM);
+	if (sum.kind == EX_ERROR)
+		return sum;
+	n /= type_numel(sum.v->type); /* the elements each result element sums */
+	ConstVal k = const_float((double)n, ct, false);
+	Ex m = sema_binop(s, &bin_div, c->loc, sum, ex_const(k, c->loc));
+	if (m.kind == EX_ERROR)
+		return m;
+	return ex_value(cast_value(s, m.v, rdt, c->loc), ex_weak(&x), c->loc);
 }
 
 /* all/any(x, axis=, keepdims=): the min/max of the bools x != 0, as
@@ -1062,7 +1086,8 @@ static const Builtin builtins[] = {
 	{"max", 1, 2, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_minmax, IR_REDUCE_MAX, true},
 	{"minimum", 2, 2, NOKW, 0, "§7.10", bi_minimum, IR_MIN, true},
 	{"maximum", 2, 2, NOKW, 0, "§7.10", bi_minimum, IR_MAX, true},
-	RED("sum", REDUCE_SUM), RED("argmax", ARGMAX), RED("argmin", ARGMIN),
+	RED("sum", REDUCE_SUM), RED("argmax", ARGMAX), RED("argmin", ARGMIN), RED("prod", REDUCE_PROD),
+	{"mean", 1, 1, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_mean, 0, false},
 	{"all", 1, 1, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_all_any, IR_REDUCE_MIN, false},
 	{"any", 1, 1, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_all_any, IR_REDUCE_MAX, false},
 	{"cumsum", 1, 1, NOKW, K(AXIS), "§7.11", bi_cumsum, 0, false},

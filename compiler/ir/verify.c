@@ -276,7 +276,7 @@ static void check_reduce(Verifier *V, const Inst *i)
 		CHECK(r->dtype == DT_I32, i, "index result is not i32");
 	else
 		CHECK(r->dtype == a->dtype, i, "dtype changes");
-	if (i->op == IR_REDUCE_SUM)
+	if (i->op == IR_REDUCE_SUM || i->op == IR_REDUCE_PROD)
 		check_accumulator(V, i, a->dtype);
 	CHECK(r->rank == a->rank - 1, i, "result rank %d, expected %d", r->rank, a->rank - 1);
 	for (int d = 0, s = 0; d < a->rank; d++) {

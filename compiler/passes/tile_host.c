@@ -507,7 +507,7 @@ static bool consumed_once(TileHost *t, const Value *v)
 		return true;
 	switch (c->op) {
 	case IR_LOAD: case IR_STORE: case IR_ATOMIC:
-	case IR_REDUCE_SUM: case IR_REDUCE_MAX: case IR_REDUCE_MIN:
+	case IR_REDUCE_SUM: case IR_REDUCE_MAX: case IR_REDUCE_MIN: case IR_REDUCE_PROD:
 	case IR_ARGMAX: case IR_ARGMIN: case IR_CUMSUM: case IR_DOT:
 		return true;
 	case IR_TRANSPOSE: case IR_RESHAPE:
@@ -1112,11 +1112,11 @@ static void lower_access(TileHost *t, const Inst *i)
 
 /* ---- reductions, scans, dot ------------------------------------------------------------- */
 
-/* The identity of a sum/max/min reduction over dtype dt. */
+/* The identity of a sum/max/min/prod reduction over dtype dt. */
 static Value *reduce_init(TileHost *t, Op op, DType dt)
 {
-	if (op == IR_REDUCE_SUM)
-		return knum(t, dt, 0);
+	if (op == IR_REDUCE_SUM || op == IR_REDUCE_PROD)
+		return knum(t, dt, op == IR_REDUCE_PROD);
 	bool is_max = op == IR_REDUCE_MAX;
 	if (dtype_is_float(dt))
 		return kconst(t, dt, 0, is_max ? -INFINITY : INFINITY);
@@ -1136,7 +1136,7 @@ static Value *reduce_init(TileHost *t, Op op, DType dt)
 
 static Op combine_op(Op reduce)
 {
-	return reduce == IR_REDUCE_SUM ? IR_ADD : reduce == IR_REDUCE_MAX ? IR_MAX : IR_MIN;
+	return reduce == IR_REDUCE_SUM ? IR_ADD : reduce == IR_REDUCE_PROD ? IR_MUL : reduce == IR_REDUCE_MAX ? IR_MAX : IR_MIN;
 }
 
 /* The index of the operand (rank r) for result index ridx with k on axis. */
@@ -1593,7 +1593,7 @@ static void lower_inst(TileHost *t, const Inst *i)
 	case IR_ATOMIC:
 		lower_access(t, i);
 		return;
-	case IR_REDUCE_SUM: case IR_REDUCE_MAX: case IR_REDUCE_MIN:
+	case IR_REDUCE_SUM: case IR_REDUCE_MAX: case IR_REDUCE_MIN: case IR_REDUCE_PROD:
 		lower_reduce(t, i);
 		return;
 	case IR_ARGMAX: case IR_ARGMIN:

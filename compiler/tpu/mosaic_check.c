@@ -554,6 +554,9 @@ static void scan_inst(Scan *s, const Inst *i)
 	case IR_CUMSUM:
 		fail(s, i->loc, "cumsum is not supported by " MZ_TARGET " (Mosaic has no scan) [§7.11]");
 		break;
+	case IR_REDUCE_PROD:
+		fail(s, i->loc, "prod is not supported by " MZ_TARGET " (Pallas' TPU lowering has no product reduction) [§7.11]");
+		break;
 	case IR_REDUCE_SUM:
 	case IR_REDUCE_MAX:
 	case IR_REDUCE_MIN: /* bool max/min (any/all) reduce in f32, as Pallas does */
