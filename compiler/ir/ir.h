@@ -9,7 +9,7 @@
  *  - elementwise operands have exactly the result's shape (broadcasts are
  *    explicit BROADCAST ops) and promoted dtypes (casts are explicit);
  *  - value shapes are static; only Ref dims may be DIM_DYNAMIC;
- *  - reduce_sum, cumsum and dot run in their accumulator dtype
+ *  - reduce_sum, reduce_prod, cumsum and dot run in their accumulator dtype
  *    (dtype_accumulator: never f16/bf16; sema casts around them);
  *  - every region ends with exactly one YIELD whose operands match the
  *    owning op's results (the grid, requires and index-map regions yield
