@@ -1613,7 +1613,7 @@ static Ex sema_field(Sema *s, AstExpr *e)
 	if (is_builtin_name(e->name))
 		error_at(s->cc, e->loc, "'.%s' is a method; call it: x.%s(...) [§7.12]", e->name, e->name);
 	else
-		error_at(s->cc, e->loc, "unknown attribute '.%s' (values have .T and builtin methods such as .astype(f32)) [§7.12]",
+		error_at(s->cc, e->loc, "unknown attribute '.%s' (values have .T, .shape, .ndim, .dtype and builtin methods such as .astype(f32)) [§7.12]",
 		         e->name);
 	return ex_error(e->loc);
 }
