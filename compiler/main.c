@@ -1035,8 +1035,11 @@ static int plan_outputs(Job *j)
 				         outs[k], k == 2 ? " (use -H to name the header)" : "");
 				return EXIT_INPUT;
 			}
-		output_remove_on_failure(outs[k]);
 	}
+	/* Only once the names are good: a refused command line removes nothing. */
+	for (int k = 0; k < 3; k++)
+		if (outs[k] && strcmp(outs[k], "-") != 0)
+			output_remove_on_failure(outs[k]);
 	return ARGS_OK;
 }
 
