@@ -367,50 +367,50 @@ typedef enum OptArg {
 /* One command-line option: parse_args, print_help and the "did you mean"
  * of an unknown option all read this table.  Adding an option is adding a
  * row and its handler. */
-typedef struct Option {
+typedef struct Option Option;
+struct Option {
 	const char *name;  /* as typed: "-fsyntax-only", "--emit=", "-o" */
 	OptArg arg;
 	/* value: NULL for ARG_NONE; arg: the whole argument, for messages.
 	 * Returns ARGS_OK, or the exit status (EXIT_OK after --help). */
-	int (*handle)(Job *j, const char *value, const char *arg);
+	int (*handle)(Job *j, const Option *o, const char *value, const char *arg);
+	size_t field;      /* for opt_flag and opt_value: offsetof the Job field they set */
 	const char *usage; /* --help's left column; NULL: an alias, not listed */
 	const char *help;  /* --help's right column; '\n' starts a continuation line */
-} Option;
+};
+/* The common handlers: a bool field set true, a string field set to the value. */
+#define FLAG(f) opt_flag, offsetof(Job, f)
+#define VALUE(f) opt_value, offsetof(Job, f)
+#define HANDLER(h) h, 0
 
 static void print_help(void);
 static void print_version(void);
 
-static int opt_end_of_options(Job *j, const char *v, const char *a)
+static int opt_flag(Job *j, const Option *o, const char *v, const char *a)
 {
-	j->only_inputs = true;
+	*(bool *)((char *)j + o->field) = true;
 	return ARGS_OK;
 }
 
-static int opt_help(Job *j, const char *v, const char *a)
+static int opt_value(Job *j, const Option *o, const char *v, const char *a)
+{
+	*(const char **)((char *)j + o->field) = v;
+	return ARGS_OK;
+}
+
+static int opt_help(Job *j, const Option *o, const char *v, const char *a)
 {
 	print_help();
 	return EXIT_OK;
 }
 
-static int opt_version(Job *j, const char *v, const char *a)
+static int opt_version(Job *j, const Option *o, const char *v, const char *a)
 {
 	print_version();
 	return EXIT_OK;
 }
 
-static int opt_output(Job *j, const char *v, const char *a)
-{
-	j->output = v;
-	return ARGS_OK;
-}
-
-static int opt_header(Job *j, const char *v, const char *a)
-{
-	j->header_path = v;
-	return ARGS_OK;
-}
-
-static int opt_opt_level(Job *j, const char *v, const char *a)
+static int opt_opt_level(Job *j, const Option *o, const char *v, const char *a)
 {
 	if (!(v[0] >= '0' && v[0] <= '3' && v[1] == '\0')) {
 		error_at(j->cc, (Loc){0}, "invalid value '%s' in '%s' (expected -O0, -O1, -O2 or -O3)", v, a);
@@ -420,7 +420,7 @@ static int opt_opt_level(Job *j, const char *v, const char *a)
 	return ARGS_OK;
 }
 
-static int opt_march(Job *j, const char *cpu, const char *a)
+static int opt_march(Job *j, const Option *o, const char *cpu, const char *a)
 {
 	if (!codegen_cpu_valid(cpu)) {
 		error_at(j->cc, (Loc){0}, "unknown CPU '%s' in '%s' (expected an x86-64 processor such as x86-64, "
@@ -431,19 +431,13 @@ static int opt_march(Job *j, const char *cpu, const char *a)
 	return ARGS_OK;
 }
 
-static int opt_syntax_only(Job *j, const char *v, const char *a)
-{
-	j->syntax_only = true;
-	return ARGS_OK;
-}
-
-static int opt_time_report(Job *j, const char *v, const char *a)
+static int opt_time_report(Job *j, const Option *o, const char *v, const char *a)
 {
 	j->cc->time_report = true;
 	return ARGS_OK;
 }
 
-static int opt_emit(Job *j, const char *v, const char *a)
+static int opt_emit(Job *j, const Option *o, const char *v, const char *a)
 {
 	j->emit_arg = a; /* checked once the target is known */
 	return ARGS_OK;
@@ -451,7 +445,7 @@ static int opt_emit(Job *j, const char *v, const char *a)
 
 /* --target=LIST: a comma list; host and GPU targets combine, mosaic-tpu
  * stands alone. */
-static int opt_target(Job *j, const char *t, const char *a)
+static int opt_target(Job *j, const Option *o, const char *t, const char *a)
 {
 	Compiler *cc = j->cc;
 	Loc none = {0};
@@ -503,18 +497,6 @@ static int opt_target(Job *j, const char *t, const char *a)
 	return ARGS_OK;
 }
 
-static int opt_ptxas(Job *j, const char *v, const char *a)
-{
-	j->ptxas = v;
-	return ARGS_OK;
-}
-
-static int opt_resource_usage(Job *j, const char *v, const char *a)
-{
-	j->resource_usage = true;
-	return ARGS_OK;
-}
-
 static bool is_identifier(const char *s, size_t n)
 {
 	if (n == 0 || !(s[0] == '_' || (s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
@@ -553,51 +535,33 @@ static bool add_define(Compiler *cc, const char *arg)
 }
 
 
-static int opt_define(Job *j, const char *v, const char *a)
+static int opt_define(Job *j, const Option *o, const char *v, const char *a)
 {
 	return add_define(j->cc, v) ? ARGS_OK : EXIT_USAGE;
 }
 
-static int opt_include_dir(Job *j, const char *v, const char *a)
+static int opt_include_dir(Job *j, const Option *o, const char *v, const char *a)
 {
 	vec_push(j->cc->arena, &j->cc->include_dirs, arena_strndup(j->cc->arena, v, strlen(v)));
 	return ARGS_OK;
 }
 
-static int opt_deps_only(Job *j, const char *v, const char *a)
-{
-	j->deps_only = true;
-	return ARGS_OK;
-}
-
-static int opt_depfile(Job *j, const char *v, const char *a)
-{
-	j->depfile = true;
-	return ARGS_OK;
-}
-
-static int opt_depfile_path(Job *j, const char *v, const char *a)
+static int opt_depfile_path(Job *j, const Option *o, const char *v, const char *a)
 {
 	j->depfile = true;
 	j->depfile_path = v;
 	return ARGS_OK;
 }
 
-static int opt_dep_target(Job *j, const char *v, const char *a)
+static int opt_dep_target(Job *j, const Option *o, const char *v, const char *a)
 {
 	vec_push(j->cc->arena, &j->dep_targets, (void *)v);
 	return ARGS_OK;
 }
 
-static int opt_dep_phony(Job *j, const char *v, const char *a)
-{
-	j->dep_phony = true;
-	return ARGS_OK;
-}
-
 /* -ffile-prefix-map=OLD=NEW (both kinds), -fdebug-prefix-map=,
  * -fmacro-prefix-map= (one each). */
-static int opt_prefix_map(Job *j, const char *v, const char *a)
+static int opt_prefix_map(Job *j, const Option *o, const char *v, const char *a)
 {
 	const char *eq = strchr(v, '=');
 	if (!eq) {
@@ -612,13 +576,13 @@ static int opt_prefix_map(Job *j, const char *v, const char *a)
 	return ARGS_OK;
 }
 
-static int opt_werror(Job *j, const char *v, const char *a)
+static int opt_werror(Job *j, const Option *o, const char *v, const char *a)
 {
 	j->cc->diag.werror = true;
 	return ARGS_OK;
 }
 
-static int opt_error_limit(Job *j, const char *s, const char *a)
+static int opt_error_limit(Job *j, const Option *o, const char *s, const char *a)
 {
 	char *end;
 	errno = 0;
@@ -632,7 +596,7 @@ static int opt_error_limit(Job *j, const char *s, const char *a)
 }
 
 /* --diagnostics-format=, and gcc's spelling -fdiagnostics-format=. */
-static int opt_diagnostics_format(Job *j, const char *f, const char *a)
+static int opt_diagnostics_format(Job *j, const Option *o, const char *f, const char *a)
 {
 	if (strcmp(f, "text") == 0)
 		j->cc->diag.format = DIAG_TEXT;
@@ -645,7 +609,7 @@ static int opt_diagnostics_format(Job *j, const char *f, const char *a)
 	return ARGS_OK;
 }
 
-static int opt_color(Job *j, const char *v, const char *a)
+static int opt_color(Job *j, const Option *o, const char *v, const char *a)
 {
 	j->color = a[2] != 'n'; /* -fcolor-... or -fno-color-... */
 	return ARGS_OK;
@@ -657,7 +621,7 @@ static void print_passes(void)
 		printf("%-12s %s\n", passes[i].name, passes[i].help);
 }
 
-static int opt_dump_after(Job *j, const char *p, const char *a)
+static int opt_dump_after(Job *j, const Option *o, const char *p, const char *a)
 {
 	if (strcmp(p, "help") == 0) {
 		print_passes();
@@ -678,68 +642,71 @@ static int opt_dump_after(Job *j, const char *p, const char *a)
 }
 
 static const Option options[] = {
-	{"-o", ARG_SEPARATE, opt_output, "-o FILE", "write the output to FILE (\"-\": standard output)"},
-	{"--target=", ARG_JOINED, opt_target, "--target=TARGET",
+	{"-o", ARG_SEPARATE, VALUE(output), "-o FILE", "write the output to FILE (\"-\": standard output)"},
+	{"--target=", ARG_JOINED, HANDLER(opt_target), "--target=TARGET",
 	 "host (default: x86-64 object code) or mosaic-tpu (a Mosaic TPU\n"
 	 "kernel as JAX Pallas builds it; sizes must be given with -D);\n"
 	 "or a comma list of host and GPU targets sm_80, sm_86, sm_89,\n"
 	 "sm_90, sm_90a: one object with every variant (host,sm_90a)"},
-	{"--emit=", ARG_JOINED, opt_emit, "--emit=KIND",
+	{"--emit=", ARG_JOINED, HANDLER(opt_emit), "--emit=KIND",
 	 "what to write: for host obj (default), llvm, asm; for mosaic-tpu\n"
 	 "mlir (default), mlirbc, tpu-custom-call (JSON); for one GPU\n"
 	 "target ptx, cubin, nvvm (its NVVM IR); for any: ast, ir"},
-	{"--ptxas=", ARG_JOINED, opt_ptxas, "--ptxas=PATH",
+	{"--ptxas=", ARG_JOINED, VALUE(ptxas), "--ptxas=PATH",
 	 "the CUDA assembler (default: ptxas on PATH, then\n"
 	 "/usr/local/cuda/bin/ptxas; without one, or with --ptxas=none,\n"
 	 "the object embeds PTX only)"},
-	{"--resource-usage", ARG_NONE, opt_resource_usage, "--resource-usage",
+	{"--resource-usage", ARG_NONE, FLAG(resource_usage), "--resource-usage",
 	 "report registers, shared memory and spills per GPU kernel\n"
 	 "(ptxas's figures)"},
-	{"-H", ARG_SEPARATE, opt_header, "-H FILE",
+	{"-H", ARG_SEPARATE, VALUE(header_path), "-H FILE",
 	 "write the C header declaring the kernels to FILE\n"
 	 "(default with --emit=obj: the object's name with .h); it is\n"
 	 "rewritten only when its contents change"},
-	{"-O", ARG_JOINED, opt_opt_level, "-O0, -O1, -O2, -O3", "optimisation level of the generated code (default -O3)"},
-	{"-march=", ARG_JOINED, opt_march, "-march=CPU", "generate code for CPU (default x86-64; native: this machine)"},
-	{"-fsyntax-only", ARG_NONE, opt_syntax_only, "-fsyntax-only", "check the input (parse and sema), write nothing"},
-	{"-ftime-report", ARG_NONE, opt_time_report, "-ftime-report", "print the wall time of each phase to stderr"},
-	{"-D", ARG_SEPARATE, opt_define, "-D NAME=VALUE, -DNAME=VALUE",
+	{"-O", ARG_JOINED, HANDLER(opt_opt_level), "-O0, -O1, -O2, -O3",
+	 "optimisation level of the generated code (default -O3)"},
+	{"-march=", ARG_JOINED, HANDLER(opt_march), "-march=CPU",
+	 "generate code for CPU (default x86-64; native: this machine)"},
+	{"-fsyntax-only", ARG_NONE, FLAG(syntax_only), "-fsyntax-only", "check the input (parse and sema), write nothing"},
+	{"-ftime-report", ARG_NONE, HANDLER(opt_time_report), "-ftime-report", "print the wall time of each phase to stderr"},
+	{"-D", ARG_SEPARATE, HANDLER(opt_define), "-D NAME=VALUE, -DNAME=VALUE",
 	 "override const NAME with VALUE (-D NAME means 1); with\n"
 	 "--target=mosaic-tpu also the value of size symbol NAME"},
-	{"-I", ARG_SEPARATE, opt_include_dir, "-I DIR, -IDIR", "search DIR for include files"},
-	{"-M", ARG_NONE, opt_deps_only, "-M, -MM",
+	{"-I", ARG_SEPARATE, HANDLER(opt_include_dir), "-I DIR, -IDIR", "search DIR for include files"},
+	{"-M", ARG_NONE, FLAG(deps_only), "-M, -MM",
 	 "write the make rule of the input's dependencies (to -MF FILE,\n"
 	 "-o FILE or standard output) and nothing else"},
-	{"-MM", ARG_NONE, opt_deps_only, NULL, NULL},
-	{"-MD", ARG_NONE, opt_depfile, "-MD, -MMD", "also write a make depfile (default: output with .d)"},
-	{"-MMD", ARG_NONE, opt_depfile, NULL, NULL},
-	{"-MF", ARG_SEPARATE, opt_depfile_path, "-MF FILE", "write the depfile to FILE (implies -MD)"},
-	{"-MT", ARG_SEPARATE, opt_dep_target, "-MT TARGET", "the depfile's target (default: the output file)"},
-	{"-MP", ARG_NONE, opt_dep_phony, "-MP",
+	{"-MM", ARG_NONE, FLAG(deps_only), NULL, NULL},
+	{"-MD", ARG_NONE, FLAG(depfile), "-MD, -MMD", "also write a make depfile (default: output with .d)"},
+	{"-MMD", ARG_NONE, FLAG(depfile), NULL, NULL},
+	{"-MF", ARG_SEPARATE, HANDLER(opt_depfile_path), "-MF FILE", "write the depfile to FILE (implies -MD)"},
+	{"-MT", ARG_SEPARATE, HANDLER(opt_dep_target), "-MT TARGET", "the depfile's target (default: the output file)"},
+	{"-MP", ARG_NONE, FLAG(dep_phony), "-MP",
 	 "add a phony target for each include (deleting one then does not\n"
 	 "break make)"},
-	{"-ffile-prefix-map=", ARG_JOINED, opt_prefix_map, "-ffile-prefix-map=OLD=NEW",
+	{"-ffile-prefix-map=", ARG_JOINED, HANDLER(opt_prefix_map), "-ffile-prefix-map=OLD=NEW",
 	 "write the source path starting with OLD as NEW in the outputs;\n"
 	 "-fdebug-prefix-map= only in LLVM/NVVM IR, -fmacro-prefix-map=\n"
 	 "only in the header"},
-	{"-fdebug-prefix-map=", ARG_JOINED, opt_prefix_map, NULL, NULL},
-	{"-fmacro-prefix-map=", ARG_JOINED, opt_prefix_map, NULL, NULL},
-	{"-Werror", ARG_NONE, opt_werror, "-Werror", "make warnings errors"},
-	{"-ferror-limit=", ARG_JOINED, opt_error_limit, "-ferror-limit=N", "stop after N errors (default 20, 0: no limit)"},
-	{"--diagnostics-format=", ARG_JOINED, opt_diagnostics_format, "--diagnostics-format=FMT",
+	{"-fdebug-prefix-map=", ARG_JOINED, HANDLER(opt_prefix_map), NULL, NULL},
+	{"-fmacro-prefix-map=", ARG_JOINED, HANDLER(opt_prefix_map), NULL, NULL},
+	{"-Werror", ARG_NONE, HANDLER(opt_werror), "-Werror", "make warnings errors"},
+	{"-ferror-limit=", ARG_JOINED, HANDLER(opt_error_limit), "-ferror-limit=N",
+	 "stop after N errors (default 20, 0: no limit)"},
+	{"--diagnostics-format=", ARG_JOINED, HANDLER(opt_diagnostics_format), "--diagnostics-format=FMT",
 	 "text (default) or json (one object per line); also\n"
 	 "-fdiagnostics-format=FMT"},
-	{"-fdiagnostics-format=", ARG_JOINED, opt_diagnostics_format, NULL, NULL},
-	{"-fcolor-diagnostics", ARG_NONE, opt_color, "-fcolor-diagnostics", "colour diagnostics"},
-	{"-fno-color-diagnostics", ARG_NONE, opt_color, "-fno-color-diagnostics",
+	{"-fdiagnostics-format=", ARG_JOINED, HANDLER(opt_diagnostics_format), NULL, NULL},
+	{"-fcolor-diagnostics", ARG_NONE, HANDLER(opt_color), "-fcolor-diagnostics", "colour diagnostics"},
+	{"-fno-color-diagnostics", ARG_NONE, HANDLER(opt_color), "-fno-color-diagnostics",
 	 "do not colour diagnostics (default when stderr is not a terminal)"},
-	{"--dump-after=", ARG_JOINED, opt_dump_after, "--dump-after=PASS",
+	{"--dump-after=", ARG_JOINED, HANDLER(opt_dump_after), "--dump-after=PASS",
 	 "print the IR (or AST) after PASS to stdout (stderr with -o -);\n"
 	 "--dump-after=help lists passes, --dump-after=all dumps after each"},
-	{"--", ARG_NONE, opt_end_of_options, "--", "every later argument is an input file"},
-	{"--version", ARG_NONE, opt_version, "--version", "print the version, LLVM's and the targets, and exit"},
-	{"--help", ARG_NONE, opt_help, "--help", "print this help and exit"},
-	{"-help", ARG_NONE, opt_help, NULL, NULL},
+	{"--", ARG_NONE, FLAG(only_inputs), "--", "every later argument is an input file"},
+	{"--version", ARG_NONE, HANDLER(opt_version), "--version", "print the version, LLVM's and the targets, and exit"},
+	{"--help", ARG_NONE, HANDLER(opt_help), "--help", "print this help and exit"},
+	{"-help", ARG_NONE, HANDLER(opt_help), NULL, NULL},
 };
 enum { NOPTIONS = sizeof options / sizeof options[0] };
 
@@ -857,7 +824,7 @@ static int parse_args(Job *j, int argc, char **argv)
 			}
 			v = argv[++i];
 		}
-		int status = o->handle(j, v, a);
+		int status = o->handle(j, o, v, a);
 		if (status != ARGS_OK)
 			return status;
 	}
