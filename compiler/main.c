@@ -734,11 +734,12 @@ static const Option *find_option(const char *a)
 
 /* Edit distance of a[0..na) and b[0..nb) (insertions, deletions,
  * substitutions and swaps of neighbours), or INT_MAX when b is too long
- * to be an option name. */
+ * to be an option name or a much longer than b (the distance is at least
+ * na - nb: never a suggestion, and a huge argument costs no time). */
 static int edit_distance(const char *a, size_t na, const char *b, size_t nb)
 {
 	enum { MAXN = 64 };
-	if (nb >= MAXN)
+	if (nb >= MAXN || na > 2 * nb)
 		return INT_MAX;
 	int row[3][MAXN]; /* rows i-2, i-1, i (mod 3) */
 	for (size_t k = 0; k <= nb; k++)
