@@ -1168,6 +1168,14 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 			ok = link_libdevice(&nv, g->mod);
 		internalize(g->mod);
 	}
+	/* --resource-usage reports ptxas's figures: say so when it does not run
+	 * (a --ptxas=PATH that is no executable is an error below). */
+	bool ptxas_none = opt->ptxas && strcmp(opt->ptxas, "none") == 0;
+	if (ok && opt->resource_usage && opt->emit != GPU_EMIT_CUBIN && (!opt->ptxas || ptxas_none) &&
+	    (opt->emit != GPU_EMIT_IMAGES || !nv_find_ptxas(cc, opt->ptxas)))
+		warning_at(cc, none, "--resource-usage: no register, shared memory or spill figures without ptxas (%s)",
+		           opt->emit != GPU_EMIT_IMAGES ? "--emit=ptx and --emit=nvvm do not run it"
+		           : ptxas_none ? "--ptxas=none" : "none was found");
 	if (ok) {
 		if (opt->emit != GPU_EMIT_IMAGES) {
 			const GpuTarget *t = opt->targets[0];
