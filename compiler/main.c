@@ -487,11 +487,11 @@ static bool write_depfile_body(Job *j, FILE *out)
 		put_make_path(out, target);
 	}
 	fputc(':', out);
-	/* Every file read, once each, in order; stdin is not a file. */
+	/* Every file read, once each, in order; stdin and -D values are not files. */
 	int n = 0;
 	for (int i = 0; i < cc->sources.len; i++) {
 		const Source *s = cc->sources.items[i];
-		bool seen = strcmp(s->path, "<stdin>") == 0;
+		bool seen = s->not_file;
 		for (int k = 0; k < i && !seen; k++)
 			seen = ((const Source *)cc->sources.items[k])->path == s->path;
 		if (seen)

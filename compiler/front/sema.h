@@ -141,6 +141,7 @@ typedef struct Sema {
 	Value **pids;         /* index map: the program ids */
 	IrKernel *dummy_k;    /* owns dummy_r */
 	Region *dummy_r;      /* sink for instructions in constant contexts (never emitted) */
+	const Source *cmdline; /* "<command line>": the -D values, one a line (command_line in sema.c) */
 } Sema;
 
 /* ---- sema_expr.c: values, constants, conversions ----------------------- */
