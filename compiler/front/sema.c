@@ -194,7 +194,8 @@ static Type *static_type(Sema *s, AstType *t, const char *clause)
 	bool ok = true;
 	for (int d = 0; d < t->ndims; d++)
 		ok &= positive_int(s, eval_const(s, t->dims[d], clause), "a dimension", clause, &dims[d]);
-	return ok ? type_tensor(s->a, t->dtype, t->ndims, dims) : NULL;
+	Type *r = ok ? type_tensor(s->a, t->dtype, t->ndims, dims) : NULL;
+	return r && check_fits(s, r, t->loc) ? r : NULL;
 }
 
 static void name_arg(Region *r, int i, const char *name)
@@ -806,6 +807,8 @@ static void sema_params(Sema *s, AstKernel *ak, Scope *ks, KernelBuild *kb)
 			if (dims[d] == 0)
 				dims[d] = 1; /* keep going with a well-formed type */
 		op->array = type_ref(s->a, t->dtype, t->ndims, dims, dynamic ? syms : NULL, SPACE_GLOBAL);
+		if (ok && !check_fits(s, op->array, t->loc))
+			b->poisoned = true; /* no errors about its uses */
 		b->index = kb->operands.len;
 		b->mode = p->mode;
 		vec_push(s->a, &kb->operands, op);
@@ -1005,6 +1008,8 @@ static void sema_spec(Sema *s, AstSpec *sp, IrKernel *k, Scope *ks, KernelBuild 
 			error_at(s->cc, e->loc, "block dim %lld does not divide dimension %d of '%s' (size %lld) [§5.5]",
 			         (long long)bd, d, sp->operand, (long long)ad);
 	}
+	if (!check_fits(s, type_tensor(s->a, op->array->dtype, rank, op->block), sp->loc))
+		b->poisoned = true;
 	op->index_map = sema_index_map(s, sp, k, ks, op);
 	op->has_spec = true; /* even after an error: the body sees the block it asked for */
 }

@@ -174,7 +174,9 @@ bool const_convert(Sema *s, ConstVal *c, DType dt, bool explicit_cast, Loc loc);
 /* Whether converting c to dt keeps its value in range (integers). */
 bool const_fits(const ConstVal *c, DType dt);
 
-/* Instruction building in s->region. */
+/* Reports (at loc) a type too large for memory (§4.2); true if it fits. */
+bool check_fits(Sema *s, const Type *t, Loc loc);
+/* Instruction building in s->region (a result too large is reported). */
 Inst *emit_inst(Sema *s, Op op, Loc loc, int nargs, Value **args, int nres, Type **rtypes);
 Value *emit(Sema *s, Op op, Loc loc, Type *rt, int nargs, ...);
 Value *emit_const(Sema *s, ConstVal c, Type *t, Loc loc);

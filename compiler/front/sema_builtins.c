@@ -537,18 +537,17 @@ static Ex bi_reshape(Sema *s, Call *c)
 	Value *v = as_value(s, x);
 	int64_t n = type_numel(v->type), known = 1;
 	int infer = -1;
+	bool fits = true;
 	for (int d = 0; d < rank; d++) {
 		if (dims[d] == -1)
 			infer = d;
 		else
-			known *= dims[d];
+			fits &= ck_mul(known, dims[d], &known);
 	}
-	if (infer >= 0 && known > 0 && n % known == 0)
+	if (infer >= 0 && fits && n % known == 0)
 		dims[infer] = n / known;
-	int64_t m = 1;
-	for (int d = 0; d < rank; d++)
-		m *= dims[d] < 0 ? 0 : dims[d];
-	if (m != n) {
+	int64_t m = 0;
+	if (!fits || !shape_numel(rank, dims, &m) || m != n) {
 		error_at(s->cc, c->pos[1].loc, "cannot reshape %s (%lld elements) to %s [§7.12]", ex_type_str(s, &x),
 		         (long long)n, infer >= 0 ? "that shape" : type_str(s->a, type_tensor(s->a, v->type->dtype, rank, dims)));
 		return ex_error(c->loc);

@@ -374,10 +374,25 @@ Value **vals(Sema *s, int n)
 	return arena_alloc(s->a, sizeof(Value *) * (size_t)(n > 0 ? n : 1));
 }
 
+bool check_fits(Sema *s, const Type *t, Loc loc)
+{
+	if (type_fits(t))
+		return true;
+	error_at(s->cc, loc, "%s is too large: 2^63 bytes or more [§4.2]", type_shape_str(s->a, t));
+	return false;
+}
+
 Inst *emit_inst(Sema *s, Op op, Loc loc, int nargs, Value **args, int nres, Type **rtypes)
 {
 	Inst *i = ir_inst_new(s->a, s->k, op, loc, nargs, args, nres, rtypes);
 	ir_append(s->region, i);
+	/* A shape too large is reported where it first appears, not again in
+	 * everything computed from it. */
+	bool args_fit = true;
+	for (int j = 0; j < nargs; j++)
+		args_fit &= type_fits(args[j]->type);
+	for (int r = 0; r < nres && args_fit; r++)
+		check_fits(s, rtypes[r], loc);
 	return i;
 }
 
@@ -395,6 +410,7 @@ Value *emit(Sema *s, Op op, Loc loc, Type *rt, int nargs, ...)
 
 Value *emit_const(Sema *s, ConstVal c, Type *t, Loc loc)
 {
+	check_fits(s, t, loc);
 	if (dtype_is_float(t->dtype))
 		return ir_const_float(s->a, s->k, s->region, loc, t, c.f);
 	return ir_const_int(s->a, s->k, s->region, loc, t, c.i);
