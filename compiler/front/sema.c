@@ -950,6 +950,12 @@ static Region *sema_index_map(Sema *s, AstSpec *sp, IrKernel *k, Scope *ks, IrOp
 			error_at(s->cc, e.loc, "a block index must not be negative, found %lld [§5.6]", (long long)e.c.i);
 			continue;
 		}
+		int64_t off; /* the element offset lower-refs folds */
+		if (e.kind == EX_CONST && i < rank && !ck_mul(e.c.i, op->block[i], &off)) {
+			error_at(s->cc, e.loc, "block index %lld times the block dim %lld is past any array [§5.6]",
+			         (long long)e.c.i, (long long)op->block[i]);
+			continue;
+		}
 		out[n++] = to_value(s, e, type_scalar(s->a, DT_I32));
 	}
 	ir_yield(s->a, k, r, sp->loc, n, out);
