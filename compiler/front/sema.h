@@ -217,7 +217,7 @@ typedef struct BinInfo {
 	const char *clause; /* clause cited for operand errors */
 } BinInfo;
 
-extern const BinInfo bin_min, bin_max, bin_add, bin_sub, bin_floordiv;
+extern const BinInfo bin_min, bin_max, bin_add, bin_sub, bin_floordiv, bin_mod, bin_ne;
 Ex sema_binop(Sema *s, const BinInfo *bi, Loc loc, Ex a, Ex b);
 Ex sema_binary_ast(Sema *s, AstOp op, Loc loc, Ex a, Ex b);
 

@@ -877,6 +877,8 @@ const BinInfo bin_max = {IR_MAX, "take the maximum of", BC_MINMAX, "§7.10"};
 const BinInfo bin_add = {IR_ADD, "add", BC_INTONLY, "§7.17"};
 const BinInfo bin_sub = {IR_SUB, "subtract", BC_INTONLY, "§7.17"};
 const BinInfo bin_floordiv = {IR_FLOORDIV, "floor-divide", BC_INTONLY, "§7.17"};
+const BinInfo bin_mod = {IR_MOD, "take the remainder of", BC_INTONLY, "§7.17"};
+const BinInfo bin_ne = {IR_NE, "compare", BC_CMP, "§7.17"};
 
 /* Why operands of dtypes a and b are not acceptable to the operation, or
  * NULL (§7.1). */
@@ -943,7 +945,10 @@ Ex sema_binop(Sema *s, const BinInfo *bi, Loc loc, Ex a, Ex b)
 	if (a.kind == EX_CONST && b.kind == EX_CONST) {
 		ConstVal ca = a.c, cb = b.c, r;
 		bool err;
-		if (!const_convert(s, &ca, cdt, false, a.loc) || !const_convert(s, &cb, cdt, false, b.loc))
+		/* Weak integers fold exactly in 64 bits (§4.3), not in the i32
+		 * they would be as values. */
+		bool exact = weak && dtype_is_int(cdt);
+		if (!exact && (!const_convert(s, &ca, cdt, false, a.loc) || !const_convert(s, &cb, cdt, false, b.loc)))
 			return ex_error(loc);
 		if (fold_binary(s, bi->op, loc, ca, cb, cdt, rdt, weak, &r, &err))
 			return ex_const(r, loc);
