@@ -24,7 +24,7 @@ int main(int argc, char **argv)
 		do
 			b[i] = (int32_t)su_int(&r, -40, 40);
 		while (b[i] == 0);
-		a64[i] = (int64_t)su_next(&r) - (int64_t)su_next(&r);
+		a64[i] = (int64_t)su_next(&r); /* the whole range */
 		do
 			b64[i] = (int64_t)su_int(&r, -100000, 100000);
 		while (b64[i] == 0);
