@@ -263,11 +263,11 @@ void output_depfile(Compiler *cc, FILE *out, const Vec *mt_targets, const char *
 		put_make_path(out, target);
 	}
 	fputc(':', out);
-	/* Every file read, once each, in order; stdin is not a file. */
+	/* Every file read, once each, in order; stdin and -D values are not files. */
 	Vec deps = {0};
 	for (int i = 0; i < cc->sources.len; i++) {
 		const Source *s = cc->sources.items[i];
-		bool seen = strcmp(s->path, "<stdin>") == 0;
+		bool seen = s->not_file;
 		for (int k = 0; k < deps.len && !seen; k++)
 			seen = deps.items[k] == s->path;
 		if (seen)

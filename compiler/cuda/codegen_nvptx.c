@@ -29,7 +29,8 @@
 #include <string.h>
 
 #define NVPTX_TRIPLE "nvptx64-nvidia-cuda"
-/* A tensor may take at most this many registers per thread (2^12). */
+/* A tensor may take at most this many registers per thread (2^12, §10.2):
+ * its per-element code is unrolled. */
 #define MAX_REG_BITS 12
 /* Shared memory up to this many bytes per CTA is static; more is dynamic. */
 #define STATIC_SMEM_LIMIT (48 * 1024)
@@ -114,6 +115,38 @@ bool nv_fail(NvFn *f, Loc loc, const char *fmt, ...)
 	va_end(ap);
 	f->g->failed = true;
 	return false;
+}
+
+/* Whether a tensor of type t with 2^regbits elements on each thread of a
+ * CTA of 2^warpbits warps fits. */
+static bool fits_thread(NvFn *f, Loc loc, const Type *t, int regbits, int warpbits)
+{
+	if (regbits <= MAX_REG_BITS)
+		return true;
+	return nv_fail(f, loc, "%s is too large for one program on --target=%s: 2^%d elements per thread, at most "
+	               "2^%d (%d threads) [§10.2]", type_str(f->nv->cc->arena, t), f->nv->target_name, regbits,
+	               MAX_REG_BITS, 32 << warpbits);
+}
+
+/* Every tensor value of region r, spread over all threads (layouts never
+ * spread one wider), fits a thread: checked before layouts are made, so no
+ * later step works per element of a value too large. */
+static bool values_fit(NvFn *f, const Region *r, int warpbits)
+{
+	for (const Inst *i = r->first; i; i = i->next) {
+		for (int j = 0; j < i->nresults; j++) {
+			const Type *t = i->results[j]->type;
+			int bits = -5 - warpbits; /* lanes and warps */
+			for (int d = 0; t->kind == TY_VALUE && d < t->rank; d++)
+				bits += lay_log2_ceil(t->dims[d]);
+			if (!fits_thread(f, i->loc, t, bits, warpbits))
+				return false;
+		}
+		for (int j = 0; j < i->nregions; j++)
+			if (!values_fit(f, i->regions[j], warpbits))
+				return false;
+	}
+	return true;
 }
 
 LLVMValueRef nv_intrinsic(NvFn *f, const char *name, LLVMTypeRef *ov, int nov, LLVMValueRef *args, int nargs)
@@ -440,10 +473,8 @@ static bool emit_inst(NvFn *f, const Inst *i)
 		return false;
 	for (int r = 0; r < i->nresults; r++) {
 		const GpuLayout *L = is_tensor(i->results[r]) ? f->plan->of[i->results[r]->id] : NULL;
-		if (L && L->nregbits > MAX_REG_BITS)
-			return nv_unsupported(f, i->loc, "a tensor of %lld elements per thread (%s; at most %d)",
-			                      (long long)1 << L->nregbits, type_str(g->cc->arena, i->results[r]->type),
-			                      1 << MAX_REG_BITS);
+		if (L && !fits_thread(f, i->loc, i->results[r]->type, L->nregbits, L->warpbits))
+			return false;
 	}
 	switch (i->op) {
 	case IR_CONST:
@@ -505,21 +536,29 @@ static void str_attr(Cg *g, LLVMValueRef fn, const char *k, const char *v)
 }
 
 /* Gives every ALLOC (scratch) of the body its place at the start of the
- * shared memory block. */
-static void place_scratch(NvFn *f, const Region *r)
+ * shared memory block; false (reported) when they do not fit in it. */
+static bool place_scratch(NvFn *f, const Region *r)
 {
 	for (const Inst *i = r->first; i; i = i->next) {
 		for (int k = 0; k < i->nregions; k++)
-			place_scratch(f, i->regions[k]);
+			if (!place_scratch(f, i->regions[k]))
+				return false;
 		if (i->op != IR_ALLOC)
 			continue;
 		const Type *t = i->results[0]->type;
-		uint64_t bytes = (uint64_t)type_numel(t) * (uint64_t)nv_smem_elem(t->dtype);
+		/* < 2^63 bytes (type_fits), so no overflow; smem_scratch <= cap */
+		uint64_t bytes = ((uint64_t)type_numel(t) * (uint64_t)nv_smem_elem(t->dtype) + 15) / 16 * 16;
+		uint64_t cap = nv_smem_cap(f->nv);
+		if (bytes > cap - f->smem_scratch)
+			return nv_fail(f, i->loc, "scratch %s does not fit in shared memory on --target=%s: at most %llu "
+			               "bytes of scratch per program [§10.2]", type_shape_str(f->g->cc->arena, t),
+			               f->nv->target_name, (unsigned long long)cap);
 		LLVMValueRef off = cg_i32(f->g, (int32_t)f->smem_scratch);
 		LLVMValueRef p = LLVMBuildInBoundsGEP2(f->pre, f->g->t_i8, f->smem, &off, 1, "scratch");
 		f->refs[i->results[0]->id] = nv_make_ref(f, t, p, 3, f->nrefs++, false, i->loc);
-		f->smem_scratch += (bytes + 15) / 16 * 16;
+		f->smem_scratch += bytes;
 	}
+	return true;
 }
 
 static int count_allocs(const Region *r)
@@ -612,6 +651,8 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
 	f->g = g;
 	f->k = k;
 	f->fn = fn;
+	if (!values_fit(f, k->body, warpbits))
+		return false;
 	f->plan = gpu_assign_layouts(a, k, warpbits);
 	f->vals = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *f->vals);
 	f->refs = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *f->refs);
@@ -683,7 +724,8 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
 	}
 	for (int s = 0; s < k->nsizes; s++)
 		f->vals[body->args[k->noperands + k->nscalars + s]->id] = gv_scalar(f, DT_I64, f->sizes[s]);
-	place_scratch(f, body);
+	if (!place_scratch(f, body))
+		return false;
 
 	/* The arbitrary axes: nested loops, the first axis outermost. */
 	LLVMPositionBuilderAtEnd(g->b, prog);
@@ -1133,7 +1175,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 			uint64_t total = kinfo[i].dynamic_smem;
 			for (int t = 0; t < opt->ntargets && total; t++)
 				if (total > smem_limit(opt->targets[t])) {
-					error_at(cc, m->kernels[i]->loc, "%s needs %llu bytes of shared memory; %s allows at most %llu",
+					error_at(cc, m->kernels[i]->loc, "%s needs %llu bytes of shared memory; %s allows at most %llu [§10.2]",
 					         m->kernels[i]->name, (unsigned long long)total, opt->targets[t]->name,
 					         (unsigned long long)smem_limit(opt->targets[t]));
 					ok = false;

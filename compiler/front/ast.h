@@ -238,6 +238,11 @@ typedef struct AstFile {
  * possibly partial; errors go to cc->diag.  Never returns NULL. */
 AstFile *parse_file(Compiler *cc, Source *src);
 
+/* Parses line `line` of `src`, from column `col` to the line's end, as one
+ * expression (the value of a -D, §4.3), under the limits of a file (§2.8).
+ * Returns NULL after reporting an error. */
+AstExpr *parse_expr_line(Compiler *cc, const Source *src, int line, int col);
+
 /* Prints the AST as an indented S-expression (--emit=ast). */
 #include <stdio.h>
 void ast_print(FILE *out, const AstFile *f);

@@ -141,6 +141,7 @@ typedef struct Sema {
 	Value **pids;         /* index map: the program ids */
 	IrKernel *dummy_k;    /* owns dummy_r */
 	Region *dummy_r;      /* sink for instructions in constant contexts (never emitted) */
+	const Source *cmdline; /* "<command line>": the -D values, one a line (command_line in sema.c) */
 } Sema;
 
 /* ---- sema_expr.c: values, constants, conversions ----------------------- */
@@ -173,7 +174,9 @@ bool const_convert(Sema *s, ConstVal *c, DType dt, bool explicit_cast, Loc loc);
 /* Whether converting c to dt keeps its value in range (integers). */
 bool const_fits(const ConstVal *c, DType dt);
 
-/* Instruction building in s->region. */
+/* Reports (at loc) a type too large for memory (§4.2); true if it fits. */
+bool check_fits(Sema *s, const Type *t, Loc loc);
+/* Instruction building in s->region (a result too large is reported). */
 Inst *emit_inst(Sema *s, Op op, Loc loc, int nargs, Value **args, int nres, Type **rtypes);
 Value *emit(Sema *s, Op op, Loc loc, Type *rt, int nargs, ...);
 Value *emit_const(Sema *s, ConstVal c, Type *t, Loc loc);
@@ -214,7 +217,7 @@ typedef struct BinInfo {
 	const char *clause; /* clause cited for operand errors */
 } BinInfo;
 
-extern const BinInfo bin_min, bin_max, bin_add, bin_sub, bin_floordiv;
+extern const BinInfo bin_min, bin_max, bin_add, bin_sub, bin_floordiv, bin_mod, bin_ne;
 Ex sema_binop(Sema *s, const BinInfo *bi, Loc loc, Ex a, Ex b);
 Ex sema_binary_ast(Sema *s, AstOp op, Loc loc, Ex a, Ex b);
 

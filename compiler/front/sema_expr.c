@@ -374,10 +374,25 @@ Value **vals(Sema *s, int n)
 	return arena_alloc(s->a, sizeof(Value *) * (size_t)(n > 0 ? n : 1));
 }
 
+bool check_fits(Sema *s, const Type *t, Loc loc)
+{
+	if (type_fits(t))
+		return true;
+	error_at(s->cc, loc, "%s is too large: 2^63 bytes or more [§4.2]", type_shape_str(s->a, t));
+	return false;
+}
+
 Inst *emit_inst(Sema *s, Op op, Loc loc, int nargs, Value **args, int nres, Type **rtypes)
 {
 	Inst *i = ir_inst_new(s->a, s->k, op, loc, nargs, args, nres, rtypes);
 	ir_append(s->region, i);
+	/* A shape too large is reported where it first appears, not again in
+	 * everything computed from it. */
+	bool args_fit = true;
+	for (int j = 0; j < nargs; j++)
+		args_fit &= type_fits(args[j]->type);
+	for (int r = 0; r < nres && args_fit; r++)
+		check_fits(s, rtypes[r], loc);
 	return i;
 }
 
@@ -395,6 +410,7 @@ Value *emit(Sema *s, Op op, Loc loc, Type *rt, int nargs, ...)
 
 Value *emit_const(Sema *s, ConstVal c, Type *t, Loc loc)
 {
+	check_fits(s, t, loc);
 	if (dtype_is_float(t->dtype))
 		return ir_const_float(s->a, s->k, s->region, loc, t, c.f);
 	return ir_const_int(s->a, s->k, s->region, loc, t, c.i);
@@ -861,6 +877,8 @@ const BinInfo bin_max = {IR_MAX, "take the maximum of", BC_MINMAX, "§7.10"};
 const BinInfo bin_add = {IR_ADD, "add", BC_INTONLY, "§7.17"};
 const BinInfo bin_sub = {IR_SUB, "subtract", BC_INTONLY, "§7.17"};
 const BinInfo bin_floordiv = {IR_FLOORDIV, "floor-divide", BC_INTONLY, "§7.17"};
+const BinInfo bin_mod = {IR_MOD, "take the remainder of", BC_INTONLY, "§7.17"};
+const BinInfo bin_ne = {IR_NE, "compare", BC_CMP, "§7.17"};
 
 /* Why operands of dtypes a and b are not acceptable to the operation, or
  * NULL (§7.1). */
@@ -927,7 +945,10 @@ Ex sema_binop(Sema *s, const BinInfo *bi, Loc loc, Ex a, Ex b)
 	if (a.kind == EX_CONST && b.kind == EX_CONST) {
 		ConstVal ca = a.c, cb = b.c, r;
 		bool err;
-		if (!const_convert(s, &ca, cdt, false, a.loc) || !const_convert(s, &cb, cdt, false, b.loc))
+		/* Weak integers fold exactly in 64 bits (§4.3), not in the i32
+		 * they would be as values. */
+		bool exact = weak && dtype_is_int(cdt);
+		if (!exact && (!const_convert(s, &ca, cdt, false, a.loc) || !const_convert(s, &cb, cdt, false, b.loc)))
 			return ex_error(loc);
 		if (fold_binary(s, bi->op, loc, ca, cb, cdt, rdt, weak, &r, &err))
 			return ex_const(r, loc);

@@ -28,7 +28,10 @@
  *    where its elements are finally consumed, no in-place hazard with a
  *    store to the same Ref, and, for a load with `masked` (edge-block)
  *    indexers, a consumer that is a store over exactly the same valid
- *    range, so the store's split loop bounds keep the load in bounds too.
+ *    range, so the store's split loop bounds keep the load in bounds too;
+ *  - and never deeper than MAX_LAZY_DEPTH in a chain of lazy values (elem
+ *    recurses through the chain, which a run of lets makes as long as the
+ *    program): a value deeper than that is materialised.
  *
  * Edge blocks: a `masked` slice becomes a loop over its valid range
  * [lo, hi) with hi = clamp(extent - start, 0, n) (lo = clamp(-start, 0, n),
@@ -88,6 +91,7 @@ typedef struct UseInfo {
 	const Inst *user;    /* the last user seen (the only one when nuses == 1) */
 	bool live;           /* used by an instruction that is needed (dead code is not lowered) */
 	bool lazy;           /* computed at its use (T_LAZY) rather than materialised */
+	int depth;           /* lazy (or a load): 1 + the deepest lazy operand's depth; else 0 */
 	const Inst *cover;   /* a lazy masked load: the store whose loop bounds keep it in range */
 } UseInfo;
 
@@ -496,30 +500,36 @@ static const Region *def_region(const Value *v)
 }
 
 /* Whether every element of tensor v is read exactly once, in v's own
- * region: then v can be computed at its use instead of being stored. */
+ * region: then v can be computed at its use instead of being stored.
+ * (A loop, not recursion, through a chain of views.) */
 static bool consumed_once(TileHost *t, const Value *v)
 {
-	const UseInfo *u = info(t, v);
-	if (u->nuses != 1 || u->user->parent != def_region(v))
-		return false;
-	const Inst *c = u->user;
-	if (is_elementwise(c))
-		return true;
-	switch (c->op) {
-	case IR_LOAD: case IR_STORE: case IR_ATOMIC:
-	case IR_REDUCE_SUM: case IR_REDUCE_MAX: case IR_REDUCE_MIN:
-	case IR_ARGMAX: case IR_ARGMIN: case IR_CUMSUM: case IR_DOT:
-		return true;
-	case IR_TRANSPOSE: case IR_RESHAPE:
-		return consumed_once(t, c->results[0]);
-	case IR_BROADCAST:
-		return type_numel(c->results[0]->type) == type_numel(v->type) && consumed_once(t, c->results[0]);
-	case IR_FOR: case IR_WHILE: /* a tensor operand is an init: copied once into the carried buffer */
-		return true;
-	case IR_YIELD: /* of a for/while/if: written once into the carried or result buffer */
-		return c->parent->owner != NULL;
-	default:
-		return false;
+	for (;;) {
+		const UseInfo *u = info(t, v);
+		if (u->nuses != 1 || u->user->parent != def_region(v))
+			return false;
+		const Inst *c = u->user;
+		if (is_elementwise(c))
+			return true;
+		switch (c->op) {
+		case IR_LOAD: case IR_STORE: case IR_ATOMIC:
+		case IR_REDUCE_SUM: case IR_REDUCE_MAX: case IR_REDUCE_MIN:
+		case IR_ARGMAX: case IR_ARGMIN: case IR_CUMSUM: case IR_DOT:
+			return true;
+		case IR_TRANSPOSE: case IR_RESHAPE:
+			break;
+		case IR_BROADCAST:
+			if (type_numel(c->results[0]->type) != type_numel(v->type))
+				return false;
+			break;
+		case IR_FOR: case IR_WHILE: /* a tensor operand is an init: copied once into the carried buffer */
+			return true;
+		case IR_YIELD: /* of a for/while/if: written once into the carried or result buffer */
+			return c->parent->owner != NULL;
+		default:
+			return false;
+		}
+		v = c->results[0]; /* the view's elements are v's, each once */
 	}
 }
 
@@ -691,6 +701,20 @@ static bool load_fusable(TileHost *t, const Inst *l)
 	return true;
 }
 
+/* The longest chain of lazy values elem() may recurse through: as deep as
+ * one expression may be (§2.8), so only chains of lets are cut. */
+#define MAX_LAZY_DEPTH 1024
+
+/* The depth of i's result in a chain of lazy values if it is lazy. */
+static int lazy_depth(TileHost *t, const Inst *i)
+{
+	int d = 0;
+	for (int j = 0; j < i->nargs; j++)
+		if (info(t, i->args[j])->depth > d)
+			d = info(t, i->args[j])->depth;
+	return d + 1;
+}
+
 /* Decides which tensor values are lazy (T_LAZY), region by region:
  * elementwise ops first (loads need to know where their chain ends). */
 static void plan_elementwise(TileHost *t, const Region *r)
@@ -702,6 +726,13 @@ static void plan_elementwise(TileHost *t, const Region *r)
 				u->lazy = true;
 			else if (is_elementwise(i))
 				u->lazy = consumed_once(t, i->results[0]);
+			/* (a load counts as lazy: plan_loads may make it so) */
+			if (u->lazy || i->op == IR_LOAD)
+				u->depth = lazy_depth(t, i);
+			if (u->lazy && u->depth > MAX_LAZY_DEPTH) {
+				u->lazy = false; /* materialised: chains through it start anew */
+				u->depth = 0;
+			}
 		}
 		for (int j = 0; j < i->nregions; j++)
 			plan_elementwise(t, i->regions[j]);

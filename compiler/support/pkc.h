@@ -39,6 +39,7 @@ typedef struct Source {
 	size_t size;        /* bytes of text, excluding the terminator */
 	const char **lines; /* start of each line, lines[0] = line 1 */
 	int nlines;         /* number of lines */
+	bool not_file;      /* <stdin>, <command line>, text from memory: not in the depfile */
 } Source;
 
 /* ---- memory ---------------------------------------------------------- */
