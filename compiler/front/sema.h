@@ -2,7 +2,7 @@
  * analysis: sema.c (items, kernels, clauses, statements and SSA for vars),
  * sema_expr.c (constants, expressions, Ref access, conversions) and
  * sema_builtins.c (the builtin-function table).  Nothing outside sema
- * includes this header; the public entry point is sema_file in ir.h.
+ * includes this header; the public entry point is sema_file in front.h.
  *
  * The central type is Ex, the result of evaluating an expression.  It is
  * either a compile-time constant (folded, never emitted unless a runtime
@@ -13,7 +13,7 @@
 #ifndef PKC_SEMA_H
 #define PKC_SEMA_H
 
-#include "ir.h"
+#include "front.h"
 
 /* A compile-time constant: bool, integer (any integer dtype, held in an
  * int64) or float (held in a double). */

@@ -199,8 +199,4 @@ bool ir_same_value(const Value *a, const Value *b);
  * naming the pass (`after`) and the instruction, and returns false. */
 bool ir_verify(const IrModule *m, const char *after);
 
-/* ---- sema (sema.c) ----------------------------------------------------- */
-/* Checks the AST and builds the IR.  Returns NULL if errors were reported. */
-IrModule *sema_file(Compiler *cc, AstFile *f);
-
 #endif
