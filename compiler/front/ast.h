@@ -49,7 +49,6 @@ typedef enum AstOp {
 } AstOp;
 
 extern const char *const ast_op_spelling[OP_COUNT];
-extern const char *const dtype_names[DT_COUNT];
 
 typedef struct AstExpr AstExpr;
 
