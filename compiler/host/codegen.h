@@ -25,16 +25,6 @@ typedef struct CodegenOptions {
 	bool no_host_variant;        /* no host target: launch functions only launch on GPUs */
 } CodegenOptions;
 
-/* Bytes produced by the back end (codegen_host, header_generate).  data is
- * malloc'd (free it with codegen_output_free); it is NUL-terminated for the
- * text kinds, and size excludes the terminator. */
-typedef struct CodegenOutput {
-	char *data;  /* the bytes */
-	size_t size; /* how many */
-} CodegenOutput;
-
-void codegen_output_free(CodegenOutput *out);
-
 /* Compiles every kernel of m (which must be tiled: after lower-refs and
  * tile-host) into one LLVM module and emits it as opt->emit says.  IR the
  * back end cannot handle is reported with error_at; LLVM failures (module

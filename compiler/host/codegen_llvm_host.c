@@ -35,13 +35,6 @@ _Static_assert(offsetof(pk_host_launch, ngrid) == 24 && offsetof(pk_host_launch,
                "pk_host_launch layout changed: update launch_struct_type");
 #endif
 
-void codegen_output_free(CodegenOutput *out)
-{
-	free(out->data);
-	out->data = NULL;
-	out->size = 0;
-}
-
 /* ---- target ------------------------------------------------------------------ */
 
 /* x86 processors LLVM 22 knows that can run 64-bit code (llc -mcpu=help,

@@ -79,6 +79,16 @@ void strbuf_puts(StrBuf *b, const char *s);
 void strbuf_putc(StrBuf *b, char c);
 void strbuf_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Bytes produced by a back end (codegen_host, header_generate,
+ * codegen_mosaic).  data is malloc'd (free it with codegen_output_free); it
+ * is NUL-terminated for the text kinds, and size excludes the terminator. */
+typedef struct CodegenOutput {
+	char *data;  /* the bytes */
+	size_t size; /* how many */
+} CodegenOutput;
+
+void codegen_output_free(CodegenOutput *out);
+
 /* Reads all of f into a malloc'd buffer (its bytes may include NULs) of at
  * most `limit` bytes.  Returns 0, or an errno value (EFBIG past the limit). */
 int read_stream(FILE *f, size_t limit, char **out, size_t *outsize);

@@ -309,6 +309,13 @@ void strbuf_printf(StrBuf *b, const char *fmt, ...)
 	internal_error("strbuf_printf: output changed size between passes");
 }
 
+void codegen_output_free(CodegenOutput *out)
+{
+	free(out->data);
+	out->data = NULL;
+	out->size = 0;
+}
+
 /* ---- reading whole files ------------------------------------------------ */
 
 int read_stream(FILE *f, size_t limit, char **out, size_t *outsize)

@@ -11,7 +11,7 @@
 #ifndef PKC_CODEGEN_MOSAIC_H
 #define PKC_CODEGEN_MOSAIC_H
 
-#include "codegen.h"
+#include "ir.h"
 
 /* What codegen_mosaic writes. */
 typedef enum MosaicEmit {
