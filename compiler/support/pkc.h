@@ -43,9 +43,9 @@ typedef struct Source {
 
 /* ---- memory ---------------------------------------------------------- */
 
-/* A bump allocator.  Everything a phase allocates lives in the arena of the
- * lifetime it belongs to (the compilation, or one kernel) and is freed at
- * once with it: no individual frees, no ownership puzzles. */
+/* A bump allocator.  Everything the phases allocate lives in the
+ * compilation's arena (Compiler.arena) and is freed at once with it: no
+ * individual frees, no ownership puzzles. */
 typedef struct Arena Arena;
 
 Arena *arena_new(void);
