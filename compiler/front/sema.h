@@ -1,7 +1,8 @@
-/* sema.h - private declarations shared by the three files of semantic
+/* sema.h - private declarations shared by the four files of semantic
  * analysis: sema.c (items, kernels, clauses, statements and SSA for vars),
- * sema_expr.c (constants, expressions, Ref access, conversions) and
- * sema_builtins.c (the builtin-function table).  Nothing outside sema
+ * sema_scope.c (scopes, bindings, lookup), sema_expr.c (constants,
+ * expressions, Ref access, conversions) and sema_builtins.c (the
+ * builtin-function table).  Nothing outside sema
  * includes this header; the public entry point is sema_file in front.h.
  *
  * The central type is Ex, the result of evaluating an expression.  It is
@@ -230,7 +231,7 @@ bool access_writable(Sema *s, Access *acc, Loc loc, const char *verb);
 Value *emit_load(Sema *s, Access *acc, Value *mask, Value *other, Loc loc);
 void emit_store(Sema *s, Access *acc, Value *v, Value *mask, Loc loc);
 
-/* Names. */
+/* Names (sema_scope.c; name_value: sema_expr.c). */
 Binding *lookup(Sema *s, const char *name);
 Binding *lookup_in(Scope *sc, const char *name);
 Binding *bind(Sema *s, Scope *sc, BindKind kind, const char *name, Loc loc);
@@ -240,7 +241,7 @@ void report_unknown_name(Sema *s, const char *name, Loc loc, const char *what,
                          const char *const *extra, int nextra);
 const char *closest_name(const char *name, const char *const *cands, int n);
 
-/* The value of a const at a use (sema.c). */
+/* The value of a const at a use. */
 Ex const_binding_value(Sema *s, Binding *b, Loc use);
 /* Reports (and returns true) when name is a const declared later in the file. */
 bool used_before_declaration(Sema *s, const char *name, Loc loc);
