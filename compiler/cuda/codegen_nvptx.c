@@ -11,10 +11,11 @@
  * gpu_layout.c); scalars are computed by every thread alike, so all control
  * flow is uniform across the CTA and barriers may appear anywhere.
  *
- * This file: targets, the kernel entry, regions and control flow, scalar
- * code, the module pipeline (libdevice, passes, PTX per target, ptxas).
- * nvptx_tensor.c has tensor ops and layout conversions, nvptx_mem.c Ref
- * accesses and barriers, nvptx_dot.c matrix products. */
+ * This file: the kernel entry, regions and control flow, scalar code, the
+ * module pipeline (libdevice, passes, PTX per target, ptxas).  nvptx_base.c
+ * has the targets and the helpers every file uses, nvptx_tensor.c tensor
+ * ops and layout conversions, nvptx_mem.c Ref accesses and barriers,
+ * nvptx_dot.c matrix products. */
 #include "nvptx.h"
 #include "pk_runtime.h" /* PK_MAX_GRID */
 
@@ -34,51 +35,6 @@
 /* Shared memory up to this many bytes per CTA is static; more is dynamic. */
 #define STATIC_SMEM_LIMIT (48 * 1024)
 
-/* ---- targets ------------------------------------------------------------------ */
-
-/* PTX ISA versions: the oldest that has everything the generated code may
- * use on that target (mma.sync, ldmatrix, cp.async need 7.0), so the PTX
- * JIT-compiles with drivers as old as possible. */
-static const GpuTarget gpu_targets[] = {
-	{"sm_80", 80, false, "+ptx70"},
-	{"sm_86", 86, false, "+ptx71"},
-	{"sm_89", 89, false, "+ptx78"},
-	{"sm_90", 90, false, "+ptx78"},
-	{"sm_90a", 90, true, "+ptx80"},
-};
-
-const GpuTarget *gpu_target_find(const char *name)
-{
-	for (size_t i = 0; i < sizeof gpu_targets / sizeof gpu_targets[0]; i++)
-		if (strcmp(gpu_targets[i].name, name) == 0)
-			return &gpu_targets[i];
-	return NULL;
-}
-
-const char *gpu_target_list(void)
-{
-	return "sm_80, sm_86, sm_89, sm_90, sm_90a";
-}
-
-/* Most shared memory a CTA may use (dynamic included) per capability. */
-static uint64_t smem_limit(const GpuTarget *t)
-{
-	switch (t->sm) {
-	case 80: return 166912;
-	case 86: case 89: return 101376;
-	default: return 232448;
-	}
-}
-
-uint64_t nv_smem_cap(const Nv *nv)
-{
-	uint64_t m = UINT64_MAX;
-	for (int t = 0; t < nv->opt->ntargets; t++)
-		if (smem_limit(nv->opt->targets[t]) < m)
-			m = smem_limit(nv->opt->targets[t]);
-	return m;
-}
-
 void gpu_output_free(GpuOutput *out)
 {
 	for (int i = 0; i < out->nimages; i++)
@@ -87,75 +43,6 @@ void gpu_output_free(GpuOutput *out)
 	free(out->kernels);
 	free(out->text);
 	memset(out, 0, sizeof *out);
-}
-
-/* ---- diagnostics and small helpers ------------------------------------------------- */
-
-bool nv_unsupported(NvFn *f, Loc loc, const char *fmt, ...)
-{
-	va_list ap, aq;
-	va_start(ap, fmt);
-	va_copy(aq, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	char *what = arena_alloc(f->nv->cc->arena, (size_t)(n > 0 ? n : 0) + 1);
-	vsnprintf(what, (size_t)(n > 0 ? n : 0) + 1, fmt, aq);
-	va_end(aq);
-	error_at(f->nv->cc, loc, "%s is not supported yet by --target=%s", what, f->nv->target_name);
-	f->g->failed = true;
-	return false;
-}
-
-bool nv_fail(NvFn *f, Loc loc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	diag_vreport(&f->nv->cc->diag, DIAG_ERROR, loc, fmt, ap);
-	va_end(ap);
-	f->g->failed = true;
-	return false;
-}
-
-LLVMValueRef nv_intrinsic(NvFn *f, const char *name, LLVMTypeRef *ov, int nov, LLVMValueRef *args, int nargs)
-{
-	Cg *g = f->g;
-	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-	if (!id)
-		internal_error("nvptx: LLVM has no intrinsic %s", name);
-	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->mod, id, ov, (size_t)nov);
-	LLVMTypeRef fty = LLVMIntrinsicGetType(g->ctx, id, ov, (size_t)nov);
-	return LLVMBuildCall2(g->b, fty, fn, args, (unsigned)nargs, "");
-}
-
-void nv_barrier(NvFn *f)
-{
-	LLVMValueRef zero = cg_i32(f->g, 0);
-	nv_intrinsic(f, "llvm.nvvm.barrier.cta.sync.aligned.all", NULL, 0, &zero, 1);
-	for (int s = 0; s < f->nrefs; s++)
-		f->rs[s] = (RefState){0};
-	f->smem_busy = false;
-}
-
-void nv_scope_push(NvFn *f)
-{
-	f->depth++;
-	if (f->depth >= f->scope_cap) {
-		int cap = f->scope_cap ? 2 * f->scope_cap : 16;
-		int *s = arena_alloc(f->nv->cc->arena, (size_t)cap * sizeof *s);
-		if (f->scope_cap)
-			memcpy(s, f->scope_serial, (size_t)f->scope_cap * sizeof *s);
-		f->scope_serial = s;
-		f->scope_cap = cap;
-	}
-	f->scope_serial[f->depth] = ++f->next_serial;
-}
-
-void nv_scope_pop(NvFn *f)
-{
-	/* Conversions made in the closing scope are not available outside. */
-	while (f->nconv > 0 && f->conv[f->nconv - 1].depth >= f->depth)
-		f->nconv--;
-	f->depth--;
 }
 
 /* ---- control flow --------------------------------------------------------------------- */
@@ -1132,10 +1019,10 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 		for (int i = 0; i < m->nkernels && ok; i++) {
 			uint64_t total = kinfo[i].dynamic_smem;
 			for (int t = 0; t < opt->ntargets && total; t++)
-				if (total > smem_limit(opt->targets[t])) {
+				if (total > nv_smem_limit(opt->targets[t])) {
 					error_at(cc, m->kernels[i]->loc, "%s needs %llu bytes of shared memory; %s allows at most %llu",
 					         m->kernels[i]->name, (unsigned long long)total, opt->targets[t]->name,
-					         (unsigned long long)smem_limit(opt->targets[t]));
+					         (unsigned long long)nv_smem_limit(opt->targets[t]));
 					ok = false;
 					break;
 				}

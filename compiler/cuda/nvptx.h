@@ -137,6 +137,8 @@ typedef struct Nv {
 	Vec builders;             /* LLVMBuilderRef: the kernels' entry builders, disposed at the end */
 } Nv;
 
+/* Most shared memory (dynamic included) a CTA may use on target t (nvptx_base.c). */
+uint64_t nv_smem_limit(const GpuTarget *t);
 /* The least shared memory (dynamic included) a CTA may use on any of the targets. */
 uint64_t nv_smem_cap(const Nv *nv);
 
@@ -233,7 +235,7 @@ typedef struct NvFn {
 	uint64_t smem_pipe_bytes; /* their bytes */
 } NvFn;
 
-/* ---- codegen_nvptx.c ---------------------------------------------------------- */
+/* ---- nvptx_base.c ------------------------------------------------------------- */
 
 __attribute__((format(printf, 3, 4)))
 bool nv_unsupported(NvFn *f, Loc loc, const char *fmt, ...);
@@ -246,6 +248,9 @@ void nv_barrier(NvFn *f);
 /* Opens/closes a scope (a region being emitted): conversions made inside die with it. */
 void nv_scope_push(NvFn *f);
 void nv_scope_pop(NvFn *f);
+
+/* ---- codegen_nvptx.c ---------------------------------------------------------- */
+
 /* Emits one instruction (its results go to f->vals). */
 bool nv_emit_inst(NvFn *f, const Inst *i);
 /* Emits region r (arguments bound to args; tensors GV*) and returns its
