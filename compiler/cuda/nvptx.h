@@ -339,6 +339,9 @@ LLVMValueRef nv_access_ptr(NvFn *f, NvAccess *A, int r, LLVMValueRef *pred);
  * last dim's extent and the padding (i32, 0..w), or NULL if all always are.
  * Past the first invalid element every one is invalid. */
 LLVMValueRef nv_access_prefix(NvFn *f, NvAccess *A, int r, int w);
+/* Whether dot d copies the tensor load A straight into shared memory
+ * (cp.async) instead of the load being emitted into registers. */
+bool nv_dot_takes_load(NvFn *f, const Inst *d, NvAccess *A);
 
 /* The Ref of a kernel operand (global) or scratch ALLOC (shared). */
 GRef *nv_make_ref(NvFn *f, const Type *t, LLVMValueRef base, unsigned as, int slot, bool readonly, Loc loc);
@@ -380,8 +383,5 @@ bool nv_dot(NvFn *f, const Inst *i);
 LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop);
 void nv_pipe_prologue(NvFn *f, LoopPipe *p);
 void nv_pipe_epilogue(NvFn *f, LoopPipe *p);
-/* Whether dot d copies the tensor load A straight into shared memory
- * (cp.async) instead of the load being emitted into registers. */
-bool nv_dot_takes_load(NvFn *f, const Inst *d, NvAccess *A);
 
 #endif
