@@ -284,27 +284,6 @@ static const char *fmt_escape(Arena *a, const char *s)
 	return out;
 }
 
-/* if (failed) return pk_set_error(st, fmt, args...); and go on after it. */
-void cg_fail_if(Cg *g, LLVMValueRef failed, int st, const char *fmt, LLVMValueRef *args, int nargs)
-{
-	LLVMBuilderRef b = g->b;
-	LLVMBasicBlockRef err = cg_block(g, "error"), ok = cg_block(g, "ok");
-	LLVMBuildCondBr(b, failed, err, ok);
-	LLVMPositionBuilderAtEnd(b, err);
-	LLVMValueRef *all = arena_alloc(g->cc->arena, (size_t)(nargs + 2) * sizeof *all);
-	all[0] = cg_i32(g, (int32_t)st);
-	all[1] = LLVMBuildGlobalString(b, fmt, "");
-	for (int i = 0; i < nargs; i++)
-		all[2 + i] = args[i];
-	LLVMTypeRef params[2] = {g->t_i32, g->t_ptr};
-	bool fresh = !LLVMGetNamedFunction(g->mod, "pk_set_error");
-	LLVMValueRef r = cg_call_extern(g, "pk_set_error", g->t_i32, params, 2, true, all, nargs + 2);
-	if (fresh)
-		fn_attr(g, LLVMGetNamedFunction(g->mod, "pk_set_error"), "cold", 0);
-	LLVMBuildRet(b, r);
-	LLVMPositionBuilderAtEnd(b, ok);
-}
-
 /* Marks in `used` the arguments of region `top` that v depends on. */
 static void mark_deps(const Value *v, const Region *top, bool *used, bool *seen)
 {

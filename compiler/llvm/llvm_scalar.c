@@ -120,6 +120,27 @@ LLVMValueRef cg_call_extern(Cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRe
 	return LLVMBuildCall2(g->b, fty, fn, args, (unsigned)nargs, "");
 }
 
+/* if (failed) return pk_set_error(st, fmt, args...); and go on after it. */
+void cg_fail_if(Cg *g, LLVMValueRef failed, int st, const char *fmt, LLVMValueRef *args, int nargs)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMBasicBlockRef err = cg_block(g, "error"), ok = cg_block(g, "ok");
+	LLVMBuildCondBr(b, failed, err, ok);
+	LLVMPositionBuilderAtEnd(b, err);
+	LLVMValueRef *all = arena_alloc(g->cc->arena, (size_t)(nargs + 2) * sizeof *all);
+	all[0] = cg_i32(g, (int32_t)st);
+	all[1] = LLVMBuildGlobalString(b, fmt, "");
+	for (int i = 0; i < nargs; i++)
+		all[2 + i] = args[i];
+	LLVMTypeRef params[2] = {g->t_i32, g->t_ptr};
+	bool fresh = !LLVMGetNamedFunction(g->mod, "pk_set_error");
+	LLVMValueRef r = cg_call_extern(g, "pk_set_error", g->t_i32, params, 2, true, all, nargs + 2);
+	if (fresh)
+		fn_attr(g, LLVMGetNamedFunction(g->mod, "pk_set_error"), "cold", 0);
+	LLVMBuildRet(b, r);
+	LLVMPositionBuilderAtEnd(b, ok);
+}
+
 /* A libm function of one float argument (math functions without an LLVM
  * intrinsic: log1pf, tanhf, erff; the double version for f64).  They are
  * pure for us (no errno is ever read), so LLVM may hoist and vectorise them. */

@@ -108,9 +108,6 @@ LLVMValueRef cg_i64(Cg *g, int64_t v);
 LLVMValueRef cg_i32(Cg *g, int32_t v);
 /* A new basic block at the end of the current function. */
 LLVMBasicBlockRef cg_block(Cg *g, const char *name);
-
-/* ---- codegen_llvm_host.c ---------------------------------------------------- */
-
 /* In a launch function: if (failed) return pk_set_error(st, fmt, args...);
  * the builder goes on after it. */
 void cg_fail_if(Cg *g, LLVMValueRef failed, int st, const char *fmt, LLVMValueRef *args, int nargs);
