@@ -16,6 +16,7 @@
  * has the targets and the helpers every file uses, nvptx_tensor.c tensor
  * ops and layout conversions, nvptx_mem.c Ref accesses and barriers,
  * nvptx_dot.c matrix products. */
+#include "codegen.h" /* codegen_check_kernel_name: a kernel's launch function is C */
 #include "nvptx.h"
 #include "pk_runtime.h" /* PK_MAX_GRID */
 

@@ -9,8 +9,8 @@
  * then the new pass manager's default<On> pipeline, verification, and
  * emission of an object file, assembly or LLVM IR text to memory.
  * compiler/HOST-DESIGN.md is the design. */
-#include "llvm_util.h"
-#include "gpu.h"
+#include "codegen.h"
+#include "fatobj.h"
 #include "pk_runtime.h"
 
 #include <llvm-c/Analysis.h>

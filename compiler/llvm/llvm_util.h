@@ -1,7 +1,7 @@
-/* llvm_util.h - private to the host back end (codegen_llvm_host.c and
- * llvm_*.c): the per-compilation LLVM state, the per-function emission
- * state, and the helpers that turn tiled IR into LLVM IR.  Nothing outside
- * the back end includes it; the public interface is codegen.h.
+/* llvm_util.h - private to the two LLVM back ends (host/ and cuda/): the
+ * per-compilation LLVM state, the per-function emission state, and the
+ * helpers (llvm_*.c) that turn scalar IR into LLVM IR.  Their public
+ * interfaces are host/codegen.h and cuda/gpu.h.
  *
  * Value representation (HOST-DESIGN.md):
  *  - every IR scalar has a "compute" LLVM type: bool i1, integers iN,
@@ -15,7 +15,7 @@
 #ifndef PKC_LLVM_UTIL_H
 #define PKC_LLVM_UTIL_H
 
-#include "codegen.h"
+#include "ir.h"
 
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h> /* LLVMTemporaryMDNode */
@@ -111,20 +111,6 @@ LLVMBasicBlockRef cg_block(Cg *g, const char *name);
 /* In a launch function: if (failed) return pk_set_error(st, fmt, args...);
  * the builder goes on after it. */
 void cg_fail_if(Cg *g, LLVMValueRef failed, int st, const char *fmt, LLVMValueRef *args, int nargs);
-
-/* ---- nvptx_fatobj.c: the CUDA part of the host object ------------------------ */
-
-struct GpuOutput;
-struct GpuKernel;
-/* Embeds the GPU images and their pk_cuda_module table; returns the
- * module (a pointer). */
-LLVMValueRef cg_cuda_module(Cg *g, const struct GpuOutput *gpu);
-/* In launch function of k (stream, params in launch order, grid: the
- * [ngrid x i64] extents or NULL): launches on a CUDA stream and returns;
- * on other devices goes on (host_variant) or returns
- * PK_ERR_NO_KERNEL_FOR_DEVICE. */
-void cg_cuda_dispatch(Cg *g, const IrKernel *k, const struct GpuKernel *gk, LLVMValueRef module,
-                      LLVMValueRef stream, LLVMValueRef *param, LLVMValueRef grid, bool host_variant);
 
 /* ---- llvm_region.c: regions, control flow, memory ------------------------ */
 
