@@ -1,6 +1,6 @@
 /* ir_clone.c - IR rewriting helpers shared by the passes: a value map,
  * instruction and region cloning through it, and use replacement. */
-#include "passes.h"
+#include "ir_clone.h"
 
 #include <string.h>
 
