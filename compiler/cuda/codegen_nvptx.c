@@ -1,4 +1,4 @@
-/* codegen_nvptx.c - the CUDA back end (compiler/GPU-DESIGN.md): the IR after
+/* codegen_nvptx.c - the CUDA back end (cuda/GPU-DESIGN.md): the IR after
  * lower-refs to NVVM IR through the LLVM C API, PTX from LLVM's NVPTX
  * target, cubins from ptxas (nvptx_ptxas.c).
  *

@@ -1,7 +1,7 @@
 /* codegen.h - the host back end: tiled IR -> LLVM -> object code
- * (codegen_llvm_host.c and its private helpers llvm_*.c), and the C header
+ * (codegen_llvm_host.c, with the helpers of llvm/), and the C header
  * that declares the generated launch functions (header.c).
- * compiler/HOST-DESIGN.md describes the generated code. */
+ * host/HOST-DESIGN.md describes the generated code. */
 #ifndef PKC_CODEGEN_H
 #define PKC_CODEGEN_H
 

@@ -8,7 +8,7 @@
  *     the args struct and calls pk_launch_host (runtime/pk_runtime.h);
  * then the new pass manager's default<On> pipeline, verification, and
  * emission of an object file, assembly or LLVM IR text to memory.
- * compiler/HOST-DESIGN.md is the design. */
+ * host/HOST-DESIGN.md is the design. */
 #include "codegen.h"
 #include "fatobj.h"
 #include "pk_runtime.h"

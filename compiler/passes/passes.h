@@ -13,13 +13,13 @@
 
 /* ---- passes ------------------------------------------------------------ */
 
-/* lower-refs (pass_lower_refs.c): body args become whole-array Refs, index
+/* lower-refs (lower_refs.c): body args become whole-array Refs, index
  * maps are inlined as element offsets, every access addresses the whole
  * array (masked on dynamic dims), scratch becomes ALLOCs.  Sets
  * k->refs_lowered. */
 bool pass_lower_refs(Compiler *cc, IrModule *m);
 
-/* tile-host (pass_tile_host.c): every tensor value becomes a SPACE_LOCAL
+/* tile-host (tile_host.c): every tensor value becomes a SPACE_LOCAL
  * ALLOC filled by loop nests of scalar code (or is fused into its single
  * consumer's loop nest).  Requires refs_lowered; sets k->tiled. */
 bool pass_tile_host(Compiler *cc, IrModule *m);

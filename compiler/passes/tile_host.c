@@ -1,4 +1,4 @@
-/* pass_tile_host.c - tile-host: block values become loops of scalar code.
+/* tile_host.c - tile-host: block values become loops of scalar code.
  *
  * Input: the IR after lower-refs (tensor-valued SSA, accesses of whole
  * arrays with masked indexers where bounds are not provable).  Output: the form
