@@ -633,22 +633,12 @@ static LLVMTargetMachineRef target_machine(const GpuTarget *t, int opt_level)
 	LLVMTargetRef target;
 	if (LLVMGetTargetFromTriple(NVPTX_TRIPLE, &target, &err))
 		internal_error("LLVM has no NVPTX target: %s", err ? err : "?");
-	static const LLVMCodeGenOptLevel levels[4] = {LLVMCodeGenLevelNone, LLVMCodeGenLevelLess,
-	                                              LLVMCodeGenLevelDefault, LLVMCodeGenLevelAggressive};
-	LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, NVPTX_TRIPLE, t->name, t->ptx, levels[opt_level],
-	                                                  LLVMRelocDefault, LLVMCodeModelDefault);
+	LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, NVPTX_TRIPLE, t->name, t->ptx,
+	                                                  cg_codegen_level(opt_level), LLVMRelocDefault,
+	                                                  LLVMCodeModelDefault);
 	if (!tm)
 		internal_error("cannot create an LLVM target machine for %s %s", NVPTX_TRIPLE, t->name);
 	return tm;
-}
-
-static void diag_handler(LLVMDiagnosticInfoRef di, void *ctx)
-{
-	(void)ctx;
-	if (LLVMGetDiagInfoSeverity(di) != LLVMDSError)
-		return;
-	char *msg = LLVMGetDiagInfoDescription(di);
-	internal_error("LLVM (NVPTX): %s", msg);
 }
 
 static bool uses_libdevice(LLVMModuleRef mod)
@@ -722,7 +712,7 @@ static char *compile_target(Nv *nv, LLVMModuleRef base, const GpuTarget *t, LLVM
                             bool nvvm, size_t *size)
 {
 	Compiler *cc = nv->cc;
-	int o = nv->opt->opt_level < 0 ? 0 : nv->opt->opt_level > 3 ? 3 : nv->opt->opt_level;
+	int o = cg_opt_level(nv->opt->opt_level);
 	LLVMModuleRef mod = last ? base : LLVMCloneModule(base);
 	LLVMTargetMachineRef own = tm ? NULL : target_machine(t, o);
 	if (own)
@@ -944,6 +934,14 @@ static void push_image(GpuOutput *out, const GpuTarget *t, GpuImageKind kind, ch
 	out->images[out->nimages++] = (GpuImage){t, kind, data, size};
 }
 
+/* Disposes the kernels' entry builders and the LLVM state. */
+static void nv_close(Nv *nv)
+{
+	for (int j = 0; j < nv->builders.len; j++)
+		LLVMDisposeBuilder(nv->builders.items[j]);
+	cg_close(&nv->g);
+}
+
 bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOutput *out)
 {
 	init_llvm_nvptx();
@@ -973,36 +971,14 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	for (int t = 1; t < opt->ntargets; t++)
 		nv.target_name = arena_printf(cc->arena, "%s,%s", nv.target_name, opt->targets[t]->name);
 	Cg *g = &nv.g;
-	g->cc = cc;
-	g->m = m;
 	g->nvptx = true;
 	g->ptx_cas16 = !(opt->emit == GPU_EMIT_NVVM && getenv("PKC_GPU_EMULATE"));
-	g->ctx = LLVMContextCreate();
-	LLVMContextSetDiagnosticHandler(g->ctx, diag_handler, &nv);
-	const char *src = m->source ? m->source : "<stdin>";
-	g->mod = LLVMModuleCreateWithNameInContext(src, g->ctx);
-	LLVMSetSourceFileName(g->mod, src, strlen(src));
-	LLVMSetTarget(g->mod, NVPTX_TRIPLE);
 	/* The first target's machine: the data layout, then its code. */
-	int olev = opt->opt_level < 0 ? 0 : opt->opt_level > 3 ? 3 : opt->opt_level;
-	LLVMTargetMachineRef tm0 = target_machine(opt->targets[0], olev);
-	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm0);
-	LLVMSetModuleDataLayout(g->mod, td);
-	LLVMDisposeTargetData(td);
+	cg_open(g, cc, m, NVPTX_TRIPLE, target_machine(opt->targets[0], cg_opt_level(opt->opt_level)));
+	LLVMTargetMachineRef tm0 = g->tm;
 	/* libdevice: no flush-to-zero of subnormals (IEEE results). */
 	LLVMAddModuleFlag(g->mod, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
-	                  LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(g->ctx), 0, 0)));
-	g->b = LLVMCreateBuilderInContext(g->ctx);
-	g->t_void = LLVMVoidTypeInContext(g->ctx);
-	g->t_i1 = LLVMInt1TypeInContext(g->ctx);
-	g->t_i8 = LLVMInt8TypeInContext(g->ctx);
-	g->t_i16 = LLVMInt16TypeInContext(g->ctx);
-	g->t_i32 = LLVMInt32TypeInContext(g->ctx);
-	g->t_i64 = LLVMInt64TypeInContext(g->ctx);
-	g->t_f32 = LLVMFloatTypeInContext(g->ctx);
-	g->t_f64 = LLVMDoubleTypeInContext(g->ctx);
-	g->t_ptr = LLVMPointerTypeInContext(g->ctx, 0);
-	g->md_loop_kind = LLVMGetMDKindIDInContext(g->ctx, "llvm.loop", 9);
+	                  LLVMValueAsMetadata(LLVMConstInt(g->t_i32, 0, 0)));
 	nv.t_gptr = LLVMPointerTypeInContext(g->ctx, 1);
 	nv.t_sptr = LLVMPointerTypeInContext(g->ctx, 3);
 
@@ -1030,12 +1006,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 		}
 	}
 	if (ok) {
-		char *msg = NULL;
-		if (LLVMVerifyModule(g->mod, LLVMReturnStatusAction, &msg)) {
-			char *text = getenv("PKC_DEBUG_NVVM") ? LLVMPrintModuleToString(g->mod) : NULL;
-			internal_error("NVVM module verification failed for %s:\n%s%s", src, msg ? msg : "", text ? text : "");
-		}
-		LLVMDisposeMessage(msg);
+		cg_verify(g);
 		if (opt->emit == GPU_EMIT_NVVM && getenv("PKC_GPU_EMULATE")) {
 			emulate_module(&nv, g->mod);
 			char *text = LLVMPrintModuleToString(g->mod);
@@ -1044,12 +1015,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 			LLVMDisposeMessage(text);
 			out->kernels = kinfo;
 			out->nkernels = m->nkernels;
-			for (int j = 0; j < nv.builders.len; j++)
-				LLVMDisposeBuilder(nv.builders.items[j]);
-			LLVMDisposeBuilder(g->b);
-			LLVMDisposeModule(g->mod);
-			LLVMDisposeTargetMachine(tm0);
-			LLVMContextDispose(g->ctx);
+			nv_close(&nv);
 			return true;
 		}
 		if (uses_libdevice(g->mod))
@@ -1122,11 +1088,6 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	} else {
 		free(kinfo);
 	}
-	for (int j = 0; j < nv.builders.len; j++)
-		LLVMDisposeBuilder(nv.builders.items[j]);
-	LLVMDisposeBuilder(g->b);
-	LLVMDisposeModule(g->mod);
-	LLVMDisposeTargetMachine(tm0);
-	LLVMContextDispose(g->ctx);
+	nv_close(&nv);
 	return ok;
 }

@@ -95,11 +95,9 @@ static LLVMTargetMachineRef create_target_machine(const CodegenOptions *opt)
 		cpu = host_cpu;
 		features = host_features;
 	}
-	static const LLVMCodeGenOptLevel levels[4] = {LLVMCodeGenLevelNone, LLVMCodeGenLevelLess,
-	                                              LLVMCodeGenLevelDefault, LLVMCodeGenLevelAggressive};
-	int o = opt->opt_level < 0 ? 0 : opt->opt_level > 3 ? 3 : opt->opt_level;
-	LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, HOST_TRIPLE, cpu, features, levels[o],
-	                                                  LLVMRelocPIC, LLVMCodeModelDefault);
+	LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, HOST_TRIPLE, cpu, features,
+	                                                  cg_codegen_level(opt->opt_level), LLVMRelocPIC,
+	                                                  LLVMCodeModelDefault);
 	if (host_cpu)
 		LLVMDisposeMessage(host_cpu);
 	if (host_features)
@@ -107,18 +105,6 @@ static LLVMTargetMachineRef create_target_machine(const CodegenOptions *opt)
 	if (!tm)
 		internal_error("cannot create an LLVM target machine for %s", HOST_TRIPLE);
 	return tm;
-}
-
-/* LLVM's diagnostics: errors are pkc bugs; warnings and remarks (e.g. a
- * vectorisation hint that could not be honoured) are not the user's
- * business. */
-static void diag_handler(LLVMDiagnosticInfoRef di, void *ctx)
-{
-	(void)ctx;
-	if (LLVMGetDiagInfoSeverity(di) != LLVMDSError)
-		return;
-	char *msg = LLVMGetDiagInfoDescription(di);
-	internal_error("LLVM: %s", msg);
 }
 
 /* ---- kernel-level helpers ------------------------------------------------------ */
@@ -546,31 +532,10 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 		return false;
 
 	Cg g = {0};
-	g.cc = cc;
-	g.m = m;
-	g.ctx = LLVMContextCreate();
-	LLVMContextSetDiagnosticHandler(g.ctx, diag_handler, &g);
-	LLVMTargetMachineRef tm = create_target_machine(opt);
-	const char *src = m->source ? m->source : "<stdin>";
-	g.mod = LLVMModuleCreateWithNameInContext(src, g.ctx);
-	LLVMSetSourceFileName(g.mod, src, strlen(src));
-	LLVMSetTarget(g.mod, HOST_TRIPLE);
-	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
-	LLVMSetModuleDataLayout(g.mod, td);
-	LLVMDisposeTargetData(td);
+	cg_open(&g, cc, m, HOST_TRIPLE, create_target_machine(opt));
+	LLVMTargetMachineRef tm = g.tm;
 	LLVMAddModuleFlag(g.mod, LLVMModuleFlagBehaviorError, "PIC Level", 9,
-	                  LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(g.ctx), 2, 0)));
-	g.b = LLVMCreateBuilderInContext(g.ctx);
-	g.t_void = LLVMVoidTypeInContext(g.ctx);
-	g.t_i1 = LLVMInt1TypeInContext(g.ctx);
-	g.t_i8 = LLVMInt8TypeInContext(g.ctx);
-	g.t_i16 = LLVMInt16TypeInContext(g.ctx);
-	g.t_i32 = LLVMInt32TypeInContext(g.ctx);
-	g.t_i64 = LLVMInt64TypeInContext(g.ctx);
-	g.t_f32 = LLVMFloatTypeInContext(g.ctx);
-	g.t_f64 = LLVMDoubleTypeInContext(g.ctx);
-	g.t_ptr = LLVMPointerTypeInContext(g.ctx, 0);
-	g.md_loop_kind = LLVMGetMDKindIDInContext(g.ctx, "llvm.loop", 9);
+	                  LLVMValueAsMetadata(LLVMConstInt(g.t_i32, 2, 0)));
 
 	LLVMValueRef cuda_module = opt->gpu ? cg_cuda_module(&g, opt->gpu) : NULL;
 	for (int i = 0; i < m->nkernels && !g.failed; i++) {
@@ -583,12 +548,9 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 
 	bool ok = !g.failed && cc->diag.nerrors == nerr;
 	if (ok) {
-		char *msg = NULL;
-		if (LLVMVerifyModule(g.mod, LLVMReturnStatusAction, &msg))
-			internal_error("LLVM module verification failed for %s:\n%s", src, msg ? msg : "");
-		LLVMDisposeMessage(msg);
+		cg_verify(&g);
 
-		int o = opt->opt_level < 0 ? 0 : opt->opt_level > 3 ? 3 : opt->opt_level;
+		int o = cg_opt_level(opt->opt_level);
 		LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
 		LLVMPassBuilderOptionsSetLoopVectorization(po, o >= 2);
 		LLVMPassBuilderOptionsSetSLPVectorization(po, o >= 2);
@@ -628,9 +590,6 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 		}
 	}
 
-	LLVMDisposeBuilder(g.b);
-	LLVMDisposeModule(g.mod);
-	LLVMDisposeTargetMachine(tm);
-	LLVMContextDispose(g.ctx);
+	cg_close(&g);
 	return ok;
 }

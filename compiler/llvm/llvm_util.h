@@ -20,6 +20,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h> /* LLVMTemporaryMDNode */
 #include <llvm-c/Target.h>    /* data layout queries */
+#include <llvm-c/TargetMachine.h>
 
 /* Internal functions created on first use (see cg_helper). */
 typedef enum CgHelper {
@@ -37,6 +38,7 @@ typedef struct Cg {
 	Compiler *cc;           /* for diagnostics and the arena */
 	const IrModule *m;      /* the module being compiled */
 	LLVMContextRef ctx;     /* owns every type and constant below */
+	LLVMTargetMachineRef tm;/* the (first) target's machine: the module's data layout */
 	LLVMModuleRef mod;      /* the module every kernel goes into */
 	LLVMBuilderRef b;       /* the instruction builder, positioned by the emitters */
 	LLVMTypeRef t_void;     /* common types, created once */
@@ -78,6 +80,22 @@ typedef struct CgFn {
 	LLVMValueRef nprog;    /* program function: the nprog array; NULL in the launch stub */
 	const char *where;     /* "body", "grid", "requires": for diagnostics */
 } CgFn;
+
+/* ---- llvm_module.c: one compilation's LLVM state ------------------------ */
+
+/* The -O level (-O0..-O3) of an option value, clamped to 0..3. */
+int cg_opt_level(int opt_level);
+/* The code generator's level for that -O level. */
+LLVMCodeGenOptLevel cg_codegen_level(int opt_level);
+/* Sets g up for one module: cc and m, a context whose LLVM errors are
+ * internal errors, the module (named after m's source) for `triple` with
+ * tm's data layout, a builder and the common types.  g takes tm.  The
+ * caller's fields (nvptx, ptx_cas16) are kept. */
+void cg_open(Cg *g, Compiler *cc, const IrModule *m, const char *triple, LLVMTargetMachineRef tm);
+/* Verifies the module: a broken one is an internal error. */
+void cg_verify(Cg *g);
+/* Disposes the builder, the module, the target machine and the context. */
+void cg_close(Cg *g);
 
 /* ---- llvm_scalar.c: types, constants, conversions, elementwise ops ------- */
 
