@@ -695,16 +695,6 @@ static void internalize(LLVMModuleRef mod)
 			LLVMSetLinkage(gv, LLVMInternalLinkage);
 }
 
-/* A malloc'd copy with a NUL after the n bytes. */
-static char *dup_bytes(const char *p, size_t n)
-{
-	char *d = xmalloc(n + 1);
-	if (n)
-		memcpy(d, p, n);
-	d[n] = '\0';
-	return d;
-}
-
 /* Optimises mod for target t and emits its PTX (or its NVVM IR): a copy of
  * it, or, for the last target (`last`), mod itself.  tm: a target machine
  * for t at the optimisation level, or NULL. */
@@ -735,7 +725,7 @@ static char *compile_target(Nv *nv, LLVMModuleRef base, const GpuTarget *t, LLVM
 	if (nvvm) {
 		char *text = LLVMPrintModuleToString(mod);
 		*size = strlen(text);
-		out = dup_bytes(text, *size);
+		out = xmemdup(text, *size);
 		LLVMDisposeMessage(text);
 	} else {
 		LLVMMemoryBufferRef buf = NULL;
@@ -745,7 +735,7 @@ static char *compile_target(Nv *nv, LLVMModuleRef base, const GpuTarget *t, LLVM
 			internal_error("LLVM PTX generation failed for %s: %s", t->name, e ? e : "?");
 		time_note(cc, t0, "%s: PTX generation", t->name);
 		*size = LLVMGetBufferSize(buf);
-		out = dup_bytes(LLVMGetBufferStart(buf), *size);
+		out = xmemdup(LLVMGetBufferStart(buf), *size);
 		LLVMDisposeMemoryBuffer(buf);
 	}
 	if (own)
@@ -1011,7 +1001,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 			emulate_module(&nv, g->mod);
 			char *text = LLVMPrintModuleToString(g->mod);
 			out->text_size = strlen(text);
-			out->text = dup_bytes(text, out->text_size);
+			out->text = xmemdup(text, out->text_size);
 			LLVMDisposeMessage(text);
 			out->kernels = kinfo;
 			out->nkernels = m->nkernels;

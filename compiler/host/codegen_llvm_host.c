@@ -510,15 +510,6 @@ static bool check_kernel(Compiler *cc, const IrKernel *k)
 	return true;
 }
 
-static char *dup_bytes(const char *p, size_t n)
-{
-	char *d = xmalloc(n + 1);
-	if (n)
-		memcpy(d, p, n);
-	d[n] = '\0';
-	return d;
-}
-
 bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenOutput *out)
 {
 	init_llvm_x86();
@@ -574,7 +565,7 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 		if (opt->emit == CG_EMIT_LLVM) {
 			char *text = LLVMPrintModuleToString(g.mod);
 			out->size = strlen(text);
-			out->data = dup_bytes(text, out->size);
+			out->data = xmemdup(text, out->size);
 			LLVMDisposeMessage(text);
 		} else {
 			LLVMMemoryBufferRef buf = NULL;
@@ -585,7 +576,7 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 				internal_error("LLVM code generation failed: %s", e ? e : "?");
 			time_note(cc, t0, "host: x86 code generation");
 			out->size = LLVMGetBufferSize(buf);
-			out->data = dup_bytes(LLVMGetBufferStart(buf), out->size);
+			out->data = xmemdup(LLVMGetBufferStart(buf), out->size);
 			LLVMDisposeMemoryBuffer(buf);
 		}
 	}

@@ -55,6 +55,7 @@ char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...);
 void *xmalloc(size_t n);                     /* malloc or internal error */
 void *xrealloc(void *p, size_t n);
+char *xmemdup(const void *p, size_t n);      /* malloc'd copy of the n bytes with a NUL after them */
 
 /* Growable array of pointers in an arena (old storage is abandoned to the
  * arena on growth; fine for compiler-sized data). */

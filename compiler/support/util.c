@@ -32,6 +32,15 @@ void *xmalloc(size_t n)
 	return p;
 }
 
+char *xmemdup(const void *p, size_t n)
+{
+	char *d = xmalloc(n + 1);
+	if (n)
+		memcpy(d, p, n);
+	d[n] = '\0';
+	return d;
+}
+
 void *xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);
