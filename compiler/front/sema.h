@@ -95,18 +95,6 @@ typedef struct Binding {
 	struct Binding *next; /* next binding of the same scope */
 } Binding;
 
-/* A hash map keyed by pointers (interned names), open addressing; arrays
- * live in the arena and are abandoned on growth. */
-typedef struct PtrMap {
-	const void **keys; /* NULL = empty slot */
-	void **vals;       /* value of each key */
-	int cap;           /* slots (a power of 2, or 0) */
-	int n;             /* keys present */
-} PtrMap;
-
-/* The value slot of key; with insert, created (NULL-valued) if absent,
- * else NULL when absent. */
-void **ptrmap_slot(Arena *a, PtrMap *m, const void *key, bool insert);
 
 /* A lexical scope: a list of bindings and the enclosing scope. */
 typedef struct Scope {

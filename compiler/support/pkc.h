@@ -67,6 +67,19 @@ typedef struct Vec {
 
 void vec_push(Arena *a, Vec *v, void *item);
 
+/* A hash map keyed by pointers (interned names, IR values), open
+ * addressing; arrays live in the arena and are abandoned on growth. */
+typedef struct PtrMap {
+	const void **keys; /* NULL = empty slot */
+	void **vals;       /* value of each key */
+	int cap;           /* slots (a power of 2, or 0) */
+	int n;             /* keys present */
+} PtrMap;
+
+/* The value slot of key; with insert, created (NULL-valued) if absent,
+ * else NULL when absent. */
+void **ptrmap_slot(Arena *a, PtrMap *m, const void *key, bool insert);
+
 /* A growable malloc'd byte string (diagnostics, headers, MLIR output):
  * always NUL-terminated once anything was added; free(b.data) when done. */
 typedef struct StrBuf {

@@ -272,6 +272,35 @@ const char *intern_cstr(Interner *in, const char *s)
 	return intern(in, s, strlen(s));
 }
 
+/* ---- pointer maps -------------------------------------------------------- */
+
+void **ptrmap_slot(Arena *a, PtrMap *m, const void *key, bool insert)
+{
+	if (insert && 2 * (m->n + 1) > m->cap) {
+		PtrMap g = {.cap = m->cap ? 2 * m->cap : 16};
+		g.keys = arena_alloc(a, sizeof(void *) * (size_t)g.cap);
+		g.vals = arena_alloc(a, sizeof(void *) * (size_t)g.cap);
+		for (int i = 0; i < m->cap; i++)
+			if (m->keys[i])
+				*ptrmap_slot(a, &g, m->keys[i], true) = m->vals[i];
+		*m = g;
+	}
+	if (!m->cap)
+		return NULL;
+	size_t h = ((uintptr_t)key >> 3) * UINT64_C(0x9E3779B97F4A7C15) >> 7;
+	for (int i = (int)(h & (size_t)(m->cap - 1));; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == key)
+			return &m->vals[i];
+		if (!m->keys[i]) {
+			if (!insert)
+				return NULL;
+			m->keys[i] = key;
+			m->n++;
+			return &m->vals[i];
+		}
+	}
+}
+
 /* ---- growable strings -------------------------------------------------- */
 
 void strbuf_put(StrBuf *b, const void *p, size_t n)
