@@ -13,10 +13,8 @@ enum { SCOPE_INDEX_MIN = 16 };
 
 Binding *lookup_in(Scope *sc, const char *name)
 {
-	if (sc->index.cap) {
-		void **slot = ptrmap_slot(NULL, &sc->index, name, false);
-		return slot ? *slot : NULL;
-	}
+	if (sc->index.cap)
+		return ptrmap_get(&sc->index, name);
 	for (Binding *b = sc->first; b; b = b->next)
 		if (b->name == name)
 			return b;
@@ -121,10 +119,9 @@ const char *closest_name(const char *name, const char *const *cands, int n)
 
 bool used_before_declaration(Sema *s, const char *name, Loc loc)
 {
-	void **slot = ptrmap_slot(NULL, &s->all_consts, name, false);
-	if (!slot)
+	const AstConst *kc = ptrmap_get(&s->all_consts, name);
+	if (!kc)
 		return false;
-	const AstConst *kc = *slot;
 	error_at(s->cc, loc, "constant '%s' is used before its declaration; a const is visible from its declaration on [§5.10]",
 	         name);
 	note_at(s->cc, kc->loc, "'%s' is declared here", name);

@@ -79,6 +79,8 @@ typedef struct PtrMap {
 /* The value slot of key; with insert, created (NULL-valued) if absent,
  * else NULL when absent. */
 void **ptrmap_slot(Arena *a, PtrMap *m, const void *key, bool insert);
+/* The value of key, or NULL when absent. */
+void *ptrmap_get(const PtrMap *m, const void *key);
 
 /* A growable malloc'd byte string (diagnostics, headers, MLIR output):
  * always NUL-terminated once anything was added; free(b.data) when done. */

@@ -274,6 +274,16 @@ const char *intern_cstr(Interner *in, const char *s)
 
 /* ---- pointer maps -------------------------------------------------------- */
 
+/* The slot of key, or the empty slot where it would go (m->cap > 0). */
+static int ptrmap_find(const PtrMap *m, const void *key)
+{
+	size_t h = ((uintptr_t)key >> 3) * UINT64_C(0x9E3779B97F4A7C15) >> 7;
+	int i = (int)(h & (size_t)(m->cap - 1));
+	while (m->keys[i] && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
 void **ptrmap_slot(Arena *a, PtrMap *m, const void *key, bool insert)
 {
 	if (insert && 2 * (m->n + 1) > m->cap) {
@@ -287,18 +297,22 @@ void **ptrmap_slot(Arena *a, PtrMap *m, const void *key, bool insert)
 	}
 	if (!m->cap)
 		return NULL;
-	size_t h = ((uintptr_t)key >> 3) * UINT64_C(0x9E3779B97F4A7C15) >> 7;
-	for (int i = (int)(h & (size_t)(m->cap - 1));; i = (i + 1) & (m->cap - 1)) {
-		if (m->keys[i] == key)
-			return &m->vals[i];
-		if (!m->keys[i]) {
-			if (!insert)
-				return NULL;
-			m->keys[i] = key;
-			m->n++;
-			return &m->vals[i];
-		}
+	int i = ptrmap_find(m, key);
+	if (!m->keys[i]) {
+		if (!insert)
+			return NULL;
+		m->keys[i] = key;
+		m->n++;
 	}
+	return &m->vals[i];
+}
+
+void *ptrmap_get(const PtrMap *m, const void *key)
+{
+	if (!m->cap)
+		return NULL;
+	int i = ptrmap_find(m, key);
+	return m->keys[i] ? m->vals[i] : NULL;
 }
 
 /* ---- growable strings -------------------------------------------------- */
