@@ -372,49 +372,19 @@ static LLVMValueRef call_helper(Cg *g, CgHelper h, LLVMValueRef x)
 /* The bit pattern of every f16/bf16 value made from bits (a load, a
  * rounding) is remembered, so that storing the value again costs nothing.
  * (The bits are defined just before the value, so they dominate its uses.) */
-static size_t half_slot(Cg *g, LLVMValueRef v)
-{
-	size_t h = ((size_t)(uintptr_t)v >> 4) * 0x9E3779B97F4A7C15u;
-	size_t i = h & (g->half_cap - 1);
-	while (g->half_keys[i] && g->half_keys[i] != v)
-		i = (i + 1) & (g->half_cap - 1);
-	return i;
-}
-
 static void half_remember(Cg *g, DType dt, LLVMValueRef v, LLVMValueRef bits)
 {
-	if (2 * (g->half_len + 1) > g->half_cap) {
-		LLVMValueRef *ok = g->half_keys, *ob = g->half_bits;
-		DType *od = g->half_dts;
-		size_t ocap = g->half_cap;
-		g->half_cap = ocap ? 2 * ocap : 256;
-		g->half_keys = arena_alloc(g->cc->arena, g->half_cap * sizeof *g->half_keys);
-		g->half_bits = arena_alloc(g->cc->arena, g->half_cap * sizeof *g->half_bits);
-		g->half_dts = arena_alloc(g->cc->arena, g->half_cap * sizeof *g->half_dts);
-		for (size_t i = 0; i < ocap; i++)
-			if (ok[i]) {
-				size_t j = half_slot(g, ok[i]);
-				g->half_keys[j] = ok[i];
-				g->half_bits[j] = ob[i];
-				g->half_dts[j] = od[i];
-			}
-	}
-	size_t i = half_slot(g, v);
-	if (!g->half_keys[i])
-		g->half_len++;
-	g->half_keys[i] = v;
-	g->half_bits[i] = bits;
-	g->half_dts[i] = dt;
+	CgHalf *h = arena_alloc(g->cc->arena, sizeof *h);
+	*h = (CgHalf){bits, dt};
+	*ptrmap_slot(g->cc->arena, &g->half_bits, v, true) = h;
 }
 
 /* The bits of v as a dt, if known (a float made from f16 bits is not a
  * bf16). */
 static LLVMValueRef half_known(Cg *g, DType dt, LLVMValueRef v)
 {
-	if (!g->half_cap)
-		return NULL;
-	size_t i = half_slot(g, v);
-	return g->half_keys[i] && g->half_dts[i] == dt ? g->half_bits[i] : NULL;
+	const CgHalf *h = ptrmap_get(&g->half_bits, v);
+	return h && h->dt == dt ? h->bits : NULL;
 }
 
 /* The LLVM type of a 16-bit float dtype (the CUDA back end's conversions). */

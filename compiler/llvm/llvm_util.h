@@ -33,6 +33,12 @@ typedef enum CgHelper {
 	H_COUNT
 } CgHelper;
 
+/* The bit pattern (i16) of an f16/bf16 value, as dtype dt (DT_F16 or DT_BF16). */
+typedef struct CgHalf {
+	LLVMValueRef bits;
+	DType dt;
+} CgHalf;
+
 /* Per compilation: one context, one module, one builder. */
 typedef struct Cg {
 	Compiler *cc;           /* for diagnostics and the arena */
@@ -47,11 +53,8 @@ typedef struct Cg {
 	LLVMTypeRef t_ptr;      /* the opaque pointer type (address space 0) */
 	LLVMValueRef helpers[H_COUNT]; /* internal conversion functions, NULL until used */
 	unsigned md_loop_kind;  /* metadata kind id of !llvm.loop */
-	LLVMValueRef *half_keys;/* f16/bf16 values (floats) whose bit pattern is known... */
-	LLVMValueRef *half_bits;/* ...and that pattern (i16): storing them needs no conversion... */
-	DType *half_dts;        /* ...as that dtype (DT_F16 or DT_BF16) */
-	size_t half_cap;        /* slots of the open-addressing table (a power of two, or 0) */
-	size_t half_len;        /* slots in use */
+	PtrMap half_bits;       /* f16/bf16 value (a float) -> CgHalf: its known bit pattern, so
+	                           storing it needs no conversion */
 	bool failed;            /* an error was reported: stop emitting */
 	bool nvptx;             /* the CUDA back end (nvptx.h) uses these helpers: native f16/bf16
 	                           conversions, libdevice (__nv_*) math, device-scope relaxed atomics */
