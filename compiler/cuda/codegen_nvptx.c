@@ -458,16 +458,12 @@ static void finish_smem(NvFn *f, GpuKernel *info)
 	LLVMDeleteGlobal(f->smem_pipe);
 }
 
-static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
+/* The kernel's entry function: parameters operands, scalars (memory form),
+ * sizes, grid extents; a CTA of `warps` warps. */
+static LLVMValueRef kernel_entry(Nv *nv, const IrKernel *k, int warps)
 {
 	Cg *g = &nv->g;
 	Arena *a = nv->cc->arena;
-	int warps = k->num_warps > 0 ? k->num_warps : 4;
-	int warpbits = lay_log2_ceil(warps);
-	info->name = k->name;
-	info->threads = warps * 32;
-
-	/* Parameters: operands, scalars (memory form), sizes, grid extents. */
 	int np = k->noperands + k->nscalars + k->nsizes + k->ngrid;
 	LLVMTypeRef *pt = arena_alloc(a, (size_t)(np + 1) * sizeof *pt);
 	int p = 0;
@@ -494,7 +490,17 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
 		if (k->operands[o]->mode == PM_IN)
 			cg_attr(g, fn, (unsigned)o + 1, "readonly", 0);
 	}
+	return fn;
+}
 
+/* The per-function state of kernel k's entry fn: the layout plan, the value
+ * tables, the entry and program blocks (the builder at the end of the entry
+ * block, before its branch to prog), thread ids, the shared-memory
+ * placeholders. */
+static NvFn *new_fn(Nv *nv, const IrKernel *k, LLVMValueRef fn, int warpbits, LLVMBasicBlockRef *prog_out)
+{
+	Cg *g = &nv->g;
+	Arena *a = nv->cc->arena;
 	NvFn *f = arena_alloc(a, sizeof *f);
 	f->nv = nv;
 	f->g = g;
@@ -509,7 +515,7 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
 	f->rs = arena_alloc(a, (size_t)maxrefs * sizeof *f->rs);
 
 	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(g->ctx, fn, "entry");
-	LLVMBasicBlockRef prog = LLVMAppendBasicBlockInContext(g->ctx, fn, "program");
+	LLVMBasicBlockRef prog = *prog_out = LLVMAppendBasicBlockInContext(g->ctx, fn, "program");
 	LLVMPositionBuilderAtEnd(g->b, entry);
 	f->entry_br = LLVMBuildBr(g->b, prog);
 	f->pre = LLVMCreateBuilderInContext(g->ctx);
@@ -522,9 +528,17 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
 	f->smem = LLVMAddGlobalInAddressSpace(g->mod, g->t_i8, arena_printf(a, "%s.smem.placeholder", k->name), 3);
 	f->smem_pipe = LLVMAddGlobalInAddressSpace(g->mod, g->t_i8, arena_printf(a, "%s.pipe.placeholder", k->name), 3);
 	f->pipelined = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *f->pipelined);
+	return f;
+}
 
-	/* Program ids: blockIdx.x is the row-major index over the parallel
-	 * axes; the arbitrary axes are loops below. */
+/* Program ids: blockIdx.x is the row-major index over the parallel axes;
+ * the arbitrary axes are loops (emit_task). */
+static void program_ids(NvFn *f)
+{
+	Cg *g = f->g;
+	const IrKernel *k = f->k;
+	Arena *a = f->nv->cc->arena;
+	LLVMValueRef fn = f->fn;
 	f->pid = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *f->pid);
 	f->nprog = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *f->nprog);
 	int base = k->noperands + k->nscalars + k->nsizes;
@@ -539,12 +553,20 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
 		f->pid[d] = LLVMBuildURem(g->b, lin, f->nprog[d], "pid");
 		lin = LLVMBuildUDiv(g->b, lin, f->nprog[d], "");
 	}
+}
 
-	/* Body arguments. */
+/* Binds the body's arguments: operand Refs, scalars, sizes; places the
+ * scratch buffers.  false after an error. */
+static bool bind_body_args(NvFn *f)
+{
+	Cg *g = f->g;
+	const IrKernel *k = f->k;
+	Arena *a = f->nv->cc->arena;
+	LLVMValueRef fn = f->fn;
 	const Region *body = k->body;
 	int nargs = k->noperands + k->nscalars + k->nsizes;
 	if (body->nargs != nargs || !k->refs_lowered || k->tiled) {
-		error_at(nv->cc, k->loc, "%s: the CUDA back end needs the IR after lower-refs (and before tile-host)",
+		error_at(f->nv->cc, k->loc, "%s: the CUDA back end needs the IR after lower-refs (and before tile-host)",
 		         k->name);
 		return false;
 	}
@@ -572,8 +594,17 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
 	for (int s = 0; s < k->nsizes; s++)
 		f->vals[body->args[k->noperands + k->nscalars + s]->id] = gv_scalar(f, DT_I64, f->sizes[s]);
 	place_scratch(f, body);
+	return true;
+}
 
-	/* The arbitrary axes: nested loops, the first axis outermost. */
+/* One task of the CTA from block prog on: the body, in nested loops over
+ * the arbitrary axes (the first axis outermost).  false after an error. */
+static bool emit_task(NvFn *f, LLVMBasicBlockRef prog)
+{
+	Cg *g = f->g;
+	const IrKernel *k = f->k;
+	Arena *a = f->nv->cc->arena;
+	const Region *body = k->body;
 	LLVMPositionBuilderAtEnd(g->b, prog);
 	int narb = 0;
 	LLVMBasicBlockRef *heads = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *heads);
@@ -608,9 +639,23 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
 		LLVMBuildBr(g->b, heads[j]);
 		LLVMPositionBuilderAtEnd(g->b, exits[j]);
 	}
-	LLVMBuildRetVoid(g->b);
+	return true;
+}
+
+static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
+{
+	int warps = k->num_warps > 0 ? k->num_warps : 4;
+	info->name = k->name;
+	info->threads = warps * 32;
+	LLVMValueRef fn = kernel_entry(nv, k, warps);
+	LLVMBasicBlockRef prog;
+	NvFn *f = new_fn(nv, k, fn, lay_log2_ceil(warps), &prog);
+	program_ids(f);
+	if (!bind_body_args(f) || !emit_task(f, prog))
+		return false;
+	LLVMBuildRetVoid(f->g->b);
 	finish_smem(f, info);
-	return !g->failed;
+	return !f->g->failed;
 }
 
 /* ---- the module ------------------------------------------------------------------------ */
@@ -932,12 +977,9 @@ static void nv_close(Nv *nv)
 	cg_close(&nv->g);
 }
 
-bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOutput *out)
+/* What the CUDA back end cannot take, kernel by kernel: stops at the first. */
+static bool check_kernels(Compiler *cc, const IrModule *m)
 {
-	init_llvm_nvptx();
-	PKC_ASSERT(opt->ntargets > 0);
-	Loc none = {0};
-	/* Kernel checks. */
 	for (int i = 0; i < m->nkernels; i++) {
 		const IrKernel *k = m->kernels[i];
 		int w = k->num_warps > 0 ? k->num_warps : 4;
@@ -952,6 +994,101 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 		if (!codegen_check_kernel_name(cc, k))
 			return false;
 	}
+	return true;
+}
+
+/* The dynamic shared memory of each kernel against every target's limit:
+ * reports the first kernel that does not fit. */
+static bool check_smem(Nv *nv)
+{
+	const GpuOptions *opt = nv->opt;
+	for (int i = 0; i < nv->m->nkernels; i++) {
+		uint64_t total = nv->kinfo[i].dynamic_smem;
+		for (int t = 0; t < opt->ntargets && total; t++)
+			if (total > nv_smem_limit(opt->targets[t])) {
+				error_at(nv->cc, nv->m->kernels[i]->loc, "%s needs %llu bytes of shared memory; %s allows at most %llu",
+				         nv->m->kernels[i]->name, (unsigned long long)total, opt->targets[t]->name,
+				         (unsigned long long)nv_smem_limit(opt->targets[t]));
+				return false;
+			}
+	}
+	return true;
+}
+
+/* --emit=ptx, cubin or nvvm: the text of the single target. */
+static bool emit_text(Nv *nv, GpuOutput *out)
+{
+	const GpuOptions *opt = nv->opt;
+	const GpuTarget *t = opt->targets[0];
+	size_t n;
+	char *text = compile_target(nv, nv->g.mod, t, nv->g.tm, true, opt->emit == GPU_EMIT_NVVM, &n);
+	if (opt->emit != GPU_EMIT_CUBIN) {
+		out->text = text;
+		out->text_size = n;
+		return true;
+	}
+	bool ok = nv_ptxas_compile(nv, t, text, n, &out->text, &out->text_size, true);
+	free(text);
+	return ok;
+}
+
+/* The images of the fat object: per target a cubin (when ptxas is there)
+ * and the PTX of the newest target, PTX last. */
+static bool emit_images(Nv *nv, GpuOutput *out)
+{
+	Compiler *cc = nv->cc;
+	const GpuOptions *opt = nv->opt;
+	Loc none = {0};
+	bool ok = true;
+	const char *ptxas = nv_find_ptxas(cc, opt->ptxas);
+	if (!ptxas && opt->ptxas && strcmp(opt->ptxas, "none") != 0) {
+		error_at(cc, none, "--ptxas=%s: not an executable file", opt->ptxas);
+		ok = false;
+	} else if (!ptxas && !opt->ptxas) {
+		warning_at(cc, none, "ptxas not found: embedding PTX only; the driver will JIT-compile it at load");
+	}
+	/* The PTX kept for newer GPUs: the newest target's (a plain one
+	 * before an "a" one of the same capability). */
+	const GpuTarget *newest = NULL;
+	for (int t = 0; t < opt->ntargets; t++) {
+		const GpuTarget *x = opt->targets[t];
+		if (!newest || x->sm > newest->sm || (x->sm == newest->sm && newest->arch_specific && !x->arch_specific))
+			newest = x;
+	}
+	for (int t = 0; t < opt->ntargets && ok; t++) {
+		size_t n;
+		char *ptx = compile_target(nv, nv->g.mod, opt->targets[t], t == 0 ? nv->g.tm : NULL,
+		                           t == opt->ntargets - 1, false, &n);
+		if (ptxas) {
+			char *cubin;
+			size_t csize;
+			double t1 = time_ms();
+			ok = nv_ptxas_compile(nv, opt->targets[t], ptx, n, &cubin, &csize, false);
+			time_note(cc, t1, "%s: ptxas", opt->targets[t]->name);
+			if (ok)
+				push_image(out, opt->targets[t], GPU_IMAGE_SASS, cubin, csize);
+		}
+		if (ok && (!ptxas || opt->targets[t] == newest))
+			push_image(out, opt->targets[t], GPU_IMAGE_PTX, ptx, n + 1);
+		else
+			free(ptx);
+	}
+	/* PTX images go last: the runtime prefers exact SASS. */
+	for (int a2 = 0, b2 = 0; a2 < out->nimages; a2++)
+		if (out->images[a2].kind == GPU_IMAGE_SASS) {
+			GpuImage tmp = out->images[b2];
+			out->images[b2++] = out->images[a2];
+			out->images[a2] = tmp;
+		}
+	return ok;
+}
+
+bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOutput *out)
+{
+	init_llvm_nvptx();
+	PKC_ASSERT(opt->ntargets > 0);
+	if (!check_kernels(cc, m))
+		return false;
 
 	Nv nv = {0};
 	nv.cc = cc;
@@ -965,7 +1102,6 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	g->ptx_cas16 = !(opt->emit == GPU_EMIT_NVVM && getenv("PKC_GPU_EMULATE"));
 	/* The first target's machine: the data layout, then its code. */
 	cg_open(g, cc, m, NVPTX_TRIPLE, target_machine(opt->targets[0], cg_opt_level(opt->opt_level)));
-	LLVMTargetMachineRef tm0 = g->tm;
 	/* libdevice: no flush-to-zero of subnormals (IEEE results). */
 	LLVMAddModuleFlag(g->mod, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
 	                  LLVMValueAsMetadata(LLVMConstInt(g->t_i32, 0, 0)));
@@ -980,21 +1116,8 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	for (int i = 0; i < m->nkernels && !g->failed; i++)
 		emit_kernel(&nv, m->kernels[i], &kinfo[i]);
 	time_note(cc, t0, "nvptx: NVVM IR");
-	bool ok = !g->failed && cc->diag.nerrors == nerr;
+	bool ok = !g->failed && cc->diag.nerrors == nerr && check_smem(&nv);
 
-	if (ok) {
-		for (int i = 0; i < m->nkernels && ok; i++) {
-			uint64_t total = kinfo[i].dynamic_smem;
-			for (int t = 0; t < opt->ntargets && total; t++)
-				if (total > nv_smem_limit(opt->targets[t])) {
-					error_at(cc, m->kernels[i]->loc, "%s needs %llu bytes of shared memory; %s allows at most %llu",
-					         m->kernels[i]->name, (unsigned long long)total, opt->targets[t]->name,
-					         (unsigned long long)nv_smem_limit(opt->targets[t]));
-					ok = false;
-					break;
-				}
-		}
-	}
 	if (ok) {
 		cg_verify(g);
 		if (opt->emit == GPU_EMIT_NVVM && getenv("PKC_GPU_EMULATE")) {
@@ -1012,61 +1135,8 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 			ok = link_libdevice(&nv, g->mod);
 		internalize(g->mod);
 	}
-	if (ok) {
-		if (opt->emit != GPU_EMIT_IMAGES) {
-			const GpuTarget *t = opt->targets[0];
-			size_t n;
-			char *text = compile_target(&nv, g->mod, t, tm0, true, opt->emit == GPU_EMIT_NVVM, &n);
-			if (opt->emit == GPU_EMIT_CUBIN) {
-				ok = nv_ptxas_compile(&nv, t, text, n, &out->text, &out->text_size, true);
-				free(text);
-			} else {
-				out->text = text;
-				out->text_size = n;
-			}
-		} else {
-			const char *ptxas = nv_find_ptxas(cc, opt->ptxas);
-			if (!ptxas && opt->ptxas && strcmp(opt->ptxas, "none") != 0) {
-				error_at(cc, none, "--ptxas=%s: not an executable file", opt->ptxas);
-				ok = false;
-			} else if (!ptxas && !opt->ptxas) {
-				warning_at(cc, none, "ptxas not found: embedding PTX only; the driver will JIT-compile it at load");
-			}
-			/* The PTX kept for newer GPUs: the newest target's (a plain one
-			 * before an "a" one of the same capability). */
-			const GpuTarget *newest = NULL;
-			for (int t = 0; t < opt->ntargets; t++) {
-				const GpuTarget *x = opt->targets[t];
-				if (!newest || x->sm > newest->sm || (x->sm == newest->sm && newest->arch_specific && !x->arch_specific))
-					newest = x;
-			}
-			for (int t = 0; t < opt->ntargets && ok; t++) {
-				size_t n;
-				char *ptx = compile_target(&nv, g->mod, opt->targets[t], t == 0 ? tm0 : NULL,
-				                           t == opt->ntargets - 1, false, &n);
-				if (ptxas) {
-					char *cubin;
-					size_t csize;
-					double t1 = time_ms();
-					ok = nv_ptxas_compile(&nv, opt->targets[t], ptx, n, &cubin, &csize, false);
-					time_note(cc, t1, "%s: ptxas", opt->targets[t]->name);
-					if (ok)
-						push_image(out, opt->targets[t], GPU_IMAGE_SASS, cubin, csize);
-				}
-				if (ok && (!ptxas || opt->targets[t] == newest))
-					push_image(out, opt->targets[t], GPU_IMAGE_PTX, ptx, n + 1);
-				else
-					free(ptx);
-			}
-			/* PTX images go last: the runtime prefers exact SASS. */
-			for (int a2 = 0, b2 = 0; a2 < out->nimages; a2++)
-				if (out->images[a2].kind == GPU_IMAGE_SASS) {
-					GpuImage tmp = out->images[b2];
-					out->images[b2++] = out->images[a2];
-					out->images[a2] = tmp;
-				}
-		}
-	}
+	if (ok)
+		ok = opt->emit == GPU_EMIT_IMAGES ? emit_images(&nv, out) : emit_text(&nv, out);
 	if (ok && opt->resource_usage && opt->emit == GPU_EMIT_IMAGES)
 		for (int i = 0; i < m->nkernels; i++)
 			if (kinfo[i].dynamic_smem)
