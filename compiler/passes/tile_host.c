@@ -706,23 +706,10 @@ static void lower_access(TileHost *t, const Inst *i)
 /* The identity of a sum/max/min reduction over dtype dt. */
 static Value *reduce_init(TileHost *t, Op op, DType dt)
 {
-	if (op == IR_REDUCE_SUM)
-		return knum(t, dt, 0);
-	bool is_max = op == IR_REDUCE_MAX;
-	if (dtype_is_float(dt))
-		return kconst(t, dt, 0, is_max ? -INFINITY : INFINITY);
-	if (dt == DT_BOOL)
-		return kconst(t, dt, is_max ? 0 : 1, 0.0);
-	int bits = dtype_bits(dt);
-	int64_t lo, hi;
-	if (dtype_is_signed(dt)) {
-		hi = bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
-		lo = -hi - 1;
-	} else {
-		lo = 0;
-		hi = bits == 64 ? -1 : (int64_t)(((uint64_t)1 << bits) - 1); /* all ones */
-	}
-	return kconst(t, dt, is_max ? lo : hi, 0.0);
+	int64_t ival;
+	double fval;
+	ir_reduce_identity(op, dt, &ival, &fval);
+	return kconst(t, dt, ival, fval);
 }
 
 static Op combine_op(Op reduce)
