@@ -11,7 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "pkc.h"
-#include "ast.h"
+#include "front.h"
 #include "ir.h"
 #include "passes.h"
 #include "codegen.h"

@@ -303,7 +303,7 @@ bool nv_ptxas_compile(Nv *nv, const GpuTarget *t, const char *ptx, size_t n, cha
 		free(out);
 		return false;
 	}
-	int o = nv->opt->opt_level < 0 ? 0 : nv->opt->opt_level > 3 ? 3 : nv->opt->opt_level;
+	int o = cg_opt_level(nv->opt->opt_level);
 	char *arch = arena_printf(cc->arena, "-arch=%s", t->name);
 	char *olev = arena_printf(cc->arena, "-O%d", o);
 	char *argv[10];

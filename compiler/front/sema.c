@@ -4,7 +4,8 @@
  * mutable vars into SSA: a var assigned inside an if/for/while becomes a
  * result of that op (and a carried region argument of a loop).
  *
- * Expressions are in sema_expr.c, builtins in sema_builtins.c. */
+ * Names are in sema_scope.c, expressions in sema_expr.c, builtins in
+ * sema_builtins.c. */
 #include "sema.h"
 
 #include <stdlib.h>
@@ -112,14 +113,6 @@ static void eval_const_decl(Sema *s, Binding *b)
 	}
 	*s = saved;
 	b->ex = e;
-}
-
-Ex const_binding_value(Sema *s, Binding *b, Loc use)
-{
-	(void)s;
-	Ex e = b->ex;
-	e.loc = use;
-	return e;
 }
 
 /* The names a declaration may not take (§5.10): builtins (and range),

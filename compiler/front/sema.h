@@ -1,8 +1,9 @@
-/* sema.h - private declarations shared by the three files of semantic
+/* sema.h - private declarations shared by the four files of semantic
  * analysis: sema.c (items, kernels, clauses, statements and SSA for vars),
- * sema_expr.c (constants, expressions, Ref access, conversions) and
- * sema_builtins.c (the builtin-function table).  Nothing outside sema
- * includes this header; the public entry point is sema_file in ir.h.
+ * sema_scope.c (scopes, bindings, lookup), sema_expr.c (constants,
+ * expressions, Ref access, conversions) and sema_builtins.c (the
+ * builtin-function table).  Nothing outside sema
+ * includes this header; the public entry point is sema_file in front.h.
  *
  * The central type is Ex, the result of evaluating an expression.  It is
  * either a compile-time constant (folded, never emitted unless a runtime
@@ -13,7 +14,7 @@
 #ifndef PKC_SEMA_H
 #define PKC_SEMA_H
 
-#include "ir.h"
+#include "front.h"
 
 /* A compile-time constant: bool, integer (any integer dtype, held in an
  * int64) or float (held in a double). */
@@ -94,18 +95,6 @@ typedef struct Binding {
 	struct Binding *next; /* next binding of the same scope */
 } Binding;
 
-/* A hash map keyed by pointers (interned names), open addressing; arrays
- * live in the arena and are abandoned on growth. */
-typedef struct PtrMap {
-	const void **keys; /* NULL = empty slot */
-	void **vals;       /* value of each key */
-	int cap;           /* slots (a power of 2, or 0) */
-	int n;             /* keys present */
-} PtrMap;
-
-/* The value slot of key; with insert, created (NULL-valued) if absent,
- * else NULL when absent. */
-void **ptrmap_slot(Arena *a, PtrMap *m, const void *key, bool insert);
 
 /* A lexical scope: a list of bindings and the enclosing scope. */
 typedef struct Scope {
@@ -233,7 +222,7 @@ bool access_writable(Sema *s, Access *acc, Loc loc, const char *verb);
 Value *emit_load(Sema *s, Access *acc, Value *mask, Value *other, Loc loc);
 void emit_store(Sema *s, Access *acc, Value *v, Value *mask, Loc loc);
 
-/* Names. */
+/* Names (sema_scope.c; name_value: sema_expr.c). */
 Binding *lookup(Sema *s, const char *name);
 Binding *lookup_in(Scope *sc, const char *name);
 Binding *bind(Sema *s, Scope *sc, BindKind kind, const char *name, Loc loc);
@@ -243,7 +232,7 @@ void report_unknown_name(Sema *s, const char *name, Loc loc, const char *what,
                          const char *const *extra, int nextra);
 const char *closest_name(const char *name, const char *const *cands, int n);
 
-/* The value of a const at a use (sema.c). */
+/* The value of a const at a use. */
 Ex const_binding_value(Sema *s, Binding *b, Loc use);
 /* Reports (and returns true) when name is a const declared later in the file. */
 bool used_before_declaration(Sema *s, const char *name, Loc loc);

@@ -8,8 +8,7 @@
 
 /* ---- dtype tables ------------------------------------------------------ */
 
-/* Spelling of each dtype (private copy: ast.h's dtype_names belongs to the
- * front end, and types.c must not depend on which file defines it). */
+/* Spelling of each dtype (dtype_str; the AST printer uses it too). */
 static const char *const dt_name[DT_COUNT] = {
 	[DT_NONE] = "none",
 #define X(id, name) [DT_##id] = name,

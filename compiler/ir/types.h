@@ -3,7 +3,8 @@
 #ifndef PKC_TYPES_H
 #define PKC_TYPES_H
 
-#include "ast.h"
+#include "dtype.h"
+#include "pkc.h"
 
 typedef enum TypeKind {
 	TY_VALUE, /* a block value: dtype + static shape (rank 0 = scalar) */
