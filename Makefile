@@ -5,6 +5,7 @@
 #   make demo            compile add_vectors and softmax, run them (on the GPU if there is one)
 #   make samples         build the sample programs build/samples/<name> (samples/<name>.c)
 #   make SANITIZE=1 ...  the same with ASan+UBSan, in build/asan (kept apart)
+#   make MOSAIC=0 ...    without the Mosaic TPU back end (no MLIR), in build/nomosaic
 #   make fuzz            libFuzzer on the front end for $(FUZZ_SECONDS) s (fuzz-smoke: 20 s)
 #   make bench           time pkc (compile time, front end) and the host add_vectors
 #                        kernel against memcpy (bench/RESULTS.md)
@@ -46,8 +47,12 @@ MLIR_CAPI_LIBS = $(wildcard $(LLVM_LIBDIR)/libMLIRCAPI*.a)
 MLIR_LIBS = -L$(LLVM_LIBDIR) -Wl,--start-group $(MLIR_CAPI_LIBS) -Wl,--end-group -lMLIR -lLLVM -lstdc++ \
             -Wl,-rpath,$(LLVM_LIBDIR)
 USE_LLVM := $(if $(shell grep -rl 'include <llvm-c/' compiler 2>/dev/null),1)
+# MOSAIC=0 builds pkc without the Mosaic TPU back end, so without MLIR (for
+# users who target only CPUs and GPUs): no plugin, and --target=mosaic-tpu
+# says that this pkc was built without it.
+MOSAIC ?= 1
 # The same for MLIR (the Mosaic TPU back end, codegen_mosaic.c, mosaic_*.c).
-USE_MLIR := $(if $(shell grep -rl 'include <mlir-c/' compiler 2>/dev/null),1)
+USE_MLIR := $(if $(filter 0,$(MOSAIC)),,$(if $(shell grep -rl 'include <mlir-c/' compiler 2>/dev/null),1))
 
 # ---- flags --------------------------------------------------------------------
 
@@ -58,6 +63,10 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 else
 BUILD := build
 SAN_FLAGS :=
+endif
+# So does MOSAIC=0 (a plugin left from a full build must not be found).
+ifeq ($(MOSAIC),0)
+BUILD := $(BUILD)/nomosaic
 endif
 
 GEN := build/gen
@@ -99,7 +108,7 @@ GEN_HDRS := $(GEN)/parser.h
 # compiled -fPIC into $(OBJDIR)/pic and linked with MLIR, not into pkc.
 MOSAIC_SRCS := $(wildcard compiler/tpu/*.c)
 MOSAIC_OBJS := $(MOSAIC_SRCS:compiler/%.c=$(OBJDIR)/pic/%.o)
-MOSAIC_PLUGIN := $(if $(MOSAIC_SRCS),$(BUILD)/lib/pkc/libpkc_mosaic.so)
+MOSAIC_PLUGIN := $(if $(USE_MLIR),$(if $(MOSAIC_SRCS),$(BUILD)/lib/pkc/libpkc_mosaic.so))
 OBJS := $(patsubst compiler/%.c,$(OBJDIR)/%.o,$(filter-out $(MOSAIC_SRCS),$(SRCS))) \
         $(GEN_SRCS:$(GEN)/%.c=$(OBJDIR)/gen/%.o)
 
@@ -152,11 +161,12 @@ $(GEN)/parser.c $(GEN)/parser.h &: compiler/front/parser.y
 # ---- dependencies ---------------------------------------------------------------
 
 # Cheap when everything is installed (command -v / dpkg-query, no apt-get).
+# MOSAIC=0 needs no MLIR packages.
 deps-check:
-	@.ci/install-deps
+	@MOSAIC=$(MOSAIC) .ci/install-deps
 
 deps:
-	.ci/install-deps
+	MOSAIC=$(MOSAIC) .ci/install-deps
 
 # ==== Python env for the Pallas fidelity tests (owner: test/pallas/) =========
 # `make pyenv` makes build/pyenv, a virtualenv with jax and jaxlib 0.11.2 and
@@ -219,10 +229,18 @@ SAMPLE_LIBS := $(BUILD)/lib/libpkrt.a -lm -pthread -ldl
 .PHONY: samples
 samples: deps-check $(SAMPLE_BINS)
 
-# One pkc run writes the object, the header and the depfile (-MD: includes).
-$(SAMPLE_DIR)/%.o $(SAMPLE_DIR)/%.h: samples/%.pk $(PKC)
+# One pkc run writes the object, the header and the depfile (-MD: includes;
+# -MP: a deleted include does not break make).  pkc rewrites the header only
+# when its bytes change, so the header has a rule of its own with no recipe:
+# make then goes by its real mtime (a C file that includes it is recompiled
+# only when it changed), as ninja's restat does.  A missing header is made
+# again.
+$(SAMPLE_DIR)/%.o: samples/%.pk $(PKC)
 	@mkdir -p $(@D)
-	$(PKC) -MD $< -o $(SAMPLE_DIR)/$*.o
+	$(PKC) -MD -MP $< -o $@
+
+$(SAMPLE_DIR)/%.h: $(SAMPLE_DIR)/%.o
+	@test -f $@ || $(PKC) samples/$*.pk -o $< -H $@
 
 $(SAMPLE_UTIL_OBJ): samples/common/sample_util.c samples/common/sample_util.h runtime/pk_runtime.h
 	@mkdir -p $(@D)
@@ -308,19 +326,25 @@ bench: all
 # stages).  INSTALL_NOBUILD=1 installs what $(BUILD) already holds without
 # building first (test/install does, so it never rebuilds the binaries under
 # test).  A SANITIZE=1 installation tells its users to link with -fsanitize.
-PKC_VERSION = $(shell sed -n 's/^.define PKC_VERSION "\(.*\)"$$/\1/p' compiler/support/pkc.h)
+# libpkrt.so is installed as its versioned file with the links
+# runtime/runtime.mk makes; PKC_VERSION comes from there too.  A MOSAIC=0
+# installation removes the plugin an earlier one may have left.
 INSTALL_ROOT = $(DESTDIR)$(PREFIX)
 PACKAGING_SUBST = sed -e 's|@PREFIX@|$(abspath $(PREFIX))|g' -e 's|@VERSION@|$(PKC_VERSION)|g' \
+                      -e 's|@SOVERSION@|$(RT_SOVERSION)|g' \
                       -e 's|@EXTRA_LIBS@|$(addprefix $(PACKAGING_SPACE),$(filter -fsanitize=%,$(SAN_FLAGS)))|g'
 PACKAGING_SPACE := $(subst ,, )
 install: $(if $(filter 1,$(INSTALL_NOBUILD)),,all)
 	install -d $(INSTALL_ROOT)/bin $(INSTALL_ROOT)/lib/pkgconfig $(INSTALL_ROOT)/lib/cmake/pkc $(INSTALL_ROOT)/include
 	install -m 755 $(PKC) $(INSTALL_ROOT)/bin/pkc
 	install -m 644 $(BUILD)/lib/libpkrt.a $(INSTALL_ROOT)/lib/libpkrt.a
-	install -m 755 $(BUILD)/lib/libpkrt.so $(INSTALL_ROOT)/lib/libpkrt.so
+	install -m 755 $(BUILD)/lib/$(RT_LIB_SO_FILE) $(INSTALL_ROOT)/lib/$(RT_LIB_SO_FILE)
+	ln -sfn $(RT_LIB_SO_FILE) $(INSTALL_ROOT)/lib/$(RT_SONAME)
+	ln -sfn $(RT_SONAME) $(INSTALL_ROOT)/lib/libpkrt.so
 	install -m 644 runtime/pk_runtime.h $(INSTALL_ROOT)/include/pk_runtime.h
 	$(if $(MOSAIC_PLUGIN),install -d $(INSTALL_ROOT)/lib/pkc)
 	$(if $(MOSAIC_PLUGIN),install -m 755 $(MOSAIC_PLUGIN) $(INSTALL_ROOT)/lib/pkc/libpkc_mosaic.so)
+	$(if $(MOSAIC_PLUGIN),,rm -f $(INSTALL_ROOT)/lib/pkc/libpkc_mosaic.so)
 	@set -e; for f in pkgconfig/pkc.pc cmake/pkc/pkcConfig.cmake cmake/pkc/pkcConfigVersion.cmake; do \
 		echo "generate $(INSTALL_ROOT)/lib/$$f"; \
 		$(PACKAGING_SUBST) runtime/packaging/$${f##*/}.in >$(INSTALL_ROOT)/lib/$$f; \

@@ -1,28 +1,30 @@
-/* main.c - the pkc driver: command line, the pipeline of passes, output
- * files and depfiles.  Conventions follow gcc/clang:
+/* main.c - the pkc driver: command line, the pipeline of passes, and which
+ * outputs a run writes (output.c writes them).  Conventions follow gcc/clang:
  *
  *   pkc file.pk [-o out] [--target=host,sm_90a|mosaic-tpu] [--emit=KIND] [-fsyntax-only] ...
  *
  * Exit status: 0 compiled, 1 error in the input, 2 bad command line,
- * 70 internal error.  Outputs are written to a temporary file next to the
- * final one and renamed into place on success; on failure neither the
- * temporary file nor any earlier output of the same name is left behind,
- * so a build system never sees a half-written or stale output. */
+ * 70 internal error.  Outputs appear only when the whole run succeeds
+ * (output.h).  The driver is three tables: targets, passes and emit kinds
+ * (the pipeline), and options (the command line and --help). */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "pkc.h"
-#include "ast.h"
+#include "front.h"
 #include "ir.h"
 #include "passes.h"
 #include "codegen.h"
 #include "codegen_mosaic.h"
 #include "gpu.h"
+#include "output.h"
+
+#include <llvm-c/Core.h>
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,12 +60,25 @@ enum { NTARGETS = sizeof targets / sizeof targets[0] };
  * functions but no host variant. */
 static const Target cuda_target = {"cuda", TGT_CUDA, "obj"};
 
+/* Which outputs a -f*-prefix-map= rewrites the source's path in. */
+typedef enum MapKind {
+	MAP_DEBUG = 1u << 0, /* -fdebug-prefix-map: the module's source name (LLVM IR, NVVM IR) */
+	MAP_MACRO = 1u << 1, /* -fmacro-prefix-map: text pkc generates (the header's banner) */
+} MapKind;
+
+typedef struct PrefixMap {
+	const char *old, *new_;
+	unsigned kinds;        /* MapKinds */
+} PrefixMap;
+
 /* The options of this run and what the pipeline has built so far. */
 typedef struct Job {
 	Compiler *cc;           /* the compilation context */
 	const char *input;      /* input path ("-" = stdin) */
-	const char *output;     /* output path ("-" = stdout); NULL with -fsyntax-only */
+	bool only_inputs;       /* after "--": every argument is an input */
+	const char *output;     /* output path ("-" = stdout); NULL with -fsyntax-only or -M */
 	const EmitKind *emit;   /* what to write (--emit, else the target's default) */
+	const char *emit_arg;   /* the last --emit= (checked once the target is known) */
 	const Target *target;   /* --target= (the host row when the list has host) */
 	unsigned tbits;         /* TargetBits of every target in the --target= list */
 	const GpuTarget **gpu_targets; /* the GPU targets of --target=, in order */
@@ -73,9 +88,12 @@ typedef struct Job {
 	GpuEmit gpu_emit;       /* what nvptx produces, from --emit */
 	GpuOutput gpu;          /* after nvptx: the GPU images (or --emit=ptx/cubin/nvvm text) */
 	bool syntax_only;       /* -fsyntax-only: check, write nothing but a depfile */
+	bool deps_only;         /* -M: parse, write the make rule and nothing else */
 	bool depfile;           /* -MD (or -MF): write a depfile */
+	bool dep_phony;         /* -MP: a phony rule per include */
 	const char *depfile_path; /* -MF, or derived from the output */
 	Vec dep_targets;        /* const char*, from -MT (empty: the output) */
+	Vec prefix_maps;        /* PrefixMap*, -f*-prefix-map=, in order (the last match wins) */
 	bool *dump_after;       /* per pass: --dump-after=PASS given */
 	int color;              /* -1 auto, 0 -fno-color-diagnostics, 1 -fcolor-diagnostics */
 	Source *src;            /* the main source file */
@@ -87,6 +105,28 @@ typedef struct Job {
 	const char *header_path; /* -H, or derived from the output (obj only); NULL: no header */
 	CodegenOutput code;     /* after llvm-host: the object, assembly or LLVM IR; after mosaic-tpu: the MLIR */
 } Job;
+
+/* The main source's path as the outputs of `kind` record it: rewritten by
+ * the last -f*-prefix-map= whose OLD starts it (gcc's rule), so that
+ * outputs can be byte-identical wherever the tree is. */
+static const char *mapped_path(Job *j, const char *path, MapKind kind)
+{
+	for (int i = j->prefix_maps.len - 1; i >= 0; i--) {
+		const PrefixMap *m = j->prefix_maps.items[i];
+		size_t n = strlen(m->old);
+		if ((m->kinds & kind) && strncmp(path, m->old, n) == 0)
+			return arena_printf(j->cc->arena, "%s%s", m->new_, path + n);
+	}
+	return path;
+}
+
+/* Names the source in the IR module (IrModule.source, which only outputs
+ * read) as the outputs of `kind` record it. */
+static void name_source(Job *j, MapKind kind)
+{
+	if (j->src && j->ir)
+		j->ir->source = mapped_path(j, j->src->path, kind);
+}
 
 /* ---- passes ------------------------------------------------------------ */
 
@@ -121,6 +161,7 @@ static bool pass_sema(Job *j)
  * is written. */
 static bool pass_llvm_host(Job *j)
 {
+	name_source(j, MAP_DEBUG);
 	return codegen_host(j->cc, j->ir, &j->cg, &j->code);
 }
 
@@ -130,6 +171,7 @@ static bool pass_llvm_host(Job *j)
 static bool pass_nvptx(Job *j)
 {
 	GpuOptions o = {j->gpu_targets, j->ngpu, j->cg.opt_level, j->ptxas, j->resource_usage, j->gpu_emit};
+	name_source(j, MAP_DEBUG);
 	return codegen_nvptx(j->cc, j->ir, &o, &j->gpu);
 }
 
@@ -146,47 +188,63 @@ static bool pass_llvm_host_fat(Job *j)
  * memory (text, bytecode or the custom-call JSON, as --emit says).
  *
  * The back end lives in a plugin, lib/pkc/libpkc_mosaic.so, so that pkc
- * itself does not load libMLIR (about 13 ms of start-up on every run).  It
- * is dlopened on first use: from $PKC_MOSAIC_PLUGIN if set, else from
- * <dir of /proc/self/exe>/../lib/pkc/ (build/bin -> build/lib/pkc in the
- * tree, PREFIX/bin -> PREFIX/lib/pkc installed).  pkc is linked with
- * -rdynamic: the plugin calls back into the driver's objects. */
+ * itself does not load libMLIR (about 13 ms of start-up on every run), and
+ * so that pkc builds without MLIR (make MOSAIC=0: no plugin, and the
+ * target says so).  It is dlopened on first use: from $PKC_MOSAIC_PLUGIN
+ * if set, else from <dir of /proc/self/exe>/../lib/pkc/ (build/bin ->
+ * build/lib/pkc in the tree, PREFIX/bin -> PREFIX/lib/pkc installed).
+ * pkc is linked with -rdynamic: the plugin calls back into the driver's
+ * objects. */
 typedef bool (*CodegenMosaicFn)(Compiler *, IrModule *, MosaicEmit, CodegenOutput *);
 
-static CodegenMosaicFn load_mosaic_plugin(Compiler *cc)
+/* The plugin's path (from_env: it came from $PKC_MOSAIC_PLUGIN). */
+static const char *mosaic_plugin_path(Arena *a, bool *from_env)
+{
+	const char *env = getenv("PKC_MOSAIC_PLUGIN");
+	*from_env = env && *env;
+	if (*from_env)
+		return env;
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n < 0)
+		n = 0;
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(exe, sizeof exe, ".");
+	return arena_printf(a, "%s/../lib/pkc/libpkc_mosaic.so", exe);
+}
+
+/* The plugin's entry point, loaded once; NULL if it cannot be (with an
+ * error when cc is not NULL). */
+static CodegenMosaicFn load_mosaic_plugin(Compiler *cc, Arena *a)
 {
 	static CodegenMosaicFn fn;
 	if (fn)
 		return fn;
-	char path[PATH_MAX + 64];
-	const char *env = getenv("PKC_MOSAIC_PLUGIN");
-	if (env && *env) {
-		snprintf(path, sizeof path, "%s", env);
-	} else {
-		char exe[PATH_MAX];
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-		if (n < 0)
-			n = 0;
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash)
-			*slash = '\0';
-		else
-			snprintf(exe, sizeof exe, ".");
-		snprintf(path, sizeof path, "%s/../lib/pkc/libpkc_mosaic.so", exe);
-	}
 	Loc none = {0};
+	bool from_env;
+	const char *path = mosaic_plugin_path(a, &from_env);
+	struct stat st;
+	if (stat(path, &st) != 0 && errno == ENOENT) {
+		if (cc && from_env)
+			error_at(cc, none, "--target=mosaic-tpu: PKC_MOSAIC_PLUGIN names '%s', which does not exist", path);
+		else if (cc)
+			error_at(cc, none, "this pkc was built without the Mosaic TPU target (--target=mosaic-tpu needs "
+			         "the plugin '%s'; `make` builds it unless MOSAIC=0)", path);
+		return NULL;
+	}
 	/* RTLD_LAZY: binding the plugin's thousands of calls into libMLIR up
 	 * front (RTLD_NOW) costs ~12 ms per mosaic-tpu run. */
 	void *h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
-	if (!h) {
-		error_at(cc, none, "--target=mosaic-tpu needs the Mosaic plugin: %s", dlerror());
-		return NULL;
-	}
-	void *sym = dlsym(h, "codegen_mosaic");
+	void *sym = h ? dlsym(h, "codegen_mosaic") : NULL;
 	if (!sym) {
-		error_at(cc, none, "--target=mosaic-tpu needs the Mosaic plugin: %s", dlerror());
-		dlclose(h);
+		if (cc)
+			error_at(cc, none, "--target=mosaic-tpu needs the Mosaic plugin: %s", dlerror());
+		if (h)
+			dlclose(h);
 		return NULL;
 	}
 	/* POSIX: a data pointer from dlsym converts to a function pointer. */
@@ -197,7 +255,7 @@ static CodegenMosaicFn load_mosaic_plugin(Compiler *cc)
 /* The stub for codegen_mosaic (codegen_mosaic.h): the plugin's, once loaded. */
 static bool pass_mosaic_tpu(Job *j)
 {
-	CodegenMosaicFn fn = load_mosaic_plugin(j->cc);
+	CodegenMosaicFn fn = load_mosaic_plugin(j->cc, j->cc->arena);
 	if (!fn)
 		return false;
 	return fn(j->cc, j->ir, j->mosaic, &j->code);
@@ -261,6 +319,7 @@ static bool write_gpu(Job *j, FILE *out)
 static bool write_header(Job *j, FILE *out)
 {
 	CodegenOutput h = {0};
+	name_source(j, MAP_MACRO);
 	if (!header_generate(j->cc, j->ir, j->header_path, &h))
 		return false;
 	bool ok = fwrite(h.data, 1, h.size, out) == h.size;
@@ -293,271 +352,149 @@ static const EmitKind emit_kinds[] = {
 };
 enum { NEMIT = sizeof emit_kinds / sizeof emit_kinds[0] };
 
-/* ---- cleanup of outputs on failure ------------------------------------- */
-
-/* Paths to remove if pkc exits without success (also on internal_error,
- * which calls exit, and on SIGINT/SIGTERM).  Temporary files are always
- * removed; stale outputs only when they are regular files. */
-enum { MAX_CLEANUP = 8 };
-static char *cleanup_paths[MAX_CLEANUP];  /* malloc'd paths */
-static int ncleanup;                      /* entries in use */
-static volatile sig_atomic_t succeeded;   /* set once every output is in place */
-
-static void cleanup_add(const char *path)
-{
-	if (ncleanup == MAX_CLEANUP)
-		internal_error("too many files to clean up");
-	size_t n = strlen(path) + 1;
-	char *p = xmalloc(n);
-	memcpy(p, path, n);
-	cleanup_paths[ncleanup++] = p;
-}
-
-/* Stops tracking a path (it was renamed into place). */
-static void cleanup_forget(const char *path)
-{
-	for (int i = 0; i < ncleanup; i++)
-		if (cleanup_paths[i] && strcmp(cleanup_paths[i], path) == 0) {
-			free(cleanup_paths[i]);
-			cleanup_paths[i] = NULL;
-		}
-}
-
-static void cleanup_run(void)
-{
-	for (int i = 0; i < ncleanup; i++) {
-		if (cleanup_paths[i] && !succeeded)
-			unlink(cleanup_paths[i]);
-		free(cleanup_paths[i]);
-		cleanup_paths[i] = NULL;
-	}
-	ncleanup = 0;
-}
-
-static void on_signal(int sig)
-{
-	/* unlink is async-signal-safe; the paths are not freed here. */
-	for (int i = 0; i < ncleanup; i++)
-		if (cleanup_paths[i])
-			unlink(cleanup_paths[i]);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-/* Registers an earlier output at `path` for removal on failure, as gcc
- * does, unless it is not a regular file (-o /dev/null must survive). */
-static void remove_on_failure(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return;
-	cleanup_add(path);
-}
-
-/* ---- writing outputs --------------------------------------------------- */
-
-/* Content producer for write_output. */
-typedef bool (*Writer)(Job *j, FILE *out);
-
-static bool close_checked(Job *j, FILE *f, const char *path)
-{
-	bool ok = !ferror(f);
-	int err = ok ? 0 : EIO;
-	if (fflush(f) != 0 && ok) {
-		ok = false;
-		err = errno;
-	}
-	if (f != stdout && fclose(f) != 0 && ok) {
-		ok = false;
-		err = errno;
-	}
-	if (!ok) {
-		Loc none = {0};
-		error_at(j->cc, none, "cannot write '%s': %s", path, strerror(err));
-	}
-	return ok;
-}
-
-/* Writes one output file: "-" is stdout; a regular path is written to a
- * temporary file in the same directory, then renamed over `path`; a path
- * that exists and is not a regular file (/dev/null, a fifo) is written
- * directly. */
-static bool write_output(Job *j, const char *path, Writer w)
-{
-	Loc none = {0};
-	if (strcmp(path, "-") == 0) {
-		bool ok = w(j, stdout);
-		return close_checked(j, stdout, "<stdout>") && ok;
-	}
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		FILE *f = fopen(path, "wb");
-		if (!f) {
-			error_at(j->cc, none, "cannot open '%s' for writing: %s", path, strerror(errno));
-			return false;
-		}
-		bool ok = w(j, f);
-		return close_checked(j, f, path) && ok;
-	}
-
-	/* .<name>.tmpXXXXXX next to the output, so rename stays within one
-	 * file system and is atomic. */
-	const char *slash = strrchr(path, '/');
-	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-	const char *base = path + dirlen;
-	char *tmp = arena_printf(j->cc->arena, "%.*s.%s.tmpXXXXXX", (int)dirlen, path, base);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		error_at(j->cc, none, "cannot open '%s' for writing: %s", path, strerror(errno));
-		return false;
-	}
-	cleanup_add(tmp);
-	/* mkstemp creates 0600; give the output the usual 0666 & ~umask. */
-	mode_t mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0) {
-		/* Not fatal: the output is still correct, just less readable. */
-	}
-	FILE *f = fdopen(fd, "wb");
-	if (!f) {
-		int e = errno;
-		close(fd);
-		error_at(j->cc, none, "cannot open '%s' for writing: %s", path, strerror(e));
-		return false;
-	}
-	bool ok = w(j, f);
-	ok = close_checked(j, f, path) && ok;
-	if (!ok)
-		return false; /* the temporary file goes at exit */
-	if (rename(tmp, path) != 0) {
-		error_at(j->cc, none, "cannot write '%s': %s", path, strerror(errno));
-		return false;
-	}
-	cleanup_forget(tmp);
-	return true;
-}
-
-/* ---- depfiles ---------------------------------------------------------- */
-
-/* Writes a path escaped for make: spaces and '#' get a backslash, '$'
- * doubles. */
-static void put_make_path(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == ' ' || *s == '\t' || *s == '#')
-			fputc('\\', out);
-		else if (*s == '$')
-			fputc('$', out);
-		fputc(*s, out);
-	}
-}
-
-/* The file name with its extension (if any) replaced by `ext`, in the
- * directory part of `path` if keep_dir, else in the current directory. */
-static char *replace_ext(Arena *a, const char *path, const char *ext, bool keep_dir)
-{
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	const char *start = keep_dir ? path : base;
-	const char *dot = strrchr(base, '.');
-	/* ".hidden" has no extension; neither has a name ending in '.'... it has
-	 * an empty one, which gets replaced like any other. */
-	size_t n = dot && dot != base ? (size_t)(dot - start) : strlen(start);
-	return arena_printf(a, "%.*s.%s", (int)n, start, ext);
-}
-
-/* The output name gcc -c would pick: the input's basename with the
- * extension replaced, in the current directory. */
-static char *default_output(Job *j, const char *ext)
-{
-	const char *in = strcmp(j->input, "-") == 0 ? "stdin" : j->input;
-	return replace_ext(j->cc->arena, in, ext, false);
-}
-
-static bool write_depfile_body(Job *j, FILE *out)
-{
-	Compiler *cc = j->cc;
-	if (j->dep_targets.len > 0) {
-		/* -MT targets are used verbatim, as gcc does. */
-		for (int i = 0; i < j->dep_targets.len; i++)
-			fprintf(out, "%s%s", i ? " " : "", (const char *)j->dep_targets.items[i]);
-	} else {
-		const char *target = j->output && strcmp(j->output, "-") != 0
-		                     ? j->output : default_output(j, j->emit->ext);
-		put_make_path(out, target);
-	}
-	fputc(':', out);
-	/* Every file read, once each, in order; stdin is not a file. */
-	int n = 0;
-	for (int i = 0; i < cc->sources.len; i++) {
-		const Source *s = cc->sources.items[i];
-		bool seen = strcmp(s->path, "<stdin>") == 0;
-		for (int k = 0; k < i && !seen; k++)
-			seen = ((const Source *)cc->sources.items[k])->path == s->path;
-		if (seen)
-			continue;
-		fputs(n++ ? " \\\n  " : " ", out);
-		put_make_path(out, s->path);
-	}
-	fputc('\n', out);
-	return true;
-}
-
 /* ---- command line ------------------------------------------------------ */
 
-static void print_help(void)
+/* Outcome of an option handler or parse_args besides "go on". */
+enum { ARGS_OK = -1 };
+
+/* How an option takes its value. */
+typedef enum OptArg {
+	ARG_NONE,     /* -fsyntax-only: the name alone */
+	ARG_JOINED,   /* --emit=KIND, -O3: the value follows the name in the same argument */
+	ARG_SEPARATE, /* -o FILE or -oFILE */
+} OptArg;
+
+/* One command-line option: parse_args, print_help and the "did you mean"
+ * of an unknown option all read this table.  Adding an option is adding a
+ * row and its handler. */
+typedef struct Option Option;
+struct Option {
+	const char *name;  /* as typed: "-fsyntax-only", "--emit=", "-o" */
+	OptArg arg;
+	/* value: NULL for ARG_NONE; arg: the whole argument, for messages.
+	 * Returns ARGS_OK, or the exit status (EXIT_OK after --help). */
+	int (*handle)(Job *j, const Option *o, const char *value, const char *arg);
+	size_t field;      /* for opt_flag and opt_value: offsetof the Job field they set */
+	const char *usage; /* --help's left column; NULL: an alias, not listed */
+	const char *help;  /* --help's right column; '\n' starts a continuation line */
+};
+/* The common handlers: a bool field set true, a string field set to the value. */
+#define FLAG(f) opt_flag, offsetof(Job, f)
+#define VALUE(f) opt_value, offsetof(Job, f)
+#define HANDLER(h) h, 0
+
+static void print_help(void);
+static void print_version(void);
+
+static int opt_flag(Job *j, const Option *o, const char *v, const char *a)
 {
-	fputs(
-	"usage: pkc [options] file.pk\n"
-	"\n"
-	"Compiles a .pk kernel file (\"-\" reads standard input).\n"
-	"\n"
-	"options:\n"
-	"  -o FILE                      write the output to FILE (\"-\": standard output)\n"
-	"  --target=TARGET              host (default: x86-64 object code) or mosaic-tpu (a Mosaic TPU\n"
-	"                               kernel as JAX Pallas builds it; sizes must be given with -D);\n"
-	"                               or a comma list of host and GPU targets sm_80, sm_86, sm_89,\n"
-	"                               sm_90, sm_90a: one object with every variant (host,sm_90a)\n"
-	"  --emit=KIND                  what to write: for host obj (default), llvm, asm; for mosaic-tpu\n"
-	"                               mlir (default), mlirbc, tpu-custom-call (JSON); for one GPU\n"
-	"                               target ptx, cubin, nvvm (its NVVM IR); for any: ast, ir\n"
-	"  --ptxas=PATH                 the CUDA assembler (default: ptxas on PATH, then\n"
-	"                               /usr/local/cuda/bin/ptxas; without one, or with --ptxas=none,\n"
-	"                               the object embeds PTX only)\n"
-	"  --resource-usage             report registers, shared memory and spills per GPU kernel\n"
-	"  -H FILE                      write the C header declaring the kernels to FILE\n"
-	"                               (default with --emit=obj: the object's name with .h)\n"
-	"  -O0, -O1, -O2, -O3           optimisation level of the generated code (default -O3)\n"
-	"  -march=CPU                   generate code for CPU (default x86-64; native: this machine)\n"
-	"  -fsyntax-only                check the input (parse and sema), write nothing\n"
-	"  -ftime-report                print the wall time of each phase to stderr\n"
-	"  -D NAME=VALUE, -DNAME=VALUE  override const NAME with VALUE (-D NAME means 1); with\n"
-	"                               --target=mosaic-tpu also the value of size symbol NAME\n"
-	"  -I DIR, -IDIR                search DIR for include files\n"
-	"  -MD                          also write a make depfile (default: output with .d)\n"
-	"  -MF FILE                     write the depfile to FILE (implies -MD)\n"
-	"  -MT TARGET                   the depfile's target (default: the output file)\n"
-	"  -Werror                      make warnings errors\n"
-	"  -ferror-limit=N              stop after N errors (default 20, 0: no limit)\n"
-	"  --diagnostics-format=FMT     text (default) or json (one object per line)\n"
-	"  -fcolor-diagnostics          colour diagnostics\n"
-	"  -fno-color-diagnostics       do not colour diagnostics (default when stderr is not a terminal)\n"
-	"  --dump-after=PASS            print the IR (or AST) after PASS to stdout (stderr with -o -);\n"
-	"                               --dump-after=help lists passes, --dump-after=all dumps after each\n"
-	"  --version                    print the version and exit\n"
-	"  --help                       print this help and exit\n",
-	stdout);
+	*(bool *)((char *)j + o->field) = true;
+	return ARGS_OK;
 }
 
-static void print_version(void)
+static int opt_value(Job *j, const Option *o, const char *v, const char *a)
 {
-	printf("pkc version %s\n", PKC_VERSION);
+	*(const char **)((char *)j + o->field) = v;
+	return ARGS_OK;
 }
 
-static void print_passes(void)
+static int opt_help(Job *j, const Option *o, const char *v, const char *a)
 {
-	for (int i = 0; i < NPASSES; i++)
-		printf("%-12s %s\n", passes[i].name, passes[i].help);
+	print_help();
+	return EXIT_OK;
+}
+
+static int opt_version(Job *j, const Option *o, const char *v, const char *a)
+{
+	print_version();
+	return EXIT_OK;
+}
+
+static int opt_opt_level(Job *j, const Option *o, const char *v, const char *a)
+{
+	if (!(v[0] >= '0' && v[0] <= '3' && v[1] == '\0')) {
+		error_at(j->cc, (Loc){0}, "invalid value '%s' in '%s' (expected -O0, -O1, -O2 or -O3)", v, a);
+		return EXIT_USAGE;
+	}
+	j->cg.opt_level = v[0] - '0';
+	return ARGS_OK;
+}
+
+static int opt_march(Job *j, const Option *o, const char *cpu, const char *a)
+{
+	if (!codegen_cpu_valid(cpu)) {
+		error_at(j->cc, (Loc){0}, "unknown CPU '%s' in '%s' (expected an x86-64 processor such as x86-64, "
+		         "x86-64-v3, skylake-avx512, znver4, or native)", cpu, a);
+		return EXIT_USAGE;
+	}
+	j->cg.cpu = cpu;
+	return ARGS_OK;
+}
+
+static int opt_time_report(Job *j, const Option *o, const char *v, const char *a)
+{
+	j->cc->time_report = true;
+	return ARGS_OK;
+}
+
+static int opt_emit(Job *j, const Option *o, const char *v, const char *a)
+{
+	j->emit_arg = a; /* checked once the target is known */
+	return ARGS_OK;
+}
+
+/* --target=LIST: a comma list; host and GPU targets combine, mosaic-tpu
+ * stands alone. */
+static int opt_target(Job *j, const Option *o, const char *t, const char *a)
+{
+	Compiler *cc = j->cc;
+	Loc none = {0};
+	j->target = NULL;
+	j->tbits = 0;
+	j->ngpu = 0;
+	j->gpu_targets = arena_alloc(cc->arena, (strlen(t) + 1) * sizeof *j->gpu_targets);
+	for (const char *p = t;;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		const char *item = arena_strndup(cc->arena, p, n);
+		const Target *row = NULL;
+		for (int e = 0; e < NTARGETS; e++)
+			if (strcmp(targets[e].name, item) == 0)
+				row = &targets[e];
+		const GpuTarget *gt = row ? NULL : gpu_target_find(item);
+		if (!row && !gt) {
+			const char *list = "";
+			for (int e = 0; e < NTARGETS; e++)
+				list = arena_printf(cc->arena, "%s%s%s", list, e ? ", " : "", targets[e].name);
+			error_at(cc, none, "invalid value '%s' in '%s' (expected one of: %s, %s)", item, a, list,
+			         gpu_target_list());
+			return EXIT_USAGE;
+		}
+		bool dup = row ? (j->tbits & row->bit) != 0 : false;
+		for (int g = 0; gt && g < j->ngpu; g++)
+			dup |= j->gpu_targets[g] == gt;
+		if (dup) {
+			error_at(cc, none, "target '%s' appears twice in '%s'", item, a);
+			return EXIT_USAGE;
+		}
+		if (row) {
+			j->tbits |= row->bit;
+			j->target = row;
+		} else {
+			j->tbits |= TGT_CUDA;
+			j->gpu_targets[j->ngpu++] = gt;
+		}
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	if ((j->tbits & TGT_MOSAIC_TPU) && j->tbits != TGT_MOSAIC_TPU) {
+		error_at(cc, none, "--target=mosaic-tpu cannot be combined with other targets in '%s'", a);
+		return EXIT_USAGE;
+	}
+	if (!j->target)
+		j->target = &cuda_target;
+	return ARGS_OK;
 }
 
 static bool is_identifier(const char *s, size_t n)
@@ -597,28 +534,259 @@ static bool add_define(Compiler *cc, const char *arg)
 	return true;
 }
 
-/* Returns the value of an option that takes one: "-oFILE" (joined) or
- * "-o FILE" (next argument).  NULL (with an error) if it is missing. */
-static const char *option_value(Compiler *cc, int argc, char **argv, int *i, const char *opt)
+
+static int opt_define(Job *j, const Option *o, const char *v, const char *a)
 {
-	size_t n = strlen(opt);
-	if (argv[*i][n] != '\0')
-		return argv[*i] + n;
-	if (*i + 1 >= argc) {
-		Loc none = {0};
-		error_at(cc, none, "argument to '%s' is missing (expected 1 value)", opt);
-		return NULL;
-	}
-	return argv[++*i];
+	return add_define(j->cc, v) ? ARGS_OK : EXIT_USAGE;
 }
+
+static int opt_include_dir(Job *j, const Option *o, const char *v, const char *a)
+{
+	vec_push(j->cc->arena, &j->cc->include_dirs, arena_strndup(j->cc->arena, v, strlen(v)));
+	return ARGS_OK;
+}
+
+static int opt_depfile_path(Job *j, const Option *o, const char *v, const char *a)
+{
+	j->depfile = true;
+	j->depfile_path = v;
+	return ARGS_OK;
+}
+
+static int opt_dep_target(Job *j, const Option *o, const char *v, const char *a)
+{
+	vec_push(j->cc->arena, &j->dep_targets, (void *)v);
+	return ARGS_OK;
+}
+
+/* -ffile-prefix-map=OLD=NEW (both kinds), -fdebug-prefix-map=,
+ * -fmacro-prefix-map= (one each). */
+static int opt_prefix_map(Job *j, const Option *o, const char *v, const char *a)
+{
+	const char *eq = strchr(v, '=');
+	if (!eq) {
+		error_at(j->cc, (Loc){0}, "invalid value '%s' in '%s' (expected OLD=NEW)", v, a);
+		return EXIT_USAGE;
+	}
+	PrefixMap *m = arena_alloc(j->cc->arena, sizeof *m);
+	m->old = arena_strndup(j->cc->arena, v, (size_t)(eq - v));
+	m->new_ = eq + 1;
+	m->kinds = a[2] == 'd' ? MAP_DEBUG : a[2] == 'm' ? MAP_MACRO : MAP_DEBUG | MAP_MACRO;
+	vec_push(j->cc->arena, &j->prefix_maps, m);
+	return ARGS_OK;
+}
+
+static int opt_werror(Job *j, const Option *o, const char *v, const char *a)
+{
+	j->cc->diag.werror = true;
+	return ARGS_OK;
+}
+
+static int opt_error_limit(Job *j, const Option *o, const char *s, const char *a)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(s, &end, 10);
+	if (!*s || *end || errno || n < 0 || n > 1000000) {
+		error_at(j->cc, (Loc){0}, "invalid value '%s' in '%s' (expected a non-negative integer)", s, a);
+		return EXIT_USAGE;
+	}
+	j->cc->diag.error_limit = (int)n;
+	return ARGS_OK;
+}
+
+/* --diagnostics-format=, and gcc's spelling -fdiagnostics-format=. */
+static int opt_diagnostics_format(Job *j, const Option *o, const char *f, const char *a)
+{
+	if (strcmp(f, "text") == 0)
+		j->cc->diag.format = DIAG_TEXT;
+	else if (strcmp(f, "json") == 0)
+		j->cc->diag.format = DIAG_JSON;
+	else {
+		error_at(j->cc, (Loc){0}, "invalid value '%s' in '%s' (expected text or json)", f, a);
+		return EXIT_USAGE;
+	}
+	return ARGS_OK;
+}
+
+static int opt_color(Job *j, const Option *o, const char *v, const char *a)
+{
+	j->color = a[2] != 'n'; /* -fcolor-... or -fno-color-... */
+	return ARGS_OK;
+}
+
+static void print_passes(void)
+{
+	for (int i = 0; i < NPASSES; i++)
+		printf("%-12s %s\n", passes[i].name, passes[i].help);
+}
+
+static int opt_dump_after(Job *j, const Option *o, const char *p, const char *a)
+{
+	if (strcmp(p, "help") == 0) {
+		print_passes();
+		return EXIT_OK;
+	}
+	if (strcmp(p, "all") == 0) {
+		for (int k = 0; k < NPASSES; k++)
+			j->dump_after[k] = true;
+		return ARGS_OK;
+	}
+	int k = pass_index(p);
+	if (k < 0) {
+		error_at(j->cc, (Loc){0}, "unknown pass '%s' in '%s' (--dump-after=help lists them)", p, a);
+		return EXIT_USAGE;
+	}
+	j->dump_after[k] = true;
+	return ARGS_OK;
+}
+
+static const Option options[] = {
+	{"-o", ARG_SEPARATE, VALUE(output), "-o FILE", "write the output to FILE (\"-\": standard output)"},
+	{"--target=", ARG_JOINED, HANDLER(opt_target), "--target=TARGET",
+	 "host (default: x86-64 object code) or mosaic-tpu (a Mosaic TPU\n"
+	 "kernel as JAX Pallas builds it; sizes must be given with -D);\n"
+	 "or a comma list of host and GPU targets sm_80, sm_86, sm_89,\n"
+	 "sm_90, sm_90a: one object with every variant (host,sm_90a)"},
+	{"--emit=", ARG_JOINED, HANDLER(opt_emit), "--emit=KIND",
+	 "what to write: for host obj (default), llvm, asm; for mosaic-tpu\n"
+	 "mlir (default), mlirbc, tpu-custom-call (JSON); for one GPU\n"
+	 "target ptx, cubin, nvvm (its NVVM IR); for any: ast, ir"},
+	{"--ptxas=", ARG_JOINED, VALUE(ptxas), "--ptxas=PATH",
+	 "the CUDA assembler (default: ptxas on PATH, then\n"
+	 "/usr/local/cuda/bin/ptxas; without one, or with --ptxas=none,\n"
+	 "the object embeds PTX only)"},
+	{"--resource-usage", ARG_NONE, FLAG(resource_usage), "--resource-usage",
+	 "report registers, shared memory and spills per GPU kernel\n"
+	 "(ptxas's figures)"},
+	{"-H", ARG_SEPARATE, VALUE(header_path), "-H FILE",
+	 "write the C header declaring the kernels to FILE\n"
+	 "(default with --emit=obj: the object's name with .h); it is\n"
+	 "rewritten only when its contents change"},
+	{"-O", ARG_JOINED, HANDLER(opt_opt_level), "-O0, -O1, -O2, -O3",
+	 "optimisation level of the generated code (default -O3)"},
+	{"-march=", ARG_JOINED, HANDLER(opt_march), "-march=CPU",
+	 "generate code for CPU (default x86-64; native: this machine)"},
+	{"-fsyntax-only", ARG_NONE, FLAG(syntax_only), "-fsyntax-only", "check the input (parse and sema), write nothing"},
+	{"-ftime-report", ARG_NONE, HANDLER(opt_time_report), "-ftime-report", "print the wall time of each phase to stderr"},
+	{"-D", ARG_SEPARATE, HANDLER(opt_define), "-D NAME=VALUE, -DNAME=VALUE",
+	 "override const NAME with VALUE (-D NAME means 1); with\n"
+	 "--target=mosaic-tpu also the value of size symbol NAME"},
+	{"-I", ARG_SEPARATE, HANDLER(opt_include_dir), "-I DIR, -IDIR", "search DIR for include files"},
+	{"-M", ARG_NONE, FLAG(deps_only), "-M, -MM",
+	 "write the make rule of the input's dependencies (to -MF FILE,\n"
+	 "-o FILE or standard output) and nothing else"},
+	{"-MM", ARG_NONE, FLAG(deps_only), NULL, NULL},
+	{"-MD", ARG_NONE, FLAG(depfile), "-MD, -MMD", "also write a make depfile (default: output with .d)"},
+	{"-MMD", ARG_NONE, FLAG(depfile), NULL, NULL},
+	{"-MF", ARG_SEPARATE, HANDLER(opt_depfile_path), "-MF FILE", "write the depfile to FILE (implies -MD)"},
+	{"-MT", ARG_SEPARATE, HANDLER(opt_dep_target), "-MT TARGET", "the depfile's target (default: the output file)"},
+	{"-MP", ARG_NONE, FLAG(dep_phony), "-MP",
+	 "add a phony target for each include (deleting one then does not\n"
+	 "break make)"},
+	{"-ffile-prefix-map=", ARG_JOINED, HANDLER(opt_prefix_map), "-ffile-prefix-map=OLD=NEW",
+	 "write the source path starting with OLD as NEW in the outputs;\n"
+	 "-fdebug-prefix-map= only in LLVM/NVVM IR, -fmacro-prefix-map=\n"
+	 "only in the header"},
+	{"-fdebug-prefix-map=", ARG_JOINED, HANDLER(opt_prefix_map), NULL, NULL},
+	{"-fmacro-prefix-map=", ARG_JOINED, HANDLER(opt_prefix_map), NULL, NULL},
+	{"-Werror", ARG_NONE, HANDLER(opt_werror), "-Werror", "make warnings errors"},
+	{"-ferror-limit=", ARG_JOINED, HANDLER(opt_error_limit), "-ferror-limit=N",
+	 "stop after N errors (default 20, 0: no limit)"},
+	{"--diagnostics-format=", ARG_JOINED, HANDLER(opt_diagnostics_format), "--diagnostics-format=FMT",
+	 "text (default) or json (one object per line); also\n"
+	 "-fdiagnostics-format=FMT"},
+	{"-fdiagnostics-format=", ARG_JOINED, HANDLER(opt_diagnostics_format), NULL, NULL},
+	{"-fcolor-diagnostics", ARG_NONE, HANDLER(opt_color), "-fcolor-diagnostics", "colour diagnostics"},
+	{"-fno-color-diagnostics", ARG_NONE, HANDLER(opt_color), "-fno-color-diagnostics",
+	 "do not colour diagnostics (default when stderr is not a terminal)"},
+	{"--dump-after=", ARG_JOINED, HANDLER(opt_dump_after), "--dump-after=PASS",
+	 "print the IR (or AST) after PASS to stdout (stderr with -o -);\n"
+	 "--dump-after=help lists passes, --dump-after=all dumps after each"},
+	{"--", ARG_NONE, FLAG(only_inputs), "--", "every later argument is an input file"},
+	{"--version", ARG_NONE, HANDLER(opt_version), "--version", "print the version, LLVM's and the targets, and exit"},
+	{"--help", ARG_NONE, HANDLER(opt_help), "--help", "print this help and exit"},
+	{"-help", ARG_NONE, HANDLER(opt_help), NULL, NULL},
+};
+enum { NOPTIONS = sizeof options / sizeof options[0] };
 
 static bool starts_with(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* Outcome of parse_args besides "go on and compile". */
-enum { ARGS_OK = -1 };
+/* The option `a` is: an exact ARG_NONE name, else the longest name that
+ * starts it; NULL if none. */
+static const Option *find_option(const char *a)
+{
+	const Option *best = NULL;
+	for (int i = 0; i < NOPTIONS; i++) {
+		const Option *o = &options[i];
+		if (o->arg == ARG_NONE) {
+			if (strcmp(a, o->name) == 0)
+				return o;
+		} else if (starts_with(a, o->name) && (!best || strlen(o->name) > strlen(best->name))) {
+			best = o;
+		}
+	}
+	return best;
+}
+
+/* Edit distance of a[0..na) and b[0..nb) (insertions, deletions,
+ * substitutions and swaps of neighbours), or INT_MAX when b is too long
+ * to be an option name or a much longer than b (the distance is at least
+ * na - nb: never a suggestion, and a huge argument costs no time). */
+static int edit_distance(const char *a, size_t na, const char *b, size_t nb)
+{
+	enum { MAXN = 64 };
+	if (nb >= MAXN || na > 2 * nb)
+		return INT_MAX;
+	int row[3][MAXN]; /* rows i-2, i-1, i (mod 3) */
+	for (size_t k = 0; k <= nb; k++)
+		row[0][k] = (int)k;
+	for (size_t i = 1; i <= na; i++) {
+		int *cur = row[i % 3], *prev = row[(i - 1) % 3], *prev2 = row[(i + 1) % 3];
+		cur[0] = (int)i;
+		for (size_t k = 1; k <= nb; k++) {
+			int d = prev[k - 1] + (a[i - 1] != b[k - 1]);
+			if (prev[k] + 1 < d)
+				d = prev[k] + 1;
+			if (cur[k - 1] + 1 < d)
+				d = cur[k - 1] + 1;
+			if (i > 1 && k > 1 && a[i - 1] == b[k - 2] && a[i - 2] == b[k - 1] && prev2[k - 2] + 1 < d)
+				d = prev2[k - 2] + 1;
+			cur[k] = d;
+		}
+	}
+	return row[na % 3][nb];
+}
+
+/* For an unknown option: the option it is most likely a misspelling of
+ * (with its value: --emti=ir -> --emit=ir), or NULL when none is close
+ * (at most one edit per three characters of the name). */
+static const char *suggest_option(Arena *arena, const char *a)
+{
+	const char *eq = strchr(a, '=');
+	const Option *best = NULL;
+	int bestd = INT_MAX;
+	for (int i = 0; i < NOPTIONS; i++) {
+		const Option *o = &options[i];
+		size_t n = strlen(o->name);
+		bool with_value = o->arg == ARG_JOINED && o->name[n - 1] == '=';
+		if (o->arg != ARG_NONE && !with_value)
+			continue; /* -o, -D, -O...: whatever follows is their value */
+		size_t na = with_value && eq ? (size_t)(eq - a) + 1 : strlen(a);
+		int d = edit_distance(a, na, o->name, n);
+		if (d < bestd) {
+			bestd = d;
+			best = o;
+		}
+	}
+	if (!best || bestd == 0 || (size_t)bestd * 3 > strlen(best->name))
+		return NULL;
+	bool with_value = best->arg == ARG_JOINED && eq;
+	return with_value ? arena_printf(arena, "%s%s", best->name, eq + 1) : best->name;
+}
 
 /* Parses argv into j and j->cc.  Returns ARGS_OK, or an exit status
  * (0 after --help/--version, EXIT_USAGE after an error). */
@@ -626,171 +794,43 @@ static int parse_args(Job *j, int argc, char **argv)
 {
 	Compiler *cc = j->cc;
 	Loc none = {0};
-	bool only_inputs = false; /* after "--" */
-	const char *emit_arg = NULL; /* the last --emit= */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		const char *v;
-		if (only_inputs || a[0] != '-' || strcmp(a, "-") == 0) {
+		if (j->only_inputs || a[0] != '-' || strcmp(a, "-") == 0) {
 			if (j->input) {
 				error_at(cc, none, "more than one input file ('%s', '%s'); pkc compiles one file at a time",
 				         j->input, a);
 				return EXIT_USAGE;
 			}
 			j->input = a;
-		} else if (strcmp(a, "--") == 0) {
-			only_inputs = true;
-		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-help") == 0) {
-			print_help();
-			return EXIT_OK;
-		} else if (strcmp(a, "--version") == 0) {
-			print_version();
-			return EXIT_OK;
-		} else if (starts_with(a, "-o")) {
-			if (!(v = option_value(cc, argc, argv, &i, "-o")))
-				return EXIT_USAGE;
-			j->output = v;
-		} else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0 ||
-		           strcmp(a, "-O3") == 0) {
-			j->cg.opt_level = a[2] - '0';
-		} else if (starts_with(a, "-march=")) {
-			const char *cpu = a + strlen("-march=");
-			if (!codegen_cpu_valid(cpu)) {
-				error_at(cc, none, "unknown CPU '%s' in '%s' (expected an x86-64 processor such as x86-64, "
-				         "x86-64-v3, skylake-avx512, znver4, or native)", cpu, a);
-				return EXIT_USAGE;
-			}
-			j->cg.cpu = cpu;
-		} else if (starts_with(a, "-H")) {
-			if (!(v = option_value(cc, argc, argv, &i, "-H")))
-				return EXIT_USAGE;
-			j->header_path = v;
-		} else if (strcmp(a, "-fsyntax-only") == 0) {
-			j->syntax_only = true;
-		} else if (strcmp(a, "-ftime-report") == 0) {
-			cc->time_report = true;
-		} else if (starts_with(a, "--emit=")) {
-			emit_arg = a; /* checked once the target is known */
-		} else if (starts_with(a, "--target=")) {
-			/* A comma list: host and GPU targets combine; mosaic-tpu stands alone. */
-			const char *t = a + strlen("--target=");
-			j->target = NULL;
-			j->tbits = 0;
-			j->ngpu = 0;
-			j->gpu_targets = arena_alloc(cc->arena, (strlen(t) + 1) * sizeof *j->gpu_targets);
-			for (const char *p = t;;) {
-				const char *comma = strchr(p, ',');
-				size_t n = comma ? (size_t)(comma - p) : strlen(p);
-				const char *item = arena_strndup(cc->arena, p, n);
-				const Target *row = NULL;
-				for (int e = 0; e < NTARGETS; e++)
-					if (strcmp(targets[e].name, item) == 0)
-						row = &targets[e];
-				const GpuTarget *gt = row ? NULL : gpu_target_find(item);
-				if (!row && !gt) {
-					const char *list = "";
-					for (int e = 0; e < NTARGETS; e++)
-						list = arena_printf(cc->arena, "%s%s%s", list, e ? ", " : "", targets[e].name);
-					error_at(cc, none, "invalid value '%s' in '%s' (expected one of: %s, %s)", item, a, list,
-					         gpu_target_list());
-					return EXIT_USAGE;
-				}
-				bool dup = row ? (j->tbits & row->bit) != 0 : false;
-				for (int g = 0; gt && g < j->ngpu; g++)
-					dup |= j->gpu_targets[g] == gt;
-				if (dup) {
-					error_at(cc, none, "target '%s' appears twice in '%s'", item, a);
-					return EXIT_USAGE;
-				}
-				if (row) {
-					j->tbits |= row->bit;
-					j->target = row;
-				} else {
-					j->tbits |= TGT_CUDA;
-					j->gpu_targets[j->ngpu++] = gt;
-				}
-				if (!comma)
-					break;
-				p = comma + 1;
-			}
-			if ((j->tbits & TGT_MOSAIC_TPU) && j->tbits != TGT_MOSAIC_TPU) {
-				error_at(cc, none, "--target=mosaic-tpu cannot be combined with other targets in '%s'", a);
-				return EXIT_USAGE;
-			}
-			if (!j->target)
-				j->target = &cuda_target;
-		} else if (starts_with(a, "--ptxas=")) {
-			j->ptxas = a + strlen("--ptxas=");
-		} else if (strcmp(a, "--resource-usage") == 0) {
-			j->resource_usage = true;
-		} else if (starts_with(a, "-D")) {
-			if (!(v = option_value(cc, argc, argv, &i, "-D")) || !add_define(cc, v))
-				return EXIT_USAGE;
-		} else if (starts_with(a, "-I")) {
-			if (!(v = option_value(cc, argc, argv, &i, "-I")))
-				return EXIT_USAGE;
-			vec_push(cc->arena, &cc->include_dirs, arena_strndup(cc->arena, v, strlen(v)));
-		} else if (strcmp(a, "-MD") == 0) {
-			j->depfile = true;
-		} else if (starts_with(a, "-MF")) {
-			if (!(v = option_value(cc, argc, argv, &i, "-MF")))
-				return EXIT_USAGE;
-			j->depfile = true;
-			j->depfile_path = v;
-		} else if (starts_with(a, "-MT")) {
-			if (!(v = option_value(cc, argc, argv, &i, "-MT")))
-				return EXIT_USAGE;
-			vec_push(cc->arena, &j->dep_targets, (void *)v);
-		} else if (strcmp(a, "-Werror") == 0) {
-			cc->diag.werror = true;
-		} else if (starts_with(a, "-ferror-limit=")) {
-			const char *s = a + strlen("-ferror-limit=");
-			char *end;
-			errno = 0;
-			long n = strtol(s, &end, 10);
-			if (!*s || *end || errno || n < 0 || n > 1000000) {
-				error_at(cc, none, "invalid value '%s' in '%s' (expected a non-negative integer)", s, a);
-				return EXIT_USAGE;
-			}
-			cc->diag.error_limit = (int)n;
-		} else if (starts_with(a, "--diagnostics-format=")) {
-			const char *f = a + strlen("--diagnostics-format=");
-			if (strcmp(f, "text") == 0)
-				cc->diag.format = DIAG_TEXT;
-			else if (strcmp(f, "json") == 0)
-				cc->diag.format = DIAG_JSON;
-			else {
-				error_at(cc, none, "invalid value '%s' in '%s' (expected text or json)", f, a);
-				return EXIT_USAGE;
-			}
-		} else if (strcmp(a, "-fcolor-diagnostics") == 0) {
-			j->color = 1;
-		} else if (strcmp(a, "-fno-color-diagnostics") == 0) {
-			j->color = 0;
-		} else if (starts_with(a, "--dump-after=")) {
-			const char *p = a + strlen("--dump-after=");
-			if (strcmp(p, "help") == 0) {
-				print_passes();
-				return EXIT_OK;
-			}
-			if (strcmp(p, "all") == 0) {
-				for (int k = 0; k < NPASSES; k++)
-					j->dump_after[k] = true;
-				continue;
-			}
-			int k = pass_index(p);
-			if (k < 0) {
-				error_at(cc, none, "unknown pass '%s' in '%s' (--dump-after=help lists them)", p, a);
-				return EXIT_USAGE;
-			}
-			j->dump_after[k] = true;
-		} else {
-			error_at(cc, none, "unknown argument: '%s'", a);
+			continue;
+		}
+		const Option *o = find_option(a);
+		if (!o) {
+			const char *guess = suggest_option(cc->arena, a);
+			if (guess)
+				error_at(cc, none, "unknown argument: '%s'; did you mean '%s'?", a, guess);
+			else
+				error_at(cc, none, "unknown argument: '%s'", a);
 			return EXIT_USAGE;
 		}
+		const char *v = NULL;
+		size_t n = strlen(o->name);
+		if (o->arg == ARG_JOINED || (o->arg == ARG_SEPARATE && a[n] != '\0')) {
+			v = a + n;
+		} else if (o->arg == ARG_SEPARATE) {
+			if (i + 1 >= argc) {
+				error_at(cc, none, "argument to '%s' is missing (expected 1 value)", o->name);
+				return EXIT_USAGE;
+			}
+			v = argv[++i];
+		}
+		int status = o->handle(j, o, v, a);
+		if (status != ARGS_OK)
+			return status;
 	}
 	/* The output kind: the target's default, or one the target has. */
-	const char *kind = emit_arg ? emit_arg + strlen("--emit=") : j->target->emit;
+	const char *kind = j->emit_arg ? j->emit_arg + strlen("--emit=") : j->target->emit;
 	for (int e = 0; e < NEMIT && !j->emit; e++)
 		if (strcmp(emit_kinds[e].name, kind) == 0)
 			j->emit = &emit_kinds[e];
@@ -800,7 +840,7 @@ static int parse_args(Job *j, int argc, char **argv)
 			if (emit_kinds[e].targets & j->tbits)
 				list = arena_printf(cc->arena, "%s%s%s", list, *list ? ", " : "", emit_kinds[e].name);
 		if (!j->emit)
-			error_at(cc, none, "invalid value '%s' in '%s' (expected one of: %s)", kind, emit_arg, list);
+			error_at(cc, none, "invalid value '%s' in '%s' (expected one of: %s)", kind, j->emit_arg, list);
 		else
 			error_at(cc, none, "--emit=%s is not available for --target=%s (expected one of: %s)", kind,
 			         j->target->name, list);
@@ -822,6 +862,48 @@ static int parse_args(Job *j, int argc, char **argv)
 	return ARGS_OK;
 }
 
+/* --help: the options table, usage on the left, help on the right. */
+static void print_help(void)
+{
+	enum { COL = 31 };
+	fputs("usage: pkc [options] file.pk\n"
+	      "\n"
+	      "Compiles a .pk kernel file (\"-\" reads standard input).\n"
+	      "\n"
+	      "options:\n",
+	      stdout);
+	for (int i = 0; i < NOPTIONS; i++) {
+		const Option *o = &options[i];
+		if (!o->usage)
+			continue;
+		int w = printf("  %s", o->usage);
+		if (w + 1 > COL) {
+			putchar('\n');
+			w = 0;
+		}
+		for (const char *h = o->help; *h;) {
+			const char *nl = strchr(h, '\n');
+			int n = nl ? (int)(nl - h) : (int)strlen(h);
+			printf("%*s%.*s\n", COL - w, "", n, h);
+			w = 0;
+			h += n + (nl != NULL);
+		}
+	}
+}
+
+/* --version: pkc's, the LLVM it runs with, and the targets this build
+ * has (mosaic-tpu only when its plugin loads). */
+static void print_version(void)
+{
+	unsigned major, minor, patch;
+	LLVMGetVersion(&major, &minor, &patch);
+	printf("pkc version %s\n", PKC_VERSION);
+	printf("LLVM version %u.%u.%u\n", major, minor, patch);
+	Arena *a = arena_new();
+	printf("targets: host (x86-64), %s%s\n", gpu_target_list(), load_mosaic_plugin(NULL, a) ? ", mosaic-tpu" : "");
+	arena_free(a);
+}
+
 /* ---- the pipeline ------------------------------------------------------ */
 
 static void dump(Job *j, const Pass *p)
@@ -836,11 +918,97 @@ static void dump(Job *j, const Pass *p)
 	fflush(out);
 }
 
-/* Same file (not just same name)?  Used to refuse to overwrite the input. */
-static bool same_file(const char *a, const char *b)
+/* The output name gcc -c would pick: the input's basename with the
+ * extension replaced, in the current directory. */
+static char *default_output(Job *j, const char *ext)
 {
-	struct stat sa, sb;
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	const char *in = strcmp(j->input, "-") == 0 ? "stdin" : j->input;
+	return output_replace_ext(j->cc->arena, in, ext, false);
+}
+
+static bool write_depfile(Job *j, FILE *out)
+{
+	const char *target = j->output && strcmp(j->output, "-") != 0 ? j->output : default_output(j, j->emit->ext);
+	output_depfile(j->cc, out, &j->dep_targets, target, j->dep_phony);
+	return true;
+}
+
+/* A Job writer for output_write. */
+typedef struct JobWriter {
+	Job *j;
+	bool (*write)(Job *j, FILE *out);
+} JobWriter;
+
+static bool job_writer(void *ctx, FILE *out)
+{
+	JobWriter *w = ctx;
+	return w->write(w->j, out);
+}
+
+static bool write_job_output(Job *j, const char *path, bool keep_same, bool (*write)(Job *j, FILE *out))
+{
+	JobWriter w = {j, write};
+	return output_write(j->cc, path, keep_same, job_writer, &w);
+}
+
+/* Decides the outputs' names, checks that no two are one file (nor the
+ * input), and registers the old ones for removal should the run fail.
+ * Returns ARGS_OK or an exit status. */
+static int plan_outputs(Job *j)
+{
+	Compiler *cc = j->cc;
+	Loc none = {0};
+	/* -M: the rule goes where -MF, else -o, says (else stdout), and its
+	 * target is the output a compilation would write. */
+	if (j->deps_only) {
+		j->depfile_path = j->depfile_path ? j->depfile_path : j->output ? j->output : "-";
+		j->depfile = true;
+		j->output = NULL;
+	}
+	bool writes = !j->syntax_only && !j->deps_only;
+	if (writes && !j->output)
+		j->output = default_output(j, j->emit->ext);
+	/* Derived names (the header, the depfile) come from a named output,
+	 * never from a device or FIFO: -o /dev/null writes no /dev/null.h. */
+	bool named = j->output && strcmp(j->output, "-") != 0;
+	bool special = named && output_is_special(j->output);
+	if (j->depfile && !j->depfile_path) {
+		if (special)
+			j->depfile = false;
+		else
+			j->depfile_path = named ? output_replace_ext(cc->arena, j->output, "d", true) : default_output(j, "d");
+	}
+	/* The header: with -H, or next to an object file. */
+	bool codegen = j->emit->write == write_code && writes && (j->tbits & (TGT_HOST | TGT_CUDA));
+	if (!codegen)
+		j->header_path = NULL;
+	else if (!j->header_path && strcmp(j->emit->name, "obj") == 0 && named && !special)
+		j->header_path = output_replace_ext(cc->arena, j->output, "h", true);
+
+	const char *outs[3] = {writes ? j->output : NULL, j->depfile ? j->depfile_path : NULL, j->header_path};
+	const char *what[3] = {"output", "depfile", "header"};
+	for (int k = 0; k < 3; k++) {
+		if (!outs[k] || strcmp(outs[k], "-") == 0)
+			continue;
+		if (strcmp(j->input, "-") != 0 && output_same_file(j->input, outs[k])) {
+			error_at(cc, none, "input file '%s' is the same as output file '%s'", j->input, outs[k]);
+			return EXIT_INPUT;
+		}
+		/* Two outputs in one file: the second would replace the first.
+		 * Devices and FIFOs (-MF /dev/null -o /dev/null) may be shared. */
+		for (int l = 0; l < k; l++)
+			if (outs[l] && strcmp(outs[l], "-") != 0 && !output_is_special(outs[k]) &&
+			    output_same_file(outs[l], outs[k])) {
+				error_at(cc, none, "the %s '%s' and the %s '%s' are the same file%s", what[l], outs[l], what[k],
+				         outs[k], k == 2 ? " (use -H to name the header)" : "");
+				return EXIT_INPUT;
+			}
+	}
+	/* Only once the names are good: a refused command line removes nothing. */
+	for (int k = 0; k < 3; k++)
+		if (outs[k] && strcmp(outs[k], "-") != 0)
+			output_remove_on_failure(outs[k]);
+	return ARGS_OK;
 }
 
 /* Runs the job; returns the exit status. */
@@ -850,9 +1018,12 @@ static int run(Job *j)
 	Loc none = {0};
 
 	/* Which passes run: through the emit kind's last pass (the front end
-	 * with -fsyntax-only), and at least through any pass to be dumped. */
+	 * with -fsyntax-only, the parser with -M), and at least through any
+	 * pass to be dumped. */
 	int last = NPASSES - 1;
-	if (j->syntax_only)
+	if (j->deps_only)
+		last = pass_index("parse");
+	else if (j->syntax_only)
 		last = pass_index(LAST_FRONTEND_PASS);
 	else if (j->emit->last_pass)
 		last = pass_index(j->emit->last_pass);
@@ -861,17 +1032,6 @@ static int run(Job *j)
 		if (j->dump_after[k])
 			last = k;
 
-	/* Output names, and the old outputs to remove should we fail. */
-	if (!j->syntax_only && !j->output)
-		j->output = default_output(j, j->emit->ext);
-	if (j->depfile && !j->depfile_path) {
-		if (j->output && strcmp(j->output, "-") != 0)
-			j->depfile_path = replace_ext(cc->arena, j->output, "d", true);
-		else
-			j->depfile_path = default_output(j, "d");
-	}
-	/* The header: with -H, or next to an object file. */
-	bool codegen = j->emit->write == write_code && !j->syntax_only && (j->tbits & (TGT_HOST | TGT_CUDA));
 	j->cg.emit = strcmp(j->emit->name, "llvm") == 0 ? CG_EMIT_LLVM
 	             : strcmp(j->emit->name, "asm") == 0 ? CG_EMIT_ASM : CG_EMIT_OBJ;
 	j->gpu_emit = strcmp(j->emit->name, "ptx") == 0     ? GPU_EMIT_PTX
@@ -881,26 +1041,9 @@ static int run(Job *j)
 	j->mosaic = strcmp(j->emit->name, "mlirbc") == 0            ? MOSAIC_EMIT_MLIRBC
 	            : strcmp(j->emit->name, "tpu-custom-call") == 0 ? MOSAIC_EMIT_CUSTOM_CALL
 	                                                           : MOSAIC_EMIT_MLIR;
-	if (!codegen)
-		j->header_path = NULL;
-	else if (!j->header_path && strcmp(j->emit->name, "obj") == 0 && strcmp(j->output, "-") != 0)
-		j->header_path = replace_ext(cc->arena, j->output, "h", true);
-	if (j->header_path && strcmp(j->header_path, j->output) == 0) {
-		error_at(cc, none, "the header and the output are the same file '%s' (use -H to name the header)",
-		         j->output);
-		return EXIT_USAGE;
-	}
-	const char *outs[3] = {j->syntax_only ? NULL : j->output, j->depfile ? j->depfile_path : NULL,
-	                       j->header_path};
-	for (int k = 0; k < 3; k++) {
-		if (!outs[k] || strcmp(outs[k], "-") == 0)
-			continue;
-		if (strcmp(j->input, "-") != 0 && same_file(j->input, outs[k])) {
-			error_at(cc, none, "input file '%s' is the same as output file '%s'", j->input, outs[k]);
-			return EXIT_INPUT;
-		}
-		remove_on_failure(outs[k]);
-	}
+	int status = plan_outputs(j);
+	if (status != ARGS_OK)
+		return status;
 
 	j->src = source_load(cc, j->input, none);
 	if (!j->src)
@@ -934,19 +1077,19 @@ static int run(Job *j)
 	if (cc->diag.nerrors > 0)
 		return EXIT_INPUT;
 
-	if (!j->syntax_only) {
+	if (!j->syntax_only && !j->deps_only) {
 		if (!j->emit->write) {
 			error_at(cc, none, "--emit=%s: %s is not implemented yet", j->emit->name, j->emit->what);
 			return EXIT_INPUT;
 		}
 		double t0 = time_ms();
-		if (!write_output(j, j->output, j->emit->write))
+		if (!write_job_output(j, j->output, false, j->emit->write))
 			return EXIT_INPUT;
-		if (j->header_path && !write_output(j, j->header_path, write_header))
+		if (j->header_path && !write_job_output(j, j->header_path, true, write_header))
 			return EXIT_INPUT;
 		time_note(cc, t0, "writing the output");
 	}
-	if (j->depfile && !write_output(j, j->depfile_path, write_depfile_body))
+	if (j->depfile && !write_job_output(j, j->depfile_path, false, write_depfile))
 		return EXIT_INPUT;
 	return EXIT_OK;
 }
@@ -964,21 +1107,16 @@ int main(int argc, char **argv)
 	job.dump_after = arena_alloc(cc.arena, NPASSES * sizeof *job.dump_after);
 
 	/* Know the diagnostics format before the first usage error, wherever
-	 * the option is on the command line. */
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (strcmp(argv[i], "--diagnostics-format=json") == 0)
-			cc.diag.format = DIAG_JSON;
-		else if (strcmp(argv[i], "--diagnostics-format=text") == 0)
-			cc.diag.format = DIAG_TEXT;
+	 * the option is on the command line (a bad value is reported later). */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const Option *o = find_option(argv[i]);
+		if (o && o->handle == opt_diagnostics_format) {
+			const char *f = argv[i] + strlen(o->name);
+			cc.diag.format = strcmp(f, "json") == 0 ? DIAG_JSON : strcmp(f, "text") == 0 ? DIAG_TEXT : cc.diag.format;
+		}
 	}
 
-	atexit(cleanup_run);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
-
+	output_init();
 	int status = parse_args(&job, argc, argv);
 	if (status == ARGS_OK) {
 		if (job.color >= 0)
@@ -995,8 +1133,8 @@ int main(int argc, char **argv)
 		status = run(&job);
 	}
 	if (status == EXIT_OK)
-		succeeded = 1;
-	cleanup_run();
+		output_succeeded();
+	output_cleanup();
 	codegen_output_free(&job.code);
 	gpu_output_free(&job.gpu);
 	compiler_free(&cc);

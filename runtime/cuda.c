@@ -260,6 +260,7 @@ static bool probe_device(int i)
 	         cd->major, cd->minor);
 	cd->default_impl.handle = NULL;
 	atomic_init(&cd->default_impl.last_kernel, NULL);
+	cd->default_stream.magic = PKRT_STREAM_MAGIC;
 	cd->default_stream.device = d;
 	cd->default_stream.is_default = true;
 	cd->default_stream.impl = &cd->default_impl;
@@ -957,6 +958,9 @@ pk_status pk_launch_cuda(pk_stream *s, const pk_cuda_launch *l)
 	const char *name = l->kernel_name;
 	if (!name)
 		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_launch_cuda: kernel_name is NULL");
+	pk_status bad = pkrt_check_stream(s, name);
+	if (bad != PK_SUCCESS)
+		return bad;
 	pk_device *dev = pk_stream_device(s);
 	if (dev->kind != PK_DEVICE_CUDA)
 		return pk_set_error(PK_ERR_INVALID_VALUE,

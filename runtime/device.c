@@ -5,6 +5,7 @@
  * rest of this file is kind-agnostic. */
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 /* The stream that NULL stands for. */
@@ -12,6 +13,56 @@ static pk_stream *resolve_stream(pk_stream *s)
 {
 	return s ? s : &pkrt_host_default_stream;
 }
+
+/* ---- destroyed handles ------------------------------------------------------- */
+
+/* Destroying a stream or event clears its magic word and parks its memory
+ * here instead of freeing it; the oldest parked handle is freed when a new
+ * one arrives.  So a use of one of the last QUARANTINE handles destroyed
+ * (destroying it twice, a launch after destroy) reads memory that is still
+ * allocated, finds the word cleared and fails with PK_ERR_INVALID_VALUE.
+ * Older ones are freed: using them is undefined (pk_runtime.h). */
+enum { QUARANTINE = 64 };
+static struct {
+	pthread_mutex_t mu;
+	void *parked[QUARANTINE]; /* destroyed handles, a ring */
+	int next;                 /* the slot the next one takes (its old one is freed) */
+} graveyard = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void retire(void *handle)
+{
+	pthread_mutex_lock(&graveyard.mu);
+	void *old = graveyard.parked[graveyard.next];
+	graveyard.parked[graveyard.next] = handle;
+	graveyard.next = (graveyard.next + 1) % QUARANTINE;
+	pthread_mutex_unlock(&graveyard.mu);
+	free(old);
+}
+
+pk_status pkrt_check_stream(const pk_stream *s, const char *fn)
+{
+	if (s && s->magic != PKRT_STREAM_MAGIC)
+		return pk_set_error(PK_ERR_INVALID_VALUE, "%s: the stream was destroyed (or is not a stream)", fn);
+	return PK_SUCCESS;
+}
+
+static pk_status check_event(const pk_event *e, const char *fn, const char *which)
+{
+	if (!e)
+		return pk_set_error(PK_ERR_INVALID_VALUE, "%s: %sevent is NULL", fn, which);
+	if (e->magic != PKRT_EVENT_MAGIC)
+		return pk_set_error(PK_ERR_INVALID_VALUE, "%s: the %sevent was destroyed (or is not an event)", fn,
+		                    which);
+	return PK_SUCCESS;
+}
+
+/* Returns from the calling function when `call` (a pk_status) fails. */
+#define TRY(call)                                    \
+	do {                                         \
+		pk_status try_ = (call);             \
+		if (try_ != PK_SUCCESS)              \
+			return try_;                 \
+	} while (0)
 
 pk_status pk_device_count(pk_device_kind kind, int *n)
 {
@@ -94,23 +145,27 @@ pk_status pk_stream_create(pk_device *dev, pk_stream **out)
 		free(s);
 		return st;
 	}
+	s->magic = PKRT_STREAM_MAGIC;
 	*out = s;
 	return PK_SUCCESS;
 }
 
 pk_status pk_stream_destroy(pk_stream *s)
 {
+	TRY(pkrt_check_stream(s, "pk_stream_destroy"));
 	if (!s || s->is_default)
 		return PK_SUCCESS;
 	/* Release the stream even if draining it reported an error: the caller
 	 * cannot retry a destroy, so keeping it would only leak. */
 	pk_status st = s->device->ops->stream_fini(s);
-	free(s);
+	s->magic = 0;
+	retire(s);
 	return st;
 }
 
 pk_status pk_stream_synchronize(pk_stream *s)
 {
+	TRY(pkrt_check_stream(s, "pk_stream_synchronize"));
 	s = resolve_stream(s);
 	return s->device->ops->stream_synchronize(s);
 }
@@ -154,6 +209,7 @@ pk_status pk_memcpy(pk_stream *s, void *dst, const void *src, size_t bytes, pk_m
 	if (!dst || !src)
 		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_memcpy: %s is NULL (copying %zu bytes)",
 		                    !dst ? "dst" : "src", bytes);
+	TRY(pkrt_check_stream(s, "pk_memcpy"));
 	s = resolve_stream(s);
 	return s->device->ops->memcpy_fn(s, dst, src, bytes, kind);
 }
@@ -164,6 +220,7 @@ pk_status pk_memset(pk_stream *s, void *dst, int value, size_t bytes)
 		return PK_SUCCESS;
 	if (!dst)
 		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_memset: dst is NULL (setting %zu bytes)", bytes);
+	TRY(pkrt_check_stream(s, "pk_memset"));
 	s = resolve_stream(s);
 	return s->device->ops->memset_fn(s, dst, value, bytes);
 }
@@ -186,6 +243,7 @@ pk_status pk_event_create(pk_device *dev, pk_event **out)
 		free(e);
 		return st;
 	}
+	e->magic = PKRT_EVENT_MAGIC;
 	*out = e;
 	return PK_SUCCESS;
 }
@@ -194,15 +252,17 @@ pk_status pk_event_destroy(pk_event *e)
 {
 	if (!e)
 		return PK_SUCCESS;
+	TRY(check_event(e, "pk_event_destroy", ""));
 	pk_status st = e->device->ops->event_fini(e);
-	free(e);
+	e->magic = 0;
+	retire(e);
 	return st;
 }
 
 pk_status pk_event_record(pk_event *e, pk_stream *s)
 {
-	if (!e)
-		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_event_record: event is NULL");
+	TRY(check_event(e, "pk_event_record", ""));
+	TRY(pkrt_check_stream(s, "pk_event_record"));
 	s = resolve_stream(s);
 	if (s->device != e->device)
 		return pk_set_error(PK_ERR_INVALID_VALUE,
@@ -216,8 +276,7 @@ pk_status pk_event_record(pk_event *e, pk_stream *s)
 
 pk_status pk_event_synchronize(pk_event *e)
 {
-	if (!e)
-		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_event_synchronize: event is NULL");
+	TRY(check_event(e, "pk_event_synchronize", ""));
 	if (!e->recorded)
 		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_event_synchronize: the event was never recorded");
 	return e->device->ops->event_synchronize(e);
@@ -228,9 +287,8 @@ pk_status pk_event_elapsed_ms(const pk_event *start, const pk_event *end, double
 	if (!ms)
 		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_event_elapsed_ms: ms is NULL");
 	*ms = 0.0;
-	if (!start || !end)
-		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_event_elapsed_ms: %s event is NULL",
-		                    !start ? "start" : "end");
+	TRY(check_event(start, "pk_event_elapsed_ms", "start "));
+	TRY(check_event(end, "pk_event_elapsed_ms", "end "));
 	if (start->device != end->device)
 		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_event_elapsed_ms: the events belong to different devices "
 		                    "(%s, %s)", pk_device_name(start->device), pk_device_name(end->device));

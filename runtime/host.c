@@ -137,6 +137,7 @@ pk_device pkrt_host_device = {
 };
 
 pk_stream pkrt_host_default_stream = {
+	.magic = PKRT_STREAM_MAGIC,
 	.device = &pkrt_host_device,
 	.is_default = true,
 	.impl = NULL,

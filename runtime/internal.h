@@ -39,18 +39,31 @@ struct pk_device {
 	void *impl;                 /* kind-specific state (cuda.c: its cuda_device); NULL for the host */
 };
 
+/* The magic words of live handles (pk_stream.magic, pk_event.magic):
+ * destroy clears them, so a destroyed handle is told from a live one for as
+ * long as its memory is kept (device.c, "Destroyed handles"). */
+#define PKRT_STREAM_MAGIC 0x704b5354u /* "pKST" */
+#define PKRT_EVENT_MAGIC 0x704b4556u  /* "pKEV" */
+
 struct pk_stream {
+	uint32_t magic;    /* PKRT_STREAM_MAGIC while alive (the default streams too) */
 	pk_device *device; /* the device the stream's work runs on */
 	bool is_default;   /* the static default stream of a device: never freed */
 	void *impl;        /* kind-specific state (cuda.c: its cuda_stream); NULL for the host */
 };
 
 struct pk_event {
+	uint32_t magic;    /* PKRT_EVENT_MAGIC while alive */
 	pk_device *device; /* the device whose streams it can be recorded in */
 	bool recorded;     /* pk_event_record has been called (elapsed needs it) */
 	double host_ms;    /* host events: CLOCK_MONOTONIC time of the last record, in ms */
 	void *impl;        /* kind-specific state (cuda.c: the CUevent); NULL for the host */
 };
+
+/* PK_SUCCESS for NULL (the default host stream) or a live stream; for a
+ * destroyed one PK_ERR_INVALID_VALUE, with a message naming `fn` (the
+ * calling function, or the kernel for a launch). */
+pk_status pkrt_check_stream(const pk_stream *s, const char *fn);
 
 /* The host device and its default stream (host.c). */
 extern pk_device pkrt_host_device;

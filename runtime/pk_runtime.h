@@ -128,7 +128,17 @@ PK_API pk_status pk_stream_create(pk_device *dev, pk_stream **out);
 
 /* Destroys a stream created by pk_stream_create, after waiting for its
  * work.  NULL (the default stream) is a no-op.  No other thread may use the
- * stream during or after this call. */
+ * stream during or after this call.
+ *
+ * Destroyed handles.  Using a stream or an event after destroying it
+ * (destroying it twice included) is detected on a best-effort basis: the
+ * runtime keeps the memory of the last 64 handles destroyed, with their
+ * magic word cleared, and every function here that returns a pk_status
+ * gives PK_ERR_INVALID_VALUE for such a handle, as does a launch function
+ * of generated code.  Still undefined: using a handle after 64 more have
+ * been destroyed (its memory is freed), pk_stream_device on a destroyed
+ * stream, a pointer that never was a handle, and a use concurrent with the
+ * destroy. */
 PK_API pk_status pk_stream_destroy(pk_stream *s);
 
 /* Waits until all work submitted to `s` has finished and returns the first
@@ -157,7 +167,8 @@ typedef struct pk_event pk_event; /* opaque; a point in a stream's work, with a 
 /* Creates an event on `dev` (NULL: the host device).  *out is NULL on failure. */
 PK_API pk_status pk_event_create(pk_device *dev, pk_event **out);
 
-/* Destroys an event; NULL is a no-op. */
+/* Destroys an event; NULL is a no-op (destroyed handles: see
+ * pk_stream_destroy). */
 PK_API pk_status pk_event_destroy(pk_event *e);
 
 /* Records `e` in stream `s` (NULL: the default host stream), which must be on
@@ -243,8 +254,11 @@ typedef struct pk_host_launch {
  *     left there.
  *   - Writes made by the programs are visible to the caller on return.
  * A grid with an extent 0 runs nothing and succeeds.  `s` must be a host
- * stream (NULL: the default).  Safe to call concurrently from several
- * threads, and from inside a program (nested launches). */
+ * stream (NULL: the default): on a stream of another device the kernel has
+ * no variant for it, PK_ERR_NO_KERNEL_FOR_DEVICE (what the launch function
+ * of a kernel compiled for the host only returns there).  Safe to call
+ * concurrently from several threads, and from inside a program (nested
+ * launches). */
 PK_API pk_status pk_launch_host(pk_stream *s, const pk_host_launch *l);
 
 /* The number of threads that execute a host launch: the calling thread

@@ -389,9 +389,14 @@ pk_status pk_launch_host(pk_stream *s, const pk_host_launch *l)
 	if (!l)
 		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_launch_host: launch description is NULL");
 	const char *name = l->kernel_name ? l->kernel_name : "pk_launch_host";
+	pk_status bad = pkrt_check_stream(s, name);
+	if (bad != PK_SUCCESS)
+		return bad;
+	/* Generated code calls this for a kernel's host variant: on another
+	 * device's stream, the kernel has no variant for that device. */
 	if (s && s->device->kind != PK_DEVICE_HOST)
-		return pk_set_error(PK_ERR_INVALID_VALUE, "%s: host launch on a stream of device \"%s\"", name,
-		                    pk_device_name(s->device));
+		return pk_set_error(PK_ERR_NO_KERNEL_FOR_DEVICE, "%s: the kernel was compiled for the host only, but the "
+		                    "stream is on %s", name, pk_device_name(s->device));
 
 	pkrt_job job;
 	bool empty = false;

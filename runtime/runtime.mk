@@ -4,7 +4,9 @@
 # repository root), or use it alone:  make -f runtime/runtime.mk [target]
 #
 # Targets:
-#   $(BUILD)/lib/libpkrt.a, $(BUILD)/lib/libpkrt.so   the libraries
+#   $(BUILD)/lib/libpkrt.a, $(BUILD)/lib/libpkrt.so   the libraries (the .so is
+#               libpkrt.so.$(PKC_VERSION), soname libpkrt.so.$(RT_SOVERSION),
+#               with the links libpkrt.so.$(RT_SOVERSION) and libpkrt.so)
 #   runtime              both libraries
 #   check-runtime        builds and runs test/runtime (rt_test with the default
 #                        pool, PK_NUM_THREADS=1 and =4, the shared-library
@@ -37,6 +39,16 @@ RT_SRCS := runtime/error.c runtime/device.c runtime/host.c runtime/pool.c runtim
 RT_OBJS := $(RT_SRCS:runtime/%.c=$(BUILD)/obj/runtime/%.o)
 RT_LIB_A := $(BUILD)/lib/libpkrt.a
 RT_LIB_SO := $(BUILD)/lib/libpkrt.so
+# The shared library is versioned as shared libraries are: the file is
+# named after pkc's version, programs record its soname, which changes only
+# when the runtime's ABI does (bump RT_SOVERSION then); -lpkrt finds the
+# libpkrt.so link.
+ifndef PKC_VERSION
+PKC_VERSION := $(shell sed -n 's/^.define PKC_VERSION "\(.*\)"$$/\1/p' compiler/support/pkc.h)
+endif
+RT_SOVERSION := 0
+RT_SONAME := libpkrt.so.$(RT_SOVERSION)
+RT_LIB_SO_FILE := libpkrt.so.$(PKC_VERSION)
 RT_WARN := -std=c11 -Wall -Wextra -pedantic
 # -fvisibility=hidden: only functions marked PK_API (the pk_* API) are
 # exported from the .so; runtime/libpkrt.map hides everything else too.
@@ -61,11 +73,16 @@ $(RT_LIB_A): $(RT_OBJS)
 # process exits, so dlclose must never unmap it.  -ldl: cuda.c dlopens the
 # CUDA driver (part of libc from glibc 2.34; an empty stub there).  Programs
 # linking libpkrt.a on an older glibc need -ldl too.
-$(RT_LIB_SO): $(RT_OBJS) runtime/libpkrt.map
+$(BUILD)/lib/$(RT_LIB_SO_FILE): $(RT_OBJS) runtime/libpkrt.map
 	@mkdir -p $(@D)
-	$(CC) -shared -pthread $(RT_OPT) $(RT_CFLAGS) -Wl,-soname,libpkrt.so \
+	$(CC) -shared -pthread $(RT_OPT) $(RT_CFLAGS) -Wl,-soname,$(RT_SONAME) \
 		-Wl,--version-script=runtime/libpkrt.map -Wl,-z,nodelete \
 		-o $@ $(RT_OBJS) $(RT_LDFLAGS) -ldl
+
+# The links (make sees the file's mtime through them).
+$(RT_LIB_SO): $(BUILD)/lib/$(RT_LIB_SO_FILE)
+	ln -sfn $(RT_LIB_SO_FILE) $(@D)/$(RT_SONAME)
+	ln -sfn $(RT_SONAME) $@
 
 -include $(RT_OBJS:.o=.d)
 
@@ -157,7 +174,7 @@ check-runtime-warnings:
 		$$cc $(RT_WARN) -Werror -O2 -pthread -Iruntime -c $$f -o /dev/null || exit 1; done; done
 
 clean-runtime:
-	rm -rf $(BUILD)/obj/runtime $(RT_LIB_A) $(RT_LIB_SO) $(RT_TEST_DIR) $(BUILD)/rt-asan $(BUILD)/rt-tsan
+	rm -rf $(BUILD)/obj/runtime $(RT_LIB_A) $(RT_LIB_SO) $(RT_LIB_SO).* $(RT_TEST_DIR) $(BUILD)/rt-asan $(BUILD)/rt-tsan
 
 ifeq ($(RT_STANDALONE),1)
 .DEFAULT_GOAL := runtime

@@ -82,7 +82,7 @@ config.environment.pop("NO_COLOR", None)
 # Sanitized builds: fail loudly on the first error, report leaks.
 config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0"
 config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
-# GPU targets (compiler/GPU-DESIGN.md):
+# GPU targets (compiler/cuda/GPU-DESIGN.md):
 #   feature `ptxas`: the CUDA assembler, found as pkc finds it (PATH, then
 #     /usr/local/cuda/bin); tests that assemble GPU code REQUIRE it, so they
 #     are UNSUPPORTED (never silently passing) on a machine without it.

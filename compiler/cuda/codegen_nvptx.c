@@ -1,4 +1,4 @@
-/* codegen_nvptx.c - the CUDA back end (compiler/GPU-DESIGN.md): the IR after
+/* codegen_nvptx.c - the CUDA back end (cuda/GPU-DESIGN.md): the IR after
  * lower-refs to NVVM IR through the LLVM C API, PTX from LLVM's NVPTX
  * target, cubins from ptxas (nvptx_ptxas.c).
  *
@@ -11,10 +11,12 @@
  * gpu_layout.c); scalars are computed by every thread alike, so all control
  * flow is uniform across the CTA and barriers may appear anywhere.
  *
- * This file: targets, the kernel entry, regions and control flow, scalar
- * code, the module pipeline (libdevice, passes, PTX per target, ptxas).
- * nvptx_tensor.c has tensor ops and layout conversions, nvptx_mem.c Ref
- * accesses and barriers, nvptx_dot.c matrix products. */
+ * This file: the kernel entry, regions and control flow, scalar code, the
+ * module pipeline (libdevice, passes, PTX per target, ptxas).  nvptx_base.c
+ * has the targets and the helpers every file uses, nvptx_tensor.c tensor
+ * ops and layout conversions, nvptx_mem.c Ref accesses and barriers,
+ * nvptx_dot.c matrix products. */
+#include "codegen.h" /* codegen_check_kernel_name: a kernel's launch function is C */
 #include "nvptx.h"
 #include "pk_runtime.h" /* PK_MAX_GRID */
 
@@ -29,55 +31,11 @@
 #include <string.h>
 
 #define NVPTX_TRIPLE "nvptx64-nvidia-cuda"
-/* A tensor may take at most this many registers per thread (2^12). */
+/* A tensor may take at most this many registers per thread (2^12, §10.2):
+ * its per-element code is unrolled. */
 #define MAX_REG_BITS 12
 /* Shared memory up to this many bytes per CTA is static; more is dynamic. */
 #define STATIC_SMEM_LIMIT (48 * 1024)
-
-/* ---- targets ------------------------------------------------------------------ */
-
-/* PTX ISA versions: the oldest that has everything the generated code may
- * use on that target (mma.sync, ldmatrix, cp.async need 7.0), so the PTX
- * JIT-compiles with drivers as old as possible. */
-static const GpuTarget gpu_targets[] = {
-	{"sm_80", 80, false, "+ptx70"},
-	{"sm_86", 86, false, "+ptx71"},
-	{"sm_89", 89, false, "+ptx78"},
-	{"sm_90", 90, false, "+ptx78"},
-	{"sm_90a", 90, true, "+ptx80"},
-};
-
-const GpuTarget *gpu_target_find(const char *name)
-{
-	for (size_t i = 0; i < sizeof gpu_targets / sizeof gpu_targets[0]; i++)
-		if (strcmp(gpu_targets[i].name, name) == 0)
-			return &gpu_targets[i];
-	return NULL;
-}
-
-const char *gpu_target_list(void)
-{
-	return "sm_80, sm_86, sm_89, sm_90, sm_90a";
-}
-
-/* Most shared memory a CTA may use (dynamic included) per capability. */
-static uint64_t smem_limit(const GpuTarget *t)
-{
-	switch (t->sm) {
-	case 80: return 166912;
-	case 86: case 89: return 101376;
-	default: return 232448;
-	}
-}
-
-uint64_t nv_smem_cap(const Nv *nv)
-{
-	uint64_t m = UINT64_MAX;
-	for (int t = 0; t < nv->opt->ntargets; t++)
-		if (smem_limit(nv->opt->targets[t]) < m)
-			m = smem_limit(nv->opt->targets[t]);
-	return m;
-}
 
 void gpu_output_free(GpuOutput *out)
 {
@@ -87,75 +45,6 @@ void gpu_output_free(GpuOutput *out)
 	free(out->kernels);
 	free(out->text);
 	memset(out, 0, sizeof *out);
-}
-
-/* ---- diagnostics and small helpers ------------------------------------------------- */
-
-bool nv_unsupported(NvFn *f, Loc loc, const char *fmt, ...)
-{
-	va_list ap, aq;
-	va_start(ap, fmt);
-	va_copy(aq, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	char *what = arena_alloc(f->nv->cc->arena, (size_t)(n > 0 ? n : 0) + 1);
-	vsnprintf(what, (size_t)(n > 0 ? n : 0) + 1, fmt, aq);
-	va_end(aq);
-	error_at(f->nv->cc, loc, "%s is not supported yet by --target=%s", what, f->nv->target_name);
-	f->g->failed = true;
-	return false;
-}
-
-bool nv_fail(NvFn *f, Loc loc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	diag_vreport(&f->nv->cc->diag, DIAG_ERROR, loc, fmt, ap);
-	va_end(ap);
-	f->g->failed = true;
-	return false;
-}
-
-LLVMValueRef nv_intrinsic(NvFn *f, const char *name, LLVMTypeRef *ov, int nov, LLVMValueRef *args, int nargs)
-{
-	Cg *g = f->g;
-	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-	if (!id)
-		internal_error("nvptx: LLVM has no intrinsic %s", name);
-	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->mod, id, ov, (size_t)nov);
-	LLVMTypeRef fty = LLVMIntrinsicGetType(g->ctx, id, ov, (size_t)nov);
-	return LLVMBuildCall2(g->b, fty, fn, args, (unsigned)nargs, "");
-}
-
-void nv_barrier(NvFn *f)
-{
-	LLVMValueRef zero = cg_i32(f->g, 0);
-	nv_intrinsic(f, "llvm.nvvm.barrier.cta.sync.aligned.all", NULL, 0, &zero, 1);
-	for (int s = 0; s < f->nrefs; s++)
-		f->rs[s] = (RefState){0};
-	f->smem_busy = false;
-}
-
-void nv_scope_push(NvFn *f)
-{
-	f->depth++;
-	if (f->depth >= f->scope_cap) {
-		int cap = f->scope_cap ? 2 * f->scope_cap : 16;
-		int *s = arena_alloc(f->nv->cc->arena, (size_t)cap * sizeof *s);
-		if (f->scope_cap)
-			memcpy(s, f->scope_serial, (size_t)f->scope_cap * sizeof *s);
-		f->scope_serial = s;
-		f->scope_cap = cap;
-	}
-	f->scope_serial[f->depth] = ++f->next_serial;
-}
-
-void nv_scope_pop(NvFn *f)
-{
-	/* Conversions made in the closing scope are not available outside. */
-	while (f->nconv > 0 && f->conv[f->nconv - 1].depth >= f->depth)
-		f->nconv--;
-	f->depth--;
 }
 
 /* ---- control flow --------------------------------------------------------------------- */
@@ -433,6 +322,38 @@ static bool emit_scalar_op(NvFn *f, const Inst *i)
 /* nvptx_dot.c (belongs in nvptx.h next to nv_dot). */
 const Inst *nv_dot_fused_add(NvFn *f, const Inst *d);
 
+/* Whether a tensor of type t with 2^regbits elements on each thread of a
+ * CTA of 2^warpbits warps fits. */
+static bool fits_thread(NvFn *f, Loc loc, const Type *t, int regbits, int warpbits)
+{
+	if (regbits <= MAX_REG_BITS)
+		return true;
+	return nv_fail(f, loc, "%s is too large for one program on --target=%s: 2^%d elements per thread, at most "
+	               "2^%d (%d threads) [§10.2]", type_str(f->nv->cc->arena, t), f->nv->target_name, regbits,
+	               MAX_REG_BITS, 32 << warpbits);
+}
+
+/* Every tensor value of region r, spread over all threads (layouts never
+ * spread one wider), fits a thread: checked before layouts are made, so no
+ * later step works per element of a value too large. */
+static bool values_fit(NvFn *f, const Region *r, int warpbits)
+{
+	for (const Inst *i = r->first; i; i = i->next) {
+		for (int j = 0; j < i->nresults; j++) {
+			const Type *t = i->results[j]->type;
+			int bits = -5 - warpbits; /* lanes and warps */
+			for (int d = 0; t->kind == TY_VALUE && d < t->rank; d++)
+				bits += lay_log2_ceil(t->dims[d]);
+			if (!fits_thread(f, i->loc, t, bits, warpbits))
+				return false;
+		}
+		for (int j = 0; j < i->nregions; j++)
+			if (!values_fit(f, i->regions[j], warpbits))
+				return false;
+	}
+	return true;
+}
+
 static bool emit_inst(NvFn *f, const Inst *i)
 {
 	Cg *g = f->g;
@@ -440,10 +361,8 @@ static bool emit_inst(NvFn *f, const Inst *i)
 		return false;
 	for (int r = 0; r < i->nresults; r++) {
 		const GpuLayout *L = is_tensor(i->results[r]) ? f->plan->of[i->results[r]->id] : NULL;
-		if (L && L->nregbits > MAX_REG_BITS)
-			return nv_unsupported(f, i->loc, "a tensor of %lld elements per thread (%s; at most %d)",
-			                      (long long)1 << L->nregbits, type_str(g->cc->arena, i->results[r]->type),
-			                      1 << MAX_REG_BITS);
+		if (L && !fits_thread(f, i->loc, i->results[r]->type, L->nregbits, L->warpbits))
+			return false;
 	}
 	switch (i->op) {
 	case IR_CONST:
@@ -505,21 +424,29 @@ static void str_attr(Cg *g, LLVMValueRef fn, const char *k, const char *v)
 }
 
 /* Gives every ALLOC (scratch) of the body its place at the start of the
- * shared memory block. */
-static void place_scratch(NvFn *f, const Region *r)
+ * shared memory block; false (reported) when they do not fit in it. */
+static bool place_scratch(NvFn *f, const Region *r)
 {
 	for (const Inst *i = r->first; i; i = i->next) {
 		for (int k = 0; k < i->nregions; k++)
-			place_scratch(f, i->regions[k]);
+			if (!place_scratch(f, i->regions[k]))
+				return false;
 		if (i->op != IR_ALLOC)
 			continue;
 		const Type *t = i->results[0]->type;
-		uint64_t bytes = (uint64_t)type_numel(t) * (uint64_t)nv_smem_elem(t->dtype);
+		/* < 2^63 bytes (type_fits), so no overflow; smem_scratch <= cap */
+		uint64_t bytes = ((uint64_t)type_numel(t) * (uint64_t)nv_smem_elem(t->dtype) + 15) / 16 * 16;
+		uint64_t cap = nv_smem_cap(f->nv);
+		if (bytes > cap - f->smem_scratch)
+			return nv_fail(f, i->loc, "scratch %s does not fit in shared memory on --target=%s: at most %llu "
+			               "bytes of scratch per program [§10.2]", type_shape_str(f->g->cc->arena, t),
+			               f->nv->target_name, (unsigned long long)cap);
 		LLVMValueRef off = cg_i32(f->g, (int32_t)f->smem_scratch);
 		LLVMValueRef p = LLVMBuildInBoundsGEP2(f->pre, f->g->t_i8, f->smem, &off, 1, "scratch");
 		f->refs[i->results[0]->id] = nv_make_ref(f, t, p, 3, f->nrefs++, false, i->loc);
-		f->smem_scratch += (bytes + 15) / 16 * 16;
+		f->smem_scratch += bytes;
 	}
+	return true;
 }
 
 static int count_allocs(const Region *r)
@@ -570,16 +497,12 @@ static void finish_smem(NvFn *f, GpuKernel *info)
 	LLVMDeleteGlobal(f->smem_pipe);
 }
 
-static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
+/* The kernel's entry function: parameters operands, scalars (memory form),
+ * sizes, grid extents; a CTA of `warps` warps. */
+static LLVMValueRef kernel_entry(Nv *nv, const IrKernel *k, int warps)
 {
 	Cg *g = &nv->g;
 	Arena *a = nv->cc->arena;
-	int warps = k->num_warps > 0 ? k->num_warps : 4;
-	int warpbits = lay_log2_ceil(warps);
-	info->name = k->name;
-	info->threads = warps * 32;
-
-	/* Parameters: operands, scalars (memory form), sizes, grid extents. */
 	int np = k->noperands + k->nscalars + k->nsizes + k->ngrid;
 	LLVMTypeRef *pt = arena_alloc(a, (size_t)(np + 1) * sizeof *pt);
 	int p = 0;
@@ -606,12 +529,24 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
 		if (k->operands[o]->mode == PM_IN)
 			cg_attr(g, fn, (unsigned)o + 1, "readonly", 0);
 	}
+	return fn;
+}
 
+/* The per-function state of kernel k's entry fn: the layout plan, the value
+ * tables, the entry and program blocks (the builder at the end of the entry
+ * block, before its branch to prog), thread ids, the shared-memory
+ * placeholders. */
+static NvFn *new_fn(Nv *nv, const IrKernel *k, LLVMValueRef fn, int warpbits, LLVMBasicBlockRef *prog_out)
+{
+	Cg *g = &nv->g;
+	Arena *a = nv->cc->arena;
 	NvFn *f = arena_alloc(a, sizeof *f);
 	f->nv = nv;
 	f->g = g;
 	f->k = k;
 	f->fn = fn;
+	if (!values_fit(f, k->body, warpbits))
+		return NULL;
 	f->plan = gpu_assign_layouts(a, k, warpbits);
 	f->vals = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *f->vals);
 	f->refs = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *f->refs);
@@ -621,7 +556,7 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
 	f->rs = arena_alloc(a, (size_t)maxrefs * sizeof *f->rs);
 
 	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(g->ctx, fn, "entry");
-	LLVMBasicBlockRef prog = LLVMAppendBasicBlockInContext(g->ctx, fn, "program");
+	LLVMBasicBlockRef prog = *prog_out = LLVMAppendBasicBlockInContext(g->ctx, fn, "program");
 	LLVMPositionBuilderAtEnd(g->b, entry);
 	f->entry_br = LLVMBuildBr(g->b, prog);
 	f->pre = LLVMCreateBuilderInContext(g->ctx);
@@ -634,9 +569,17 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
 	f->smem = LLVMAddGlobalInAddressSpace(g->mod, g->t_i8, arena_printf(a, "%s.smem.placeholder", k->name), 3);
 	f->smem_pipe = LLVMAddGlobalInAddressSpace(g->mod, g->t_i8, arena_printf(a, "%s.pipe.placeholder", k->name), 3);
 	f->pipelined = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *f->pipelined);
+	return f;
+}
 
-	/* Program ids: blockIdx.x is the row-major index over the parallel
-	 * axes; the arbitrary axes are loops below. */
+/* Program ids: blockIdx.x is the row-major index over the parallel axes;
+ * the arbitrary axes are loops (emit_task). */
+static void program_ids(NvFn *f)
+{
+	Cg *g = f->g;
+	const IrKernel *k = f->k;
+	Arena *a = f->nv->cc->arena;
+	LLVMValueRef fn = f->fn;
 	f->pid = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *f->pid);
 	f->nprog = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *f->nprog);
 	int base = k->noperands + k->nscalars + k->nsizes;
@@ -651,12 +594,20 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
 		f->pid[d] = LLVMBuildURem(g->b, lin, f->nprog[d], "pid");
 		lin = LLVMBuildUDiv(g->b, lin, f->nprog[d], "");
 	}
+}
 
-	/* Body arguments. */
+/* Binds the body's arguments: operand Refs, scalars, sizes; places the
+ * scratch buffers.  false after an error. */
+static bool bind_body_args(NvFn *f)
+{
+	Cg *g = f->g;
+	const IrKernel *k = f->k;
+	Arena *a = f->nv->cc->arena;
+	LLVMValueRef fn = f->fn;
 	const Region *body = k->body;
 	int nargs = k->noperands + k->nscalars + k->nsizes;
 	if (body->nargs != nargs || !k->refs_lowered || k->tiled) {
-		error_at(nv->cc, k->loc, "%s: the CUDA back end needs the IR after lower-refs (and before tile-host)",
+		error_at(f->nv->cc, k->loc, "%s: the CUDA back end needs the IR after lower-refs (and before tile-host)",
 		         k->name);
 		return false;
 	}
@@ -683,9 +634,17 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
 	}
 	for (int s = 0; s < k->nsizes; s++)
 		f->vals[body->args[k->noperands + k->nscalars + s]->id] = gv_scalar(f, DT_I64, f->sizes[s]);
-	place_scratch(f, body);
+	return place_scratch(f, body);
+}
 
-	/* The arbitrary axes: nested loops, the first axis outermost. */
+/* One task of the CTA from block prog on: the body, in nested loops over
+ * the arbitrary axes (the first axis outermost).  false after an error. */
+static bool emit_task(NvFn *f, LLVMBasicBlockRef prog)
+{
+	Cg *g = f->g;
+	const IrKernel *k = f->k;
+	Arena *a = f->nv->cc->arena;
+	const Region *body = k->body;
 	LLVMPositionBuilderAtEnd(g->b, prog);
 	int narb = 0;
 	LLVMBasicBlockRef *heads = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *heads);
@@ -720,9 +679,25 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
 		LLVMBuildBr(g->b, heads[j]);
 		LLVMPositionBuilderAtEnd(g->b, exits[j]);
 	}
-	LLVMBuildRetVoid(g->b);
+	return true;
+}
+
+static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
+{
+	int warps = k->num_warps > 0 ? k->num_warps : 4;
+	info->name = k->name;
+	info->threads = warps * 32;
+	LLVMValueRef fn = kernel_entry(nv, k, warps);
+	LLVMBasicBlockRef prog;
+	NvFn *f = new_fn(nv, k, fn, lay_log2_ceil(warps), &prog);
+	if (!f)
+		return false;
+	program_ids(f);
+	if (!bind_body_args(f) || !emit_task(f, prog))
+		return false;
+	LLVMBuildRetVoid(f->g->b);
 	finish_smem(f, info);
-	return !g->failed;
+	return !f->g->failed;
 }
 
 /* ---- the module ------------------------------------------------------------------------ */
@@ -745,22 +720,12 @@ static LLVMTargetMachineRef target_machine(const GpuTarget *t, int opt_level)
 	LLVMTargetRef target;
 	if (LLVMGetTargetFromTriple(NVPTX_TRIPLE, &target, &err))
 		internal_error("LLVM has no NVPTX target: %s", err ? err : "?");
-	static const LLVMCodeGenOptLevel levels[4] = {LLVMCodeGenLevelNone, LLVMCodeGenLevelLess,
-	                                              LLVMCodeGenLevelDefault, LLVMCodeGenLevelAggressive};
-	LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, NVPTX_TRIPLE, t->name, t->ptx, levels[opt_level],
-	                                                  LLVMRelocDefault, LLVMCodeModelDefault);
+	LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, NVPTX_TRIPLE, t->name, t->ptx,
+	                                                  cg_codegen_level(opt_level), LLVMRelocDefault,
+	                                                  LLVMCodeModelDefault);
 	if (!tm)
 		internal_error("cannot create an LLVM target machine for %s %s", NVPTX_TRIPLE, t->name);
 	return tm;
-}
-
-static void diag_handler(LLVMDiagnosticInfoRef di, void *ctx)
-{
-	(void)ctx;
-	if (LLVMGetDiagInfoSeverity(di) != LLVMDSError)
-		return;
-	char *msg = LLVMGetDiagInfoDescription(di);
-	internal_error("LLVM (NVPTX): %s", msg);
 }
 
 static bool uses_libdevice(LLVMModuleRef mod)
@@ -817,16 +782,6 @@ static void internalize(LLVMModuleRef mod)
 			LLVMSetLinkage(gv, LLVMInternalLinkage);
 }
 
-/* A malloc'd copy with a NUL after the n bytes. */
-static char *dup_bytes(const char *p, size_t n)
-{
-	char *d = xmalloc(n + 1);
-	if (n)
-		memcpy(d, p, n);
-	d[n] = '\0';
-	return d;
-}
-
 /* Optimises mod for target t and emits its PTX (or its NVVM IR): a copy of
  * it, or, for the last target (`last`), mod itself.  tm: a target machine
  * for t at the optimisation level, or NULL. */
@@ -834,7 +789,7 @@ static char *compile_target(Nv *nv, LLVMModuleRef base, const GpuTarget *t, LLVM
                             bool nvvm, size_t *size)
 {
 	Compiler *cc = nv->cc;
-	int o = nv->opt->opt_level < 0 ? 0 : nv->opt->opt_level > 3 ? 3 : nv->opt->opt_level;
+	int o = cg_opt_level(nv->opt->opt_level);
 	LLVMModuleRef mod = last ? base : LLVMCloneModule(base);
 	LLVMTargetMachineRef own = tm ? NULL : target_machine(t, o);
 	if (own)
@@ -857,7 +812,7 @@ static char *compile_target(Nv *nv, LLVMModuleRef base, const GpuTarget *t, LLVM
 	if (nvvm) {
 		char *text = LLVMPrintModuleToString(mod);
 		*size = strlen(text);
-		out = dup_bytes(text, *size);
+		out = xmemdup(text, *size);
 		LLVMDisposeMessage(text);
 	} else {
 		LLVMMemoryBufferRef buf = NULL;
@@ -867,7 +822,7 @@ static char *compile_target(Nv *nv, LLVMModuleRef base, const GpuTarget *t, LLVM
 			internal_error("LLVM PTX generation failed for %s: %s", t->name, e ? e : "?");
 		time_note(cc, t0, "%s: PTX generation", t->name);
 		*size = LLVMGetBufferSize(buf);
-		out = dup_bytes(LLVMGetBufferStart(buf), *size);
+		out = xmemdup(LLVMGetBufferStart(buf), *size);
 		LLVMDisposeMemoryBuffer(buf);
 	}
 	if (own)
@@ -1056,12 +1011,17 @@ static void push_image(GpuOutput *out, const GpuTarget *t, GpuImageKind kind, ch
 	out->images[out->nimages++] = (GpuImage){t, kind, data, size};
 }
 
-bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOutput *out)
+/* Disposes the kernels' entry builders and the LLVM state. */
+static void nv_close(Nv *nv)
 {
-	init_llvm_nvptx();
-	PKC_ASSERT(opt->ntargets > 0);
-	Loc none = {0};
-	/* Kernel checks. */
+	for (int j = 0; j < nv->builders.len; j++)
+		LLVMDisposeBuilder(nv->builders.items[j]);
+	cg_close(&nv->g);
+}
+
+/* What the CUDA back end cannot take, kernel by kernel: stops at the first. */
+static bool check_kernels(Compiler *cc, const IrModule *m)
+{
 	for (int i = 0; i < m->nkernels; i++) {
 		const IrKernel *k = m->kernels[i];
 		int w = k->num_warps > 0 ? k->num_warps : 4;
@@ -1076,6 +1036,101 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 		if (!codegen_check_kernel_name(cc, k))
 			return false;
 	}
+	return true;
+}
+
+/* The dynamic shared memory of each kernel against every target's limit:
+ * reports the first kernel that does not fit. */
+static bool check_smem(Nv *nv)
+{
+	const GpuOptions *opt = nv->opt;
+	for (int i = 0; i < nv->m->nkernels; i++) {
+		uint64_t total = nv->kinfo[i].dynamic_smem;
+		for (int t = 0; t < opt->ntargets && total; t++)
+			if (total > nv_smem_limit(opt->targets[t])) {
+				error_at(nv->cc, nv->m->kernels[i]->loc, "%s needs %llu bytes of shared memory; %s allows at most %llu [§10.2]",
+				         nv->m->kernels[i]->name, (unsigned long long)total, opt->targets[t]->name,
+				         (unsigned long long)nv_smem_limit(opt->targets[t]));
+				return false;
+			}
+	}
+	return true;
+}
+
+/* --emit=ptx, cubin or nvvm: the text of the single target. */
+static bool emit_text(Nv *nv, GpuOutput *out)
+{
+	const GpuOptions *opt = nv->opt;
+	const GpuTarget *t = opt->targets[0];
+	size_t n;
+	char *text = compile_target(nv, nv->g.mod, t, nv->g.tm, true, opt->emit == GPU_EMIT_NVVM, &n);
+	if (opt->emit != GPU_EMIT_CUBIN) {
+		out->text = text;
+		out->text_size = n;
+		return true;
+	}
+	bool ok = nv_ptxas_compile(nv, t, text, n, &out->text, &out->text_size, true);
+	free(text);
+	return ok;
+}
+
+/* The images of the fat object: per target a cubin (when ptxas is there)
+ * and the PTX of the newest target, PTX last. */
+static bool emit_images(Nv *nv, GpuOutput *out)
+{
+	Compiler *cc = nv->cc;
+	const GpuOptions *opt = nv->opt;
+	Loc none = {0};
+	bool ok = true;
+	const char *ptxas = nv_find_ptxas(cc, opt->ptxas);
+	if (!ptxas && opt->ptxas && strcmp(opt->ptxas, "none") != 0) {
+		error_at(cc, none, "--ptxas=%s: not an executable file", opt->ptxas);
+		ok = false;
+	} else if (!ptxas && !opt->ptxas) {
+		warning_at(cc, none, "ptxas not found: embedding PTX only; the driver will JIT-compile it at load");
+	}
+	/* The PTX kept for newer GPUs: the newest target's (a plain one
+	 * before an "a" one of the same capability). */
+	const GpuTarget *newest = NULL;
+	for (int t = 0; t < opt->ntargets; t++) {
+		const GpuTarget *x = opt->targets[t];
+		if (!newest || x->sm > newest->sm || (x->sm == newest->sm && newest->arch_specific && !x->arch_specific))
+			newest = x;
+	}
+	for (int t = 0; t < opt->ntargets && ok; t++) {
+		size_t n;
+		char *ptx = compile_target(nv, nv->g.mod, opt->targets[t], t == 0 ? nv->g.tm : NULL,
+		                           t == opt->ntargets - 1, false, &n);
+		if (ptxas) {
+			char *cubin;
+			size_t csize;
+			double t1 = time_ms();
+			ok = nv_ptxas_compile(nv, opt->targets[t], ptx, n, &cubin, &csize, false);
+			time_note(cc, t1, "%s: ptxas", opt->targets[t]->name);
+			if (ok)
+				push_image(out, opt->targets[t], GPU_IMAGE_SASS, cubin, csize);
+		}
+		if (ok && (!ptxas || opt->targets[t] == newest))
+			push_image(out, opt->targets[t], GPU_IMAGE_PTX, ptx, n + 1);
+		else
+			free(ptx);
+	}
+	/* PTX images go last: the runtime prefers exact SASS. */
+	for (int a2 = 0, b2 = 0; a2 < out->nimages; a2++)
+		if (out->images[a2].kind == GPU_IMAGE_SASS) {
+			GpuImage tmp = out->images[b2];
+			out->images[b2++] = out->images[a2];
+			out->images[a2] = tmp;
+		}
+	return ok;
+}
+
+bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOutput *out)
+{
+	init_llvm_nvptx();
+	PKC_ASSERT(opt->ntargets > 0);
+	if (!check_kernels(cc, m))
+		return false;
 
 	Nv nv = {0};
 	nv.cc = cc;
@@ -1085,36 +1140,13 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	for (int t = 1; t < opt->ntargets; t++)
 		nv.target_name = arena_printf(cc->arena, "%s,%s", nv.target_name, opt->targets[t]->name);
 	Cg *g = &nv.g;
-	g->cc = cc;
-	g->m = m;
 	g->nvptx = true;
 	g->ptx_cas16 = !(opt->emit == GPU_EMIT_NVVM && getenv("PKC_GPU_EMULATE"));
-	g->ctx = LLVMContextCreate();
-	LLVMContextSetDiagnosticHandler(g->ctx, diag_handler, &nv);
-	const char *src = m->source ? m->source : "<stdin>";
-	g->mod = LLVMModuleCreateWithNameInContext(src, g->ctx);
-	LLVMSetSourceFileName(g->mod, src, strlen(src));
-	LLVMSetTarget(g->mod, NVPTX_TRIPLE);
 	/* The first target's machine: the data layout, then its code. */
-	int olev = opt->opt_level < 0 ? 0 : opt->opt_level > 3 ? 3 : opt->opt_level;
-	LLVMTargetMachineRef tm0 = target_machine(opt->targets[0], olev);
-	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm0);
-	LLVMSetModuleDataLayout(g->mod, td);
-	LLVMDisposeTargetData(td);
+	cg_open(g, cc, m, NVPTX_TRIPLE, target_machine(opt->targets[0], cg_opt_level(opt->opt_level)));
 	/* libdevice: no flush-to-zero of subnormals (IEEE results). */
 	LLVMAddModuleFlag(g->mod, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
-	                  LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(g->ctx), 0, 0)));
-	g->b = LLVMCreateBuilderInContext(g->ctx);
-	g->t_void = LLVMVoidTypeInContext(g->ctx);
-	g->t_i1 = LLVMInt1TypeInContext(g->ctx);
-	g->t_i8 = LLVMInt8TypeInContext(g->ctx);
-	g->t_i16 = LLVMInt16TypeInContext(g->ctx);
-	g->t_i32 = LLVMInt32TypeInContext(g->ctx);
-	g->t_i64 = LLVMInt64TypeInContext(g->ctx);
-	g->t_f32 = LLVMFloatTypeInContext(g->ctx);
-	g->t_f64 = LLVMDoubleTypeInContext(g->ctx);
-	g->t_ptr = LLVMPointerTypeInContext(g->ctx, 0);
-	g->md_loop_kind = LLVMGetMDKindIDInContext(g->ctx, "llvm.loop", 9);
+	                  LLVMValueAsMetadata(LLVMConstInt(g->t_i32, 0, 0)));
 	nv.t_gptr = LLVMPointerTypeInContext(g->ctx, 1);
 	nv.t_sptr = LLVMPointerTypeInContext(g->ctx, 3);
 
@@ -1126,103 +1158,35 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	for (int i = 0; i < m->nkernels && !g->failed; i++)
 		emit_kernel(&nv, m->kernels[i], &kinfo[i]);
 	time_note(cc, t0, "nvptx: NVVM IR");
-	bool ok = !g->failed && cc->diag.nerrors == nerr;
+	bool ok = !g->failed && cc->diag.nerrors == nerr && check_smem(&nv);
 
 	if (ok) {
-		for (int i = 0; i < m->nkernels && ok; i++) {
-			uint64_t total = kinfo[i].dynamic_smem;
-			for (int t = 0; t < opt->ntargets && total; t++)
-				if (total > smem_limit(opt->targets[t])) {
-					error_at(cc, m->kernels[i]->loc, "%s needs %llu bytes of shared memory; %s allows at most %llu",
-					         m->kernels[i]->name, (unsigned long long)total, opt->targets[t]->name,
-					         (unsigned long long)smem_limit(opt->targets[t]));
-					ok = false;
-					break;
-				}
-		}
-	}
-	if (ok) {
-		char *msg = NULL;
-		if (LLVMVerifyModule(g->mod, LLVMReturnStatusAction, &msg)) {
-			char *text = getenv("PKC_DEBUG_NVVM") ? LLVMPrintModuleToString(g->mod) : NULL;
-			internal_error("NVVM module verification failed for %s:\n%s%s", src, msg ? msg : "", text ? text : "");
-		}
-		LLVMDisposeMessage(msg);
+		cg_verify(g);
 		if (opt->emit == GPU_EMIT_NVVM && getenv("PKC_GPU_EMULATE")) {
 			emulate_module(&nv, g->mod);
 			char *text = LLVMPrintModuleToString(g->mod);
 			out->text_size = strlen(text);
-			out->text = dup_bytes(text, out->text_size);
+			out->text = xmemdup(text, out->text_size);
 			LLVMDisposeMessage(text);
 			out->kernels = kinfo;
 			out->nkernels = m->nkernels;
-			for (int j = 0; j < nv.builders.len; j++)
-				LLVMDisposeBuilder(nv.builders.items[j]);
-			LLVMDisposeBuilder(g->b);
-			LLVMDisposeModule(g->mod);
-			LLVMDisposeTargetMachine(tm0);
-			LLVMContextDispose(g->ctx);
+			nv_close(&nv);
 			return true;
 		}
 		if (uses_libdevice(g->mod))
 			ok = link_libdevice(&nv, g->mod);
 		internalize(g->mod);
 	}
-	if (ok) {
-		if (opt->emit != GPU_EMIT_IMAGES) {
-			const GpuTarget *t = opt->targets[0];
-			size_t n;
-			char *text = compile_target(&nv, g->mod, t, tm0, true, opt->emit == GPU_EMIT_NVVM, &n);
-			if (opt->emit == GPU_EMIT_CUBIN) {
-				ok = nv_ptxas_compile(&nv, t, text, n, &out->text, &out->text_size, true);
-				free(text);
-			} else {
-				out->text = text;
-				out->text_size = n;
-			}
-		} else {
-			const char *ptxas = nv_find_ptxas(cc, opt->ptxas);
-			if (!ptxas && opt->ptxas && strcmp(opt->ptxas, "none") != 0) {
-				error_at(cc, none, "--ptxas=%s: not an executable file", opt->ptxas);
-				ok = false;
-			} else if (!ptxas && !opt->ptxas) {
-				warning_at(cc, none, "ptxas not found: embedding PTX only; the driver will JIT-compile it at load");
-			}
-			/* The PTX kept for newer GPUs: the newest target's (a plain one
-			 * before an "a" one of the same capability). */
-			const GpuTarget *newest = NULL;
-			for (int t = 0; t < opt->ntargets; t++) {
-				const GpuTarget *x = opt->targets[t];
-				if (!newest || x->sm > newest->sm || (x->sm == newest->sm && newest->arch_specific && !x->arch_specific))
-					newest = x;
-			}
-			for (int t = 0; t < opt->ntargets && ok; t++) {
-				size_t n;
-				char *ptx = compile_target(&nv, g->mod, opt->targets[t], t == 0 ? tm0 : NULL,
-				                           t == opt->ntargets - 1, false, &n);
-				if (ptxas) {
-					char *cubin;
-					size_t csize;
-					double t1 = time_ms();
-					ok = nv_ptxas_compile(&nv, opt->targets[t], ptx, n, &cubin, &csize, false);
-					time_note(cc, t1, "%s: ptxas", opt->targets[t]->name);
-					if (ok)
-						push_image(out, opt->targets[t], GPU_IMAGE_SASS, cubin, csize);
-				}
-				if (ok && (!ptxas || opt->targets[t] == newest))
-					push_image(out, opt->targets[t], GPU_IMAGE_PTX, ptx, n + 1);
-				else
-					free(ptx);
-			}
-			/* PTX images go last: the runtime prefers exact SASS. */
-			for (int a2 = 0, b2 = 0; a2 < out->nimages; a2++)
-				if (out->images[a2].kind == GPU_IMAGE_SASS) {
-					GpuImage tmp = out->images[b2];
-					out->images[b2++] = out->images[a2];
-					out->images[a2] = tmp;
-				}
-		}
-	}
+	/* --resource-usage reports ptxas's figures: say so when it does not run
+	 * (a --ptxas=PATH that is no executable is an error in emit_images). */
+	bool ptxas_none = opt->ptxas && strcmp(opt->ptxas, "none") == 0;
+	if (ok && opt->resource_usage && opt->emit != GPU_EMIT_CUBIN && (!opt->ptxas || ptxas_none) &&
+	    (opt->emit != GPU_EMIT_IMAGES || !nv_find_ptxas(cc, opt->ptxas)))
+		warning_at(cc, (Loc){0}, "--resource-usage: no register, shared memory or spill figures without ptxas (%s)",
+		           opt->emit != GPU_EMIT_IMAGES ? "--emit=ptx and --emit=nvvm do not run it"
+		           : ptxas_none ? "--ptxas=none" : "none was found");
+	if (ok)
+		ok = opt->emit == GPU_EMIT_IMAGES ? emit_images(&nv, out) : emit_text(&nv, out);
 	if (ok && opt->resource_usage && opt->emit == GPU_EMIT_IMAGES)
 		for (int i = 0; i < m->nkernels; i++)
 			if (kinfo[i].dynamic_smem)
@@ -1234,11 +1198,6 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	} else {
 		free(kinfo);
 	}
-	for (int j = 0; j < nv.builders.len; j++)
-		LLVMDisposeBuilder(nv.builders.items[j]);
-	LLVMDisposeBuilder(g->b);
-	LLVMDisposeModule(g->mod);
-	LLVMDisposeTargetMachine(tm0);
-	LLVMContextDispose(g->ctx);
+	nv_close(&nv);
 	return ok;
 }

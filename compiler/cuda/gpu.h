@@ -1,4 +1,4 @@
-/* gpu.h - the CUDA back end (compiler/GPU-DESIGN.md): the GPU targets of
+/* gpu.h - the CUDA back end (cuda/GPU-DESIGN.md): the GPU targets of
  * --target=, the NVPTX code generator (codegen_nvptx.c and its private
  * nvptx_*.c, layouts in gpu_layout.c) and what it hands to the host back end
  * for the fat object (the images and, per kernel, the launch geometry).

@@ -22,7 +22,7 @@
 int lay_log2_ceil(int64_t x)
 {
 	int b = 0;
-	while ((INT64_C(1) << b) < x)
+	while (b < 63 && (INT64_C(1) << b) < x)
 		b++;
 	return b;
 }
@@ -147,8 +147,7 @@ const GpuLayout *lay_blocked(LayoutCtx *lc, int rank, const int64_t *dims, int v
 
 const GpuLayout *lay_default(LayoutCtx *lc, const Type *t)
 {
-	int bytes = t->dtype == DT_BOOL ? 1 : dtype_bits(t->dtype) / 8;
-	return lay_blocked(lc, t->rank, t->dims, 16 / (bytes > 0 ? bytes : 1));
+	return lay_blocked(lc, t->rank, t->dims, 16 / dtype_bytes(t->dtype));
 }
 
 const GpuLayout *lay_axis_in_regs(LayoutCtx *lc, int rank, const int64_t *dims, int axis)

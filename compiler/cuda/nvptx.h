@@ -137,6 +137,8 @@ typedef struct Nv {
 	Vec builders;             /* LLVMBuilderRef: the kernels' entry builders, disposed at the end */
 } Nv;
 
+/* Most shared memory (dynamic included) a CTA may use on target t (nvptx_base.c). */
+uint64_t nv_smem_limit(const GpuTarget *t);
 /* The least shared memory (dynamic included) a CTA may use on any of the targets. */
 uint64_t nv_smem_cap(const Nv *nv);
 
@@ -233,7 +235,7 @@ typedef struct NvFn {
 	uint64_t smem_pipe_bytes; /* their bytes */
 } NvFn;
 
-/* ---- codegen_nvptx.c ---------------------------------------------------------- */
+/* ---- nvptx_base.c ------------------------------------------------------------- */
 
 __attribute__((format(printf, 3, 4)))
 bool nv_unsupported(NvFn *f, Loc loc, const char *fmt, ...);
@@ -246,6 +248,9 @@ void nv_barrier(NvFn *f);
 /* Opens/closes a scope (a region being emitted): conversions made inside die with it. */
 void nv_scope_push(NvFn *f);
 void nv_scope_pop(NvFn *f);
+
+/* ---- codegen_nvptx.c ---------------------------------------------------------- */
+
 /* Emits one instruction (its results go to f->vals). */
 bool nv_emit_inst(NvFn *f, const Inst *i);
 /* Emits region r (arguments bound to args; tensors GV*) and returns its
@@ -334,6 +339,9 @@ LLVMValueRef nv_access_ptr(NvFn *f, NvAccess *A, int r, LLVMValueRef *pred);
  * last dim's extent and the padding (i32, 0..w), or NULL if all always are.
  * Past the first invalid element every one is invalid. */
 LLVMValueRef nv_access_prefix(NvFn *f, NvAccess *A, int r, int w);
+/* Whether dot d copies the tensor load A straight into shared memory
+ * (cp.async) instead of the load being emitted into registers. */
+bool nv_dot_takes_load(NvFn *f, const Inst *d, NvAccess *A);
 
 /* The Ref of a kernel operand (global) or scratch ALLOC (shared). */
 GRef *nv_make_ref(NvFn *f, const Type *t, LLVMValueRef base, unsigned as, int slot, bool readonly, Loc loc);
@@ -375,8 +383,5 @@ bool nv_dot(NvFn *f, const Inst *i);
 LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop);
 void nv_pipe_prologue(NvFn *f, LoopPipe *p);
 void nv_pipe_epilogue(NvFn *f, LoopPipe *p);
-/* Whether dot d copies the tensor load A straight into shared memory
- * (cp.async) instead of the load being emitted into registers. */
-bool nv_dot_takes_load(NvFn *f, const Inst *d, NvAccess *A);
 
 #endif

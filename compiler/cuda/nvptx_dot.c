@@ -519,24 +519,6 @@ static bool get_operand(NvFn *f, const Inst *i, int k, Operand *o)
 	return o->load || o->regs;
 }
 
-bool nv_dot_takes_load(NvFn *f, const Inst *d, NvAccess *A)
-{
-	const Value *res = A->i->results[0];
-	if (A->ref->as != 1 || A->mask || A->other || A->L->rank != 2)
-		return false;
-	int es = nv_smem_elem(res->type->dtype);
-	if (lay_contig(A->L) * es < 16)
-		return false;
-	/* No write between the load and the dot may change what it reads. */
-	if (!A->ref->readonly)
-		for (const Inst *x = A->i->next; x && x != d; x = x->next)
-			if (op_info[x->op].flags & F_EFFECT)
-				return false;
-	/* Lanes may differ only along the last dim (no user mask): a prefix. */
-	bool uniform;
-	return nv_access_width(f, A, &uniform) * es == 16;
-}
-
 /* Slice depth: the largest power of two that keeps the pipeline's buffers
  * within `budget` bytes (at least `min`). */
 static int64_t slice_depth(int64_t Kp, int64_t rows_cols, int es, int stages, int64_t min, uint64_t budget)

@@ -875,6 +875,132 @@ static LLVMValueRef all_in(NvFn *f, Acc *A, bool *block)
 	return all;
 }
 
+bool nv_dot_takes_load(NvFn *f, const Inst *d, NvAccess *A)
+{
+	const Value *res = A->i->results[0];
+	if (A->ref->as != 1 || A->mask || A->other || A->L->rank != 2)
+		return false;
+	int es = nv_smem_elem(res->type->dtype);
+	if (lay_contig(A->L) * es < 16)
+		return false;
+	/* No write between the load and the dot may change what it reads. */
+	if (!A->ref->readonly)
+		for (const Inst *x = A->i->next; x && x != d; x = x->next)
+			if (op_info[x->op].flags & F_EFFECT)
+				return false;
+	/* Lanes may differ only along the last dim (no user mask): a prefix. */
+	bool uniform;
+	return nv_access_width(f, A, &uniform) * es == 16;
+}
+
+/* An atomic: the elements' old values are its result when used (a scalar
+ * one: thread 0's, broadcast through shared memory). */
+static bool access_atomic(NvFn *f, Acc *A, LLVMValueRef own, const Value *res)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	GRef *ref = A->ref;
+	LayoutPlan *P = f->plan;
+	bool used = res && P->nuses[res->id] > 0;
+	GV *out = used ? gv_new(f, A->L, ref->dt) : NULL;
+	if (!atomic_elems(f, A, own, out))
+		return false;
+	if (!used)
+		return true;
+	if (!A->L) {
+		/* Thread 0's old value for everyone. */
+		nv_temp_need(f, 16);
+		nv_temp_begin(f);
+		LLVMValueRef p = nv_temp_ptr(f, 0);
+		LLVMTypeRef mt = cg_mem_type(g, ref->dt);
+		LLVMBasicBlockRef join = NULL;
+		LLVMBasicBlockRef then = cg_block(g, "bcast");
+		join = cg_block(g, "bcast.end");
+		LLVMBuildCondBr(b, own, then, join);
+		LLVMPositionBuilderAtEnd(b, then);
+		LLVMBuildStore(b, cg_to_mem(g, ref->dt, out->r[0]), p);
+		LLVMBuildBr(b, join);
+		LLVMPositionBuilderAtEnd(b, join);
+		nv_barrier(f);
+		out->r[0] = cg_from_mem(g, ref->dt, LLVMBuildLoad2(b, mt, p, ""));
+		f->smem_busy = true;
+	} else if (lay_replicated(A->L)) {
+		out = from_owners(f, out);
+	}
+	f->vals[res->id] = out;
+	return true;
+}
+
+/* A scalar load or store: every thread loads it; thread 0 stores it. */
+static bool access_scalar(NvFn *f, Acc *A, LLVMValueRef own, const Value *res)
+{
+	GRef *ref = A->ref;
+	LLVMValueRef ptr = elem_ptr(f, A, A->ubase);
+	LLVMValueRef v[1] = {A->store ? A->val->r[0] : NULL};
+	LLVMValueRef o[1] = {A->store ? NULL : other_of(f, A, 0)};
+	guarded(f, A, and_pred(f, A->upred, own), ptr, 1, v, o);
+	if (!A->store)
+		f->vals[res->id] = gv_scalar(f, ref->dt, v[0]);
+	return true;
+}
+
+/* A tensor load or store, in vectors of the access width; masked with
+ * several vector groups: when every element of the thread is in (all
+ * threads but those at an edge), one straight-line path of unguarded
+ * vectors, whose loads are all in flight at once; the edge path keeps the
+ * per-vector checks. */
+static bool access_tensor(NvFn *f, Acc *A, LLVMValueRef own, const Value *res)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	GRef *ref = A->ref;
+	bool uniform;
+	int w = nv_access_width(f, A, &uniform);
+	GV *out = A->store ? NULL : gv_new(f, A->L, ref->dt);
+	int nr = 1 << A->L->nregbits;
+	bool block = false;
+	LLVMValueRef all = nr / w > 1 ? all_in(f, A, &block) : NULL;
+	if (!all) {
+		for (int r = 0; r < nr; r += w)
+			access_group(f, A, r, w, uniform, own, out, false);
+		if (!A->store)
+			f->vals[res->id] = out;
+		return true;
+	}
+	LLVMBasicBlockRef fast = cg_block(g, "inb"), slow = cg_block(g, "edge"), join = cg_block(g, "inb.end");
+	LLVMBuildCondBr(b, all, fast, slow);
+	LLVMPositionBuilderAtEnd(b, fast);
+	GV *fo = A->store ? NULL : gv_new(f, A->L, ref->dt);
+	for (int r = 0; r < nr; r += w)
+		access_group(f, A, r, w, true, own, fo, true);
+	LLVMBasicBlockRef fast_end = LLVMGetInsertBlock(b);
+	LLVMBuildBr(b, join);
+	LLVMPositionBuilderAtEnd(b, slow);
+	if (block) {
+		/* Every element is out: loads read `other`. */
+		if (!A->store)
+			for (int r = 0; r < nr; r++)
+				out->r[r] = other_of(f, A, r);
+	} else {
+		for (int r = 0; r < nr; r += w)
+			access_group(f, A, r, w, uniform, own, out, false);
+	}
+	LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(b);
+	LLVMBuildBr(b, join);
+	LLVMPositionBuilderAtEnd(b, join);
+	if (A->store)
+		return true;
+	for (int r = 0; r < nr; r++) {
+		LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(fo->r[r]), "");
+		LLVMValueRef in[2] = {fo->r[r], out->r[r]};
+		LLVMBasicBlockRef bb[2] = {fast_end, slow_end};
+		LLVMAddIncoming(phi, in, bb, 2);
+		out->r[r] = phi;
+	}
+	f->vals[res->id] = out;
+	return true;
+}
+
 bool nv_access(NvFn *f, const Inst *i)
 {
 	Cg *g = f->g;
@@ -904,95 +1030,9 @@ bool nv_access(NvFn *f, const Inst *i)
 	if (A.store || A.atomic)
 		own = A.L ? nv_owner(f, A.L) : LLVMBuildICmp(b, LLVMIntEQ, f->tid, cg_i32(g, 0), "");
 
-	if (A.atomic) {
-		bool used = res && P->nuses[res->id] > 0;
-		GV *out = used ? gv_new(f, A.L, ref->dt) : NULL;
-		if (!atomic_elems(f, &A, own, out))
-			return false;
-		if (!used)
-			return true;
-		if (!A.L) {
-			/* Thread 0's old value for everyone. */
-			nv_temp_need(f, 16);
-			nv_temp_begin(f);
-			LLVMValueRef p = nv_temp_ptr(f, 0);
-			LLVMTypeRef mt = cg_mem_type(g, ref->dt);
-			LLVMBasicBlockRef join = NULL;
-			LLVMBasicBlockRef then = cg_block(g, "bcast");
-			join = cg_block(g, "bcast.end");
-			LLVMBuildCondBr(b, own, then, join);
-			LLVMPositionBuilderAtEnd(b, then);
-			LLVMBuildStore(b, cg_to_mem(g, ref->dt, out->r[0]), p);
-			LLVMBuildBr(b, join);
-			LLVMPositionBuilderAtEnd(b, join);
-			nv_barrier(f);
-			out->r[0] = cg_from_mem(g, ref->dt, LLVMBuildLoad2(b, mt, p, ""));
-			f->smem_busy = true;
-		} else if (lay_replicated(A.L)) {
-			out = from_owners(f, out);
-		}
-		f->vals[res->id] = out;
-		return true;
-	}
-
-	if (!A.L) {
-		/* A scalar: every thread loads it; thread 0 stores it. */
-		LLVMValueRef ptr = elem_ptr(f, &A, A.ubase);
-		LLVMValueRef v[1] = {A.store ? A.val->r[0] : NULL};
-		LLVMValueRef o[1] = {A.store ? NULL : other_of(f, &A, 0)};
-		guarded(f, &A, and_pred(f, A.upred, own), ptr, 1, v, o);
-		if (!A.store)
-			f->vals[res->id] = gv_scalar(f, ref->dt, v[0]);
-		return true;
-	}
-
-	bool uniform;
-	int w = nv_access_width(f, &A, &uniform);
-	GV *out = A.store ? NULL : gv_new(f, A.L, ref->dt);
-	int nr = 1 << A.L->nregbits;
-	/* Masked with several vector groups: when every element of the thread
-	 * is in (all threads but those at an edge), one straight-line path of
-	 * unguarded vectors, whose loads are all in flight at once; the edge
-	 * path keeps the per-vector checks. */
-	bool block = false;
-	LLVMValueRef all = nr / w > 1 ? all_in(f, &A, &block) : NULL;
-	if (!all) {
-		for (int r = 0; r < nr; r += w)
-			access_group(f, &A, r, w, uniform, own, out, false);
-		if (!A.store)
-			f->vals[res->id] = out;
-		return true;
-	}
-	LLVMBasicBlockRef fast = cg_block(g, "inb"), slow = cg_block(g, "edge"), join = cg_block(g, "inb.end");
-	LLVMBuildCondBr(b, all, fast, slow);
-	LLVMPositionBuilderAtEnd(b, fast);
-	GV *fo = A.store ? NULL : gv_new(f, A.L, ref->dt);
-	for (int r = 0; r < nr; r += w)
-		access_group(f, &A, r, w, true, own, fo, true);
-	LLVMBasicBlockRef fast_end = LLVMGetInsertBlock(b);
-	LLVMBuildBr(b, join);
-	LLVMPositionBuilderAtEnd(b, slow);
-	if (block) {
-		/* Every element is out: loads read `other`. */
-		if (!A.store)
-			for (int r = 0; r < nr; r++)
-				out->r[r] = other_of(f, &A, r);
-	} else {
-		for (int r = 0; r < nr; r += w)
-			access_group(f, &A, r, w, uniform, own, out, false);
-	}
-	LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(b);
-	LLVMBuildBr(b, join);
-	LLVMPositionBuilderAtEnd(b, join);
-	if (A.store)
-		return true;
-	for (int r = 0; r < nr; r++) {
-		LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(fo->r[r]), "");
-		LLVMValueRef in[2] = {fo->r[r], out->r[r]};
-		LLVMBasicBlockRef bb[2] = {fast_end, slow_end};
-		LLVMAddIncoming(phi, in, bb, 2);
-		out->r[r] = phi;
-	}
-	f->vals[res->id] = out;
-	return true;
+	if (A.atomic)
+		return access_atomic(f, &A, own, res);
+	if (!A.L)
+		return access_scalar(f, &A, own, res);
+	return access_tensor(f, &A, own, res);
 }

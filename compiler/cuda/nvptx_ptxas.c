@@ -124,7 +124,7 @@ static char *read_file(const char *path, size_t *size)
 }
 
 /* Runs argv with stdout and stderr into a malloc'd string; returns the
- * exit status (-1: could not run). */
+ * exit status, 256 + the signal that killed it, or -1: could not run. */
 static int run_capture(char *const argv[], char **output)
 {
 	int pipefd[2];
@@ -168,7 +168,7 @@ static int run_capture(char *const argv[], char **output)
 			return -1;
 		}
 	*output = buf;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 256 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 /* The kernel named `name` ("softmax"), for the location of a note. */
@@ -230,6 +230,39 @@ static void resource_notes(Nv *nv, const GpuTarget *t, const char *log)
 	}
 }
 
+/* ptxas exited with status rc (run_capture): the user's toolchain refused pkc's PTX.
+ * Most often the ptxas is older than the PTX ISA pkc writes (".version
+ * 8.0" needs CUDA 12.0); else the PTX is wrong, which is pkc's bug, but the
+ * tool is the user's choice, so this is an error (exit 1) that names it
+ * and shows what it said, not an internal error. */
+static void ptxas_failed(Compiler *cc, const char *ptxas, const GpuTarget *t, const char *ptx, int rc,
+                         const char *log)
+{
+	Loc none = {0};
+	const char *why = rc >= 256 ? "was killed by signal" : "failed with exit status";
+	error_at(cc, none, "'%s' %s %d assembling the PTX for %s", ptxas, why, rc >= 256 ? rc - 256 : rc, t->name);
+	int lines = 0;
+	for (const char *l = log ? log : ""; *l && lines < 10;) {
+		const char *end = strchr(l, '\n');
+		int len = end ? (int)(end - l) : (int)strlen(l);
+		if (len > 0) {
+			note_at(cc, none, "ptxas: %.*s", len, l);
+			lines++;
+		}
+		l += len + (end != NULL);
+	}
+	/* The PTX is NUL-terminated (compile_target). */
+	char isa[16] = "?";
+	const char *v = strstr(ptx, ".version ");
+	if (v)
+		sscanf(v + strlen(".version "), "%15s", isa);
+	if (log && strstr(log, "Unsupported .version"))
+		note_at(cc, none, "this ptxas is too old for the PTX ISA %s that pkc writes: give a newer one with "
+		        "--ptxas=PATH (CUDA 12.0 or later), or --ptxas=none to embed PTX only", isa);
+	else
+		note_at(cc, none, "with a working ptxas of CUDA 12.0 or later this is a bug in pkc: please report it");
+}
+
 bool nv_ptxas_compile(Nv *nv, const GpuTarget *t, const char *ptx, size_t n, char **cubin, size_t *size,
                       bool required)
 {
@@ -270,7 +303,7 @@ bool nv_ptxas_compile(Nv *nv, const GpuTarget *t, const char *ptx, size_t n, cha
 		free(out);
 		return false;
 	}
-	int o = nv->opt->opt_level < 0 ? 0 : nv->opt->opt_level > 3 ? 3 : nv->opt->opt_level;
+	int o = cg_opt_level(nv->opt->opt_level);
 	char *arch = arena_printf(cc->arena, "-arch=%s", t->name);
 	char *olev = arena_printf(cc->arena, "-O%d", o);
 	char *argv[10];
@@ -291,13 +324,12 @@ bool nv_ptxas_compile(Nv *nv, const GpuTarget *t, const char *ptx, size_t n, cha
 	if (rc != 0) {
 		unlink(out);
 		free(out);
-		if (rc < 0) {
-			free(log);
+		if (rc < 0)
 			error_at(cc, none, "cannot run '%s'", ptxas);
-			return false;
-		}
-		/* PTX that ptxas rejects is pkc's bug. */
-		internal_error("ptxas failed (exit status %d) for %s:\n%s", rc, t->name, log ? log : "");
+		else
+			ptxas_failed(cc, ptxas, t, ptx, rc, log);
+		free(log);
+		return false;
 	}
 	if (nv->opt->resource_usage && log)
 		resource_notes(nv, t, log);
@@ -306,7 +338,16 @@ bool nv_ptxas_compile(Nv *nv, const GpuTarget *t, const char *ptx, size_t n, cha
 	unlink(out);
 	free(out);
 	if (!*cubin) {
-		error_at(cc, none, "cannot read the cubin ptxas wrote");
+		error_at(cc, none, "cannot read the cubin '%s' wrote for %s", ptxas, t->name);
+		return false;
+	}
+	/* A ptxas that exits 0 without assembling anything (or a stand-in
+	 * such as /bin/true) must not give an object without code. */
+	if (*size < 4 || memcmp(*cubin, "\177ELF", 4) != 0) {
+		error_at(cc, none, "'%s' wrote %s for %s, not a cubin (an ELF file): is it ptxas?", ptxas,
+		         *size ? "a file" : "an empty file", t->name);
+		free(*cubin);
+		*cubin = NULL;
 		return false;
 	}
 	return true;

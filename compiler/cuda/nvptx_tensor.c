@@ -607,24 +607,10 @@ LLVMValueRef nv_shfl_up(NvFn *f, LLVMValueRef x, int delta)
 /* The identity of a sum/max/min/prod over dt. */
 static LLVMValueRef reduce_identity(NvFn *f, Op op, DType dt)
 {
-	Cg *g = f->g;
-	if (op == IR_REDUCE_SUM || op == IR_REDUCE_PROD)
-		return cg_const(g, dt, op == IR_REDUCE_PROD, op == IR_REDUCE_PROD ? 1.0 : 0.0);
-	bool is_max = op == IR_REDUCE_MAX;
-	if (dtype_is_float(dt))
-		return cg_const(g, dt, 0, is_max ? -INFINITY : INFINITY);
-	if (dt == DT_BOOL)
-		return cg_const(g, dt, is_max ? 0 : 1, 0.0);
-	int bits = dtype_bits(dt);
-	int64_t lo, hi;
-	if (dtype_is_signed(dt)) {
-		hi = bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
-		lo = -hi - 1;
-	} else {
-		lo = 0;
-		hi = bits == 64 ? -1 : (int64_t)(((uint64_t)1 << bits) - 1);
-	}
-	return cg_const(g, dt, is_max ? lo : hi, 0.0);
+	int64_t ival;
+	double fval;
+	ir_reduce_identity(op, dt, &ival, &fval);
+	return cg_const(f->g, dt, ival, fval);
 }
 
 /* An element of an arg-reduction: the value and its index along the axis. */

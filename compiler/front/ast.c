@@ -27,24 +27,13 @@
 #include <string.h>
 
 #include "ast.h"
+#include "types.h" /* dtype_str */
 
 const char *const ast_op_spelling[OP_COUNT] = {
 #define X(id, s) [OP_##id] = s,
 	AST_OPS(X)
 #undef X
 };
-
-const char *const dtype_names[DT_COUNT] = {
-	[DT_NONE] = "none",
-#define X(id, name) [DT_##id] = name,
-	PK_DTYPES(X)
-#undef X
-};
-
-static const char *dtype_str(DType dt)
-{
-	return (int)dt >= 0 && dt < DT_COUNT ? dtype_names[dt] : "?";
-}
 
 static const char *op_str(AstOp op)
 {

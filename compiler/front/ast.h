@@ -4,22 +4,8 @@
 #ifndef PKC_AST_H
 #define PKC_AST_H
 
+#include "dtype.h"
 #include "pkc.h"
-
-/* ---- dtypes (shared with types.h; listed here so the parser can name them) */
-#define PK_DTYPES(X) \
-	X(BOOL, "bool") \
-	X(I8, "i8") X(I16, "i16") X(I32, "i32") X(I64, "i64") \
-	X(U8, "u8") X(U16, "u16") X(U32, "u32") X(U64, "u64") \
-	X(F16, "f16") X(BF16, "bf16") X(F32, "f32") X(F64, "f64")
-
-typedef enum DType {
-	DT_NONE = 0,
-#define X(id, name) DT_##id,
-	PK_DTYPES(X)
-#undef X
-	DT_COUNT
-} DType;
 
 /* ---- expressions ----------------------------------------------------- */
 
@@ -63,7 +49,6 @@ typedef enum AstOp {
 } AstOp;
 
 extern const char *const ast_op_spelling[OP_COUNT];
-extern const char *const dtype_names[DT_COUNT];
 
 typedef struct AstExpr AstExpr;
 
@@ -147,13 +132,6 @@ struct AstStmt {
 
 /* ---- declarations ---------------------------------------------------- */
 
-typedef enum ParamMode {
-	PM_SCALAR, /* no mode: a scalar passed by value */
-	PM_IN,     /* in: read-only input array */
-	PM_OUT,    /* out: output array */
-	PM_INOUT   /* inout: input aliased to an output (Pallas input_output_aliases) */
-} ParamMode;
-
 /* A kernel parameter: name : [mode] dtype[dims]. */
 typedef struct AstParam {
 	Loc loc;          /* of the name */
@@ -189,8 +167,6 @@ typedef struct AstKeyVal {
 	const char *key;  /* interned */
 	AstExpr *value;   /* the value */
 } AstKeyVal;
-
-typedef enum AxisSemantics { AXIS_PARALLEL, AXIS_ARBITRARY } AxisSemantics;
 
 typedef struct AstKernel {
 	Loc loc;              /* of the kernel's name */
@@ -256,6 +232,11 @@ typedef struct AstFile {
 /* Parses `src` (and, recursively, the files it includes).  Returns the AST,
  * possibly partial; errors go to cc->diag.  Never returns NULL. */
 AstFile *parse_file(Compiler *cc, Source *src);
+
+/* Parses line `line` of `src`, from column `col` to the line's end, as one
+ * expression (the value of a -D, §4.3), under the limits of a file (§2.8).
+ * Returns NULL after reporting an error. */
+AstExpr *parse_expr_line(Compiler *cc, const Source *src, int line, int col);
 
 /* Prints the AST as an indented S-expression (--emit=ast). */
 #include <stdio.h>

@@ -135,6 +135,7 @@ struct ParseCtx {
 	Vec requires;          /* AstExpr* */
 	bool seen_params;      /* a params clause was written */
 	Loc params_loc;        /* where the first one is */
+	AstExpr *expr;         /* parse_expr_line: the expression parsed */
 };
 
 /* Copies the list `v` into a fresh arena array `dst` of the element type
@@ -251,6 +252,8 @@ static Vec list1(ParseCtx *pc, void *item);
 %token ELLIPSIS "..." ARROW "->"
 %token EQ "==" NE "!=" LE "<=" GE ">=" SHL "<<" SHR ">>" POW "**" FLOORDIV "//"
 %token ADDEQ "+=" SUBEQ "-=" MULEQ "*=" DIVEQ "/="
+/* Never lexed: the parser's first token, which says what to parse. */
+%token FILE_START "start of a file" EXPR_START "start of an expression"
 
 %type <expr> expr or_expr and_expr not_expr comparison cmp_chain bit_or bit_xor bit_and shift arith
 %type <expr> term unary power postfix primary idx
@@ -267,9 +270,17 @@ static Vec list1(ParseCtx *pc, void *item);
 %type <list> names opt_names bdims axis_sems kvs
 %type <nlp> axis_sem
 
-%start file
+%start input
 
 %%
+
+/* A file, or one expression (a -D value, parse_expr_line).  (A token
+ * first, rather than a choice in the first state, so that the file's first
+ * state still reduces the empty file and recovers from errors at once.) */
+input
+	: FILE_START file
+	| EXPR_START expr                      { pc->expr = $2; }
+	;
 
 /* file = { item } ;
  * Items are appended to the output as they are parsed, so an aborted parse
@@ -1437,26 +1448,64 @@ static void yyerror(Loc *loc, ParseCtx *pc, const char *msg)
 
 /* ---- entry points ------------------------------------------------------ */
 
-static void parse_source(Compiler *cc, Source *src, Vec *items, ParseCtx *parent, const char *canon)
+/* A parser over src, its lexer at the start of the text, that parses what
+ * `start` (FILE_START, EXPR_START) says (free with ctx_free). */
+static ParseCtx *ctx_new(Compiler *cc, Source *src, int start)
 {
 	ParseCtx *pc = xmalloc(sizeof *pc);
 	memset(pc, 0, sizeof *pc);
 	pc->cc = cc;
 	pc->src = src;
-	pc->items = items;
-	pc->parent = parent;
-	pc->canon = canon;
-	pc->include_depth = parent ? parent->include_depth + 1 : 0;
 	int nest = cc->max_nesting > 0 ? cc->max_nesting : 256;
 	pc->depth_limit = nest * 4;
 	pc->range_name = intern_cstr(cc->strings, "range");
 	pc->parallel_name = intern_cstr(cc->strings, "parallel");
 	pc->arbitrary_name = intern_cstr(cc->strings, "arbitrary");
 	pc->section = 31;
+	pc->pending[0] = start;
+	pc->npending = 1;
+	pc->pending_loc = (Loc){src->path, 1, 1, 1};
 	lexer_init(&pc->lex, cc, src);
-	(void)yyparse(pc);
+	return pc;
+}
+
+static void ctx_free(ParseCtx *pc)
+{
 	lexer_free(&pc->lex);
 	free(pc);
+}
+
+static void parse_source(Compiler *cc, Source *src, Vec *items, ParseCtx *parent, const char *canon)
+{
+	ParseCtx *pc = ctx_new(cc, src, T_FILE_START);
+	pc->items = items;
+	pc->parent = parent;
+	pc->canon = canon;
+	pc->include_depth = parent ? parent->include_depth + 1 : 0;
+	(void)yyparse(pc);
+	ctx_free(pc);
+}
+
+AstExpr *parse_expr_line(Compiler *cc, const Source *src, int line, int col)
+{
+	PKC_ASSERT(line >= 1 && line <= src->nlines && col >= 1);
+	/* The lexer runs over a NUL-terminated copy of the line, so it stops at
+	 * the line's end, and counts columns from the line's start. */
+	const char *start = src->lines[line - 1];
+	size_t n = line < src->nlines ? (size_t)(src->lines[line] - 1 - start) : (size_t)(src->text + src->size - start);
+	PKC_ASSERT((size_t)col - 1 <= n);
+	Source one = {.path = src->path, .text = arena_strndup(cc->arena, start, n), .size = n};
+	ParseCtx *pc = ctx_new(cc, &one, T_EXPR_START);
+	pc->lex.line = line;
+	pc->lex.cur += col - 1;
+	pc->lex.top_expr = true; /* '//' divides, as in a const's value (§2.2) */
+	pc->section = 36; /* syntax errors cite §3.6, expressions */
+	pc->pending_loc = (Loc){src->path, line, col, 1};
+	int errors = cc->diag.nerrors;
+	(void)yyparse(pc);
+	AstExpr *e = cc->diag.nerrors == errors ? pc->expr : NULL;
+	ctx_free(pc);
+	return e;
 }
 
 AstFile *parse_file(Compiler *cc, Source *src)

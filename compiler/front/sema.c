@@ -4,7 +4,8 @@
  * mutable vars into SSA: a var assigned inside an if/for/while becomes a
  * result of that op (and a carried region argument of a loop).
  *
- * Expressions are in sema_expr.c, builtins in sema_builtins.c. */
+ * Names are in sema_scope.c, expressions in sema_expr.c, builtins in
+ * sema_builtins.c. */
 #include "sema.h"
 
 #include <stdlib.h>
@@ -12,264 +13,71 @@
 
 /* ---- -D NAME=VALUE ------------------------------------------------------- */
 
-static Define *find_define(Sema *s, const char *name)
+/* The index of the -D of `name` in cc->defines, or -1. */
+static int find_define(Sema *s, const char *name)
 {
-	for (int i = 0; i < s->cc->defines.len; i++) {
-		Define *d = s->cc->defines.items[i];
-		if (d->name == name)
-			return d;
-	}
-	return NULL;
+	for (int i = 0; i < s->cc->defines.len; i++)
+		if (((Define *)s->cc->defines.items[i])->name == name)
+			return i;
+	return -1;
 }
 
-/* Parses VALUE as an int, float or bool literal (§4.3): decimal, hex or
- * binary integers with '_' separators, floats, true/false, inf/nan, with
- * an optional sign.  Returns false when malformed. */
-static bool parse_define_value(const char *text, ConstVal *out)
+/* The pseudo-file "<command line>": line i is the i-th -D, "-DNAME=VALUE"
+ * (a newline in a value reads as a space), so that the real parser reads
+ * the values and their diagnostics point into them with a caret. */
+static const Source *command_line(Compiler *cc)
 {
-	const char *p = text;
-	bool neg = false;
-	if (*p == '-' || *p == '+')
-		neg = *p++ == '-';
-	if (!neg && p == text && (strcmp(p, "true") == 0 || strcmp(p, "false") == 0)) {
-		*out = const_bool(p[0] == 't');
+	StrBuf b = {0};
+	for (int i = 0; i < cc->defines.len; i++) {
+		const Define *d = cc->defines.items[i];
+		size_t start = b.len;
+		strbuf_printf(&b, "%s-D%s=%s", i ? "\n" : "", d->name, d->value);
+		for (size_t k = start + 1; k < b.len; k++)
+			if (b.data[k] == '\n' || b.data[k] == '\r')
+				b.data[k] = ' ';
+	}
+	const Source *src = source_from_memory(cc, "<command line>", b.data ? b.data : "", b.len);
+	free(b.data);
+	return src;
+}
+
+/* Whether e is made of literals and operators only, as a -D value must be
+ * (§4.3), a dtype name counting as a literal (-D DT=bf16 for `const DT =
+ * f16;`); reports the first other construct, with the .pk spelling of a
+ * Pallas one.  The parser bounds the depth. */
+static bool literal_expr(Sema *s, const AstExpr *e)
+{
+	switch (e->kind) {
+	case AE_INT: case AE_FLOAT: case AE_BOOL: case AE_DTYPE:
 		return true;
-	}
-	if (strcmp(p, "inf") == 0 || strcmp(p, "nan") == 0) {
-		double v = strtod(p, NULL);
-		*out = const_float(neg ? -v : v, DT_F32, true);
-		return true;
-	}
-	/* Copy without separators. */
-	char buf[128];
-	size_t n = 0;
-	for (const char *q = p; *q; q++) {
-		if (*q == '_')
-			continue;
-		if (n + 1 >= sizeof buf)
-			return false;
-		buf[n++] = *q;
-	}
-	buf[n] = 0;
-	if (n == 0)
+	case AE_UNARY:
+		return literal_expr(s, e->lhs);
+	case AE_BINARY:
+		return literal_expr(s, e->lhs) && literal_expr(s, e->rhs);
+	default:
+		if (e->kind == AE_NAME && report_pallas_name(s, "name", e->name, e->loc))
+			return false; /* -D DT=bfloat16, -D FLAG=True (§10.3) */
+		error_at(s->cc, e->loc, "a -D value is made of literals and operators only [§4.3]");
 		return false;
-	int base = 10;
-	const char *digits = buf;
-	if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
-		base = 16, digits = buf + 2;
-	else if (buf[0] == '0' && (buf[1] == 'b' || buf[1] == 'B'))
-		base = 2, digits = buf + 2;
-	bool isfloat = base == 10 && strpbrk(buf, ".eE") != NULL;
-	if (isfloat) {
-		char *end;
-		double v = strtod(buf, &end);
-		if (*end || !(buf[0] == '.' || (buf[0] >= '0' && buf[0] <= '9')))
-			return false;
-		*out = const_float(neg ? -v : v, DT_F32, true);
-		return true;
-	}
-	if (!*digits)
-		return false;
-	uint64_t v = 0;
-	for (const char *q = digits; *q; q++) {
-		int d = *q >= '0' && *q <= '9' ? *q - '0' : *q >= 'a' && *q <= 'f' ? *q - 'a' + 10
-		                                        : *q >= 'A' && *q <= 'F' ? *q - 'A' + 10 : 99;
-		if (d >= base || v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
-			return false;
-		v = v * (uint64_t)base + (uint64_t)d;
-	}
-	if (v > (uint64_t)INT64_MAX + (neg ? 1u : 0u))
-		return false;
-	*out = const_int(neg ? (int64_t)(0 - v) : (int64_t)v, DT_I32, true);
-	return true;
-}
-
-/* A -D VALUE is an expression of literals and operators (§4.3), parsed
- * here by precedence climbing into AST nodes (without locations) that sema
- * then folds like any constant expression. */
-typedef struct DParser {
-	Sema *s;       /* for the arena */
-	const char *p; /* next character */
-	bool bad;      /* a syntax error was seen */
-} DParser;
-
-static AstExpr *dp_expr(DParser *d);
-
-static AstExpr *dp_node(DParser *d, AstExprKind kind)
-{
-	AstExpr *e = arena_alloc(d->s->a, sizeof *e);
-	e->kind = kind;
-	return e;
-}
-
-static void dp_space(DParser *d)
-{
-	while (*d->p == ' ' || *d->p == '\t')
-		d->p++;
-}
-
-static bool ident_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-/* Consumes `tok` (an operator, or a word followed by a non-identifier
- * character) if it comes next. */
-static bool dp_eat(DParser *d, const char *tok)
-{
-	dp_space(d);
-	size_t n = strlen(tok);
-	if (strncmp(d->p, tok, n) != 0 || (ident_char(tok[0]) && ident_char(d->p[n])))
-		return false;
-	d->p += n;
-	return true;
-}
-
-static AstExpr *dp_unary(DParser *d, AstOp op, AstExpr *x)
-{
-	AstExpr *e = dp_node(d, AE_UNARY);
-	e->op = op;
-	e->lhs = x;
-	return e;
-}
-
-static AstExpr *dp_binary(DParser *d, AstOp op, AstExpr *a, AstExpr *b)
-{
-	AstExpr *e = dp_node(d, AE_BINARY);
-	e->op = op;
-	e->lhs = a;
-	e->rhs = b;
-	return e;
-}
-
-/* A literal (digits, letters, '_', '.', and a sign after an exponent). */
-static AstExpr *dp_primary(DParser *d)
-{
-	dp_space(d);
-	if (dp_eat(d, "(")) {
-		AstExpr *e = dp_expr(d);
-		if (!dp_eat(d, ")"))
-			d->bad = true;
-		return e;
-	}
-	const char *start = d->p;
-	bool hex = d->p[0] == '0' && (d->p[1] == 'x' || d->p[1] == 'X');
-	while (ident_char(*d->p) || *d->p == '.' ||
-	       ((*d->p == '+' || *d->p == '-') && !hex && d->p > start && (d->p[-1] == 'e' || d->p[-1] == 'E')))
-		d->p++;
-	char *text = arena_strndup(d->s->a, start, (size_t)(d->p - start));
-	ConstVal c;
-	AstExpr *e = dp_node(d, AE_INT);
-	for (int dt = 1; dt < DT_COUNT; dt++)
-		if (strcmp(text, dtype_names[dt]) == 0) { /* -D DT=bf16 for `const DT = f16;` */
-			e->kind = AE_DTYPE;
-			e->dtype = (DType)dt;
-			return e;
-		}
-	if (d->p == start || !parse_define_value(text, &c)) {
-		d->bad = true;
-		return e;
-	}
-	if (c.dtype == DT_BOOL) {
-		e->kind = AE_BOOL;
-		e->ival = c.i;
-	} else if (dtype_is_float(c.dtype)) {
-		e->kind = AE_FLOAT;
-		e->fval = c.f;
-	} else {
-		e->ival = c.i;
-	}
-	return e;
-}
-
-static AstExpr *dp_prefix(DParser *d);
-
-/* power = primary [ "**" prefix ] (right-associative) */
-static AstExpr *dp_power(DParser *d)
-{
-	AstExpr *e = dp_primary(d);
-	return dp_eat(d, "**") ? dp_binary(d, OP_POW, e, dp_prefix(d)) : e;
-}
-
-static AstExpr *dp_prefix(DParser *d)
-{
-	if (dp_eat(d, "-"))
-		return dp_unary(d, OP_NEG, dp_prefix(d));
-	if (dp_eat(d, "+"))
-		return dp_unary(d, OP_PLUS, dp_prefix(d));
-	if (dp_eat(d, "~"))
-		return dp_unary(d, OP_BITNOT, dp_prefix(d));
-	return dp_power(d);
-}
-
-/* Binary levels, loosest first; longer spellings before their prefixes. */
-static const struct DLevel {
-	const char *tok[6]; /* operator spellings */
-	AstOp op[6];        /* their operators */
-} dp_levels[] = {
-	{{"or"}, {OP_OR}},
-	{{"and"}, {OP_AND}},
-	{{0}, {0}}, /* not: prefix, handled in dp_level */
-	{{"==", "!=", "<=", ">=", "<", ">"}, {OP_EQ, OP_NE, OP_LE, OP_GE, OP_LT, OP_GT}},
-	{{"|"}, {OP_BITOR}},
-	{{"^"}, {OP_BITXOR}},
-	{{"&"}, {OP_BITAND}},
-	{{"<<", ">>"}, {OP_SHL, OP_SHR}},
-	{{"+", "-"}, {OP_ADD, OP_SUB}},
-	{{"//", "*", "/", "%"}, {OP_FLOORDIV, OP_MUL, OP_DIV, OP_MOD}},
-};
-enum { DP_NOT = 2, DP_LEVELS = sizeof dp_levels / sizeof dp_levels[0] };
-
-static AstExpr *dp_level(DParser *d, int level)
-{
-	if (level == DP_LEVELS)
-		return dp_prefix(d);
-	if (level == DP_NOT)
-		return dp_eat(d, "not") ? dp_unary(d, OP_NOT, dp_level(d, level)) : dp_level(d, level + 1);
-	AstExpr *e = dp_level(d, level + 1);
-	for (;;) {
-		int k = 0;
-		const struct DLevel *l = &dp_levels[level];
-		dp_space(d);
-		while (k < 6 && l->tok[k] && !dp_eat(d, l->tok[k]))
-			k++;
-		if (k == 6 || !l->tok[k])
-			return e;
-		e = dp_binary(d, l->op[k], e, dp_level(d, level + 1));
 	}
 }
 
-static AstExpr *dp_expr(DParser *d)
+/* The value of the i-th -D, parsed from "<command line>" (NULL after an error). */
+static AstExpr *define_expr(Sema *s, int i)
 {
-	return dp_level(d, 0);
+	const Define *d = s->cc->defines.items[i];
+	int col = (int)strlen(d->name) + 4; /* after "-DNAME=" */
+	AstExpr *e = parse_expr_line(s->cc, s->cmdline, i + 1, col);
+	return e && literal_expr(s, e) ? e : NULL;
 }
+
+/* ---- consts (§4.3) ----------------------------------------------------------- */
 
 /* A const's value: a scalar, or a dtype (const DT = f16, §4.3). */
 static Ex const_init_value(Sema *s, Ex e)
 {
 	return e.kind == EX_DTYPE ? e : rvalue(s, e);
 }
-
-/* Evaluates a -D VALUE (errors are reported without a location). */
-static Ex define_value(Sema *s, Define *d)
-{
-	DParser dp = {.s = s, .p = d->value};
-	AstExpr *e = dp_expr(&dp);
-	dp_space(&dp);
-	if (dp.bad || *dp.p) {
-		error_at(s->cc, (Loc){0}, "-D %s=%s: '%s' is not an expression of literals and operators", d->name,
-		         d->value, d->value);
-		return ex_error((Loc){0});
-	}
-	Ex v = const_init_value(s, sema_expr(s, e));
-	if (v.kind == EX_VALUE) {
-		error_at(s->cc, (Loc){0}, "-D %s=%s: not a compile-time constant", d->name, d->value);
-		return ex_error((Loc){0});
-	}
-	return v;
-}
-
-/* ---- consts (§4.3) ----------------------------------------------------------- */
 
 /* Whether a constant of dtype `from` may initialize a const of dtype `to`:
  * as in an assignment, a weak value converts, a strong one must match. */
@@ -289,56 +97,37 @@ static void eval_const_decl(Sema *s, Binding *b)
 	s->k = s->dummy_k;
 	s->region = s->dummy_r;
 	AstConst *kc = b->konst;
-	Define *d = find_define(s, b->name);
-	Ex e;
-	if (d) {
-		d->used = true;
-		e = define_value(s, d);
-	} else {
-		e = const_init_value(s, sema_expr(s, kc->value));
-		if (e.kind == EX_VALUE) {
-			error_at(s->cc, kc->value->loc, "the value of constant '%s' is not a compile-time constant [§4.3]",
-			         b->name);
-			e = ex_error(kc->loc);
-		}
+	AstExpr *value = kc->value;
+	int d = find_define(s, b->name);
+	if (d >= 0) {
+		((Define *)s->cc->defines.items[d])->used = true;
+		value = define_expr(s, d);
+	}
+	Ex e = value ? const_init_value(s, sema_expr(s, value)) : ex_error(kc->loc);
+	if (e.kind == EX_VALUE) {
+		error_at(s->cc, value->loc, "the value of constant '%s' is not a compile-time constant [§4.3]", b->name);
+		e = ex_error(kc->loc);
 	}
 	if (e.kind == EX_CONST && kc->dtype != DT_NONE) {
-		const char *kind = e.c.dtype == DT_BOOL ? "a bool" : dtype_is_float(e.c.dtype) ? "a float" : "an integer";
 		if (!implicitly_converts(e.c.dtype, e.c.weak, kc->dtype)) {
-			if (d)
-				error_at(s->cc, (Loc){0}, "-D %s=%s: constant '%s' of type %s cannot be initialized with %s",
-				         d->name, d->value, b->name, dtype_str(kc->dtype), kind);
-			else
-				error_at(s->cc, kc->value->loc, "constant '%s' of type %s cannot be initialized with %s%s [§4.3]",
-				         b->name, dtype_str(kc->dtype), e.c.weak ? "a weak " : "", dtype_str(e.c.dtype));
+			error_at(s->cc, value->loc, "constant '%s' of type %s cannot be initialized with %s%s [§4.3]",
+			         b->name, dtype_str(kc->dtype), e.c.weak ? "a weak " : "", dtype_str(e.c.dtype));
 			e = ex_error(kc->loc);
-		} else if (d && !const_fits(&e.c, kc->dtype)) {
-			error_at(s->cc, (Loc){0}, "-D %s=%s: the value is out of range for constant '%s' of type %s", d->name,
-			         d->value, b->name, dtype_str(kc->dtype));
-			e = ex_error(kc->loc);
-		} else if (!const_convert(s, &e.c, kc->dtype, false, d ? (Loc){0} : kc->value->loc)) {
+		} else if (!const_convert(s, &e.c, kc->dtype, false, value->loc)) {
 			e = ex_error(kc->loc);
 		}
 	}
 	if (e.kind == EX_DTYPE && kc->dtype != DT_NONE) {
-		error_at(s->cc, d ? (Loc){0} : kc->value->loc, "constant '%s' of type %s cannot hold the dtype %s [§4.3]",
+		error_at(s->cc, value->loc, "constant '%s' of type %s cannot hold the dtype %s [§4.3]",
 		         b->name, dtype_str(kc->dtype), dtype_str(e.dt));
 		e = ex_error(kc->loc);
 	} else if (e.kind != EX_CONST && e.kind != EX_DTYPE && e.kind != EX_ERROR) {
-		error_at(s->cc, kc->value->loc, "the value of constant '%s' must be a scalar constant or a dtype [§4.3]",
+		error_at(s->cc, value->loc, "the value of constant '%s' must be a scalar constant or a dtype [§4.3]",
 		         b->name);
 		e = ex_error(kc->loc);
 	}
 	*s = saved;
 	b->ex = e;
-}
-
-Ex const_binding_value(Sema *s, Binding *b, Loc use)
-{
-	(void)s;
-	Ex e = b->ex;
-	e.loc = use;
-	return e;
 }
 
 /* The names a declaration may not take (§5.10): builtins (and range),
@@ -443,7 +232,8 @@ static Type *static_type(Sema *s, AstType *t, const char *clause)
 	}
 	for (int d = 0; d < t->ndims; d++)
 		ok &= positive_int(s, eval_const(s, t->dims[d], clause), "a dimension", clause, &dims[d]);
-	return ok ? type_tensor(s->a, dt, t->ndims, dims) : NULL;
+	Type *r = ok ? type_tensor(s->a, dt, t->ndims, dims) : NULL;
+	return r && check_fits(s, r, t->loc) ? r : NULL;
 }
 
 static void name_arg(Region *r, int i, const char *name)
@@ -1216,6 +1006,8 @@ static void sema_params(Sema *s, AstKernel *ak, Scope *ks, KernelBuild *kb)
 			if (dims[d] == 0)
 				dims[d] = 1; /* keep going with a well-formed type */
 		op->array = type_ref(s->a, dt, t->ndims, dims, dynamic ? syms : NULL, SPACE_GLOBAL);
+		if (ok && !check_fits(s, op->array, t->loc))
+			b->poisoned = true; /* no errors about its uses */
 		b->index = kb->operands.len;
 		b->mode = p->mode;
 		vec_push(s->a, &kb->operands, op);
@@ -1357,6 +1149,12 @@ static Region *sema_index_map(Sema *s, AstSpec *sp, IrKernel *k, Scope *ks, IrOp
 			error_at(s->cc, e.loc, "a block index must not be negative, found %lld [§5.6]", (long long)e.c.i);
 			continue;
 		}
+		int64_t off; /* the element offset lower-refs folds */
+		if (e.kind == EX_CONST && i < rank && !ck_mul(e.c.i, op->block[i], &off)) {
+			error_at(s->cc, e.loc, "block index %lld times the block dim %lld is past any array [§5.6]",
+			         (long long)e.c.i, (long long)op->block[i]);
+			continue;
+		}
 		out[n++] = to_value(s, e, type_scalar(s->a, DT_I32));
 	}
 	ir_yield(s->a, k, r, sp->loc, n, out);
@@ -1415,6 +1213,8 @@ static void sema_spec(Sema *s, AstSpec *sp, IrKernel *k, Scope *ks, KernelBuild 
 			error_at(s->cc, e->loc, "block dim %lld does not divide dimension %d of '%s' (size %lld) [§5.5]",
 			         (long long)bd, d, sp->operand, (long long)ad);
 	}
+	if (!check_fits(s, type_tensor(s->a, op->array->dtype, rank, op->block), sp->loc))
+		b->poisoned = true;
 	op->index_map = sema_index_map(s, sp, k, ks, op);
 	op->has_spec = true; /* even after an error: the body sees the block it asked for */
 }
@@ -1733,6 +1533,8 @@ IrModule *sema_file(Compiler *cc, AstFile *f)
 	s->dummy_r = ir_region_new(s->a, s->dummy_k, 0, NULL);
 	s->k = s->dummy_k;
 	s->region = s->dummy_r;
+	if (cc->defines.len)
+		s->cmdline = command_line(cc);
 
 	/* Every const of the file, to tell a use before the declaration from
 	 * an unknown name. */
@@ -1767,7 +1569,7 @@ IrModule *sema_file(Compiler *cc, AstFile *f)
 				         f->items[i]->is_kernel ? "§3.4" : "§3.3");
 			else
 				error_at(cc, loc, "'%s' is already declared (as a %s); consts and kernels share one namespace [§5.10]",
-				         name, prev_const ? "constant" : "kernel");
+				         name, !prev_const ? "kernel" : prev_const->kind == B_FN ? "fn" : "constant");
 			note_at(cc, prev_const ? prev_const->loc : prev_kernel->loc, "the previous definition of '%s' is here",
 			        name);
 			ok = false;

@@ -1,8 +1,9 @@
-/* sema.h - private declarations shared by the three files of semantic
+/* sema.h - private declarations shared by the four files of semantic
  * analysis: sema.c (items, kernels, clauses, statements and SSA for vars),
- * sema_expr.c (constants, expressions, Ref access, conversions) and
- * sema_builtins.c (the builtin-function table).  Nothing outside sema
- * includes this header; the public entry point is sema_file in ir.h.
+ * sema_scope.c (scopes, bindings, lookup), sema_expr.c (constants,
+ * expressions, Ref access, conversions) and sema_builtins.c (the
+ * builtin-function table).  Nothing outside sema
+ * includes this header; the public entry point is sema_file in front.h.
  *
  * The central type is Ex, the result of evaluating an expression.  It is
  * either a compile-time constant (folded, never emitted unless a runtime
@@ -13,7 +14,7 @@
 #ifndef PKC_SEMA_H
 #define PKC_SEMA_H
 
-#include "ir.h"
+#include "front.h"
 
 /* A compile-time constant: bool, integer (any integer dtype, held in an
  * int64) or float (held in a double). */
@@ -99,18 +100,6 @@ typedef struct Binding {
 	struct Binding *next; /* next binding of the same scope */
 } Binding;
 
-/* A hash map keyed by pointers (interned names), open addressing; arrays
- * live in the arena and are abandoned on growth. */
-typedef struct PtrMap {
-	const void **keys; /* NULL = empty slot */
-	void **vals;       /* value of each key */
-	int cap;           /* slots (a power of 2, or 0) */
-	int n;             /* keys present */
-} PtrMap;
-
-/* The value slot of key; with insert, created (NULL-valued) if absent,
- * else NULL when absent. */
-void **ptrmap_slot(Arena *a, PtrMap *m, const void *key, bool insert);
 
 /* A lexical scope: a list of bindings and the enclosing scope. */
 struct Scope {
@@ -148,6 +137,7 @@ typedef struct Sema {
 	int nloops;           /* loops seen, to name their flags */
 	IrKernel *dummy_k;    /* owns dummy_r */
 	Region *dummy_r;      /* sink for instructions in constant contexts (never emitted) */
+	const Source *cmdline; /* "<command line>": the -D values, one a line (command_line in sema.c) */
 } Sema;
 
 /* ---- sema_expr.c: values, constants, conversions ----------------------- */
@@ -180,7 +170,9 @@ bool const_convert(Sema *s, ConstVal *c, DType dt, bool explicit_cast, Loc loc);
 /* Whether converting c to dt keeps its value in range (integers). */
 bool const_fits(const ConstVal *c, DType dt);
 
-/* Instruction building in s->region. */
+/* Reports (at loc) a type too large for memory (§4.2); true if it fits. */
+bool check_fits(Sema *s, const Type *t, Loc loc);
+/* Instruction building in s->region (a result too large is reported). */
 Inst *emit_inst(Sema *s, Op op, Loc loc, int nargs, Value **args, int nres, Type **rtypes);
 Value *emit(Sema *s, Op op, Loc loc, Type *rt, int nargs, ...);
 Value *emit_const(Sema *s, ConstVal c, Type *t, Loc loc);
@@ -221,7 +213,7 @@ typedef struct BinInfo {
 	const char *clause; /* clause cited for operand errors */
 } BinInfo;
 
-extern const BinInfo bin_min, bin_max, bin_add, bin_sub, bin_floordiv, bin_div, bin_rem;
+extern const BinInfo bin_min, bin_max, bin_add, bin_sub, bin_floordiv, bin_mod, bin_ne, bin_div, bin_rem;
 Ex sema_binop(Sema *s, const BinInfo *bi, Loc loc, Ex a, Ex b);
 Ex sema_binary_ast(Sema *s, AstOp op, Loc loc, Ex a, Ex b);
 
@@ -237,7 +229,7 @@ bool access_writable(Sema *s, Access *acc, Loc loc, const char *verb);
 Value *emit_load(Sema *s, Access *acc, Value *mask, Value *other, Loc loc);
 void emit_store(Sema *s, Access *acc, Value *v, Value *mask, Loc loc);
 
-/* Names. */
+/* Names (sema_scope.c; name_value: sema_expr.c). */
 Binding *lookup(Sema *s, const char *name);
 Binding *lookup_in(Scope *sc, const char *name);
 Binding *bind(Sema *s, Scope *sc, BindKind kind, const char *name, Loc loc);
@@ -247,7 +239,7 @@ void report_unknown_name(Sema *s, const char *name, Loc loc, const char *what,
                          const char *const *extra, int nextra);
 const char *closest_name(const char *name, const char *const *cands, int n);
 
-/* The value of a const at a use (sema.c). */
+/* The value of a const at a use. */
 Ex const_binding_value(Sema *s, Binding *b, Loc use);
 /* Reports (and returns true) when name is a const declared later in the file. */
 bool used_before_declaration(Sema *s, const char *name, Loc loc);

@@ -165,10 +165,11 @@ static Ex bi_program_id(Sema *s, Call *c)
 	return ex_of(v, c->loc);
 }
 
-/* cdiv(a, b): the ceiling of a / b (§7.17).  With a positive constant or
- * unsigned divisor it is (a + b - 1) // b, as pl.cdiv; otherwise
- * -((-a) // b), which is right for every sign.  Folds on constants (a
- * constant zero divisor is an error there). */
+/* cdiv(a, b): the ceiling of a / b (§7.17): a // b, plus 1 where a % b is
+ * not 0 (both floored, so right for every sign).  Exact wherever a // b is:
+ * pl.cdiv's (a + b - 1) // b overflows near the top of the range, and
+ * -((-a) // b) at its bottom.  Folds on constants (a constant zero divisor
+ * is an error there). */
 static Ex bi_cdiv(Sema *s, Call *c)
 {
 	Ex a = val(s, c->pos[0]), b = val(s, c->pos[1]);
@@ -179,16 +180,19 @@ static Ex bi_cdiv(Sema *s, Call *c)
 		         ex_type_str(s, &b));
 		return ex_error(c->loc);
 	}
-	bool weak;
-	DType dt = promote_dtypes(ex_dtype(&a), ex_weak(&a), ex_dtype(&b), ex_weak(&b), &weak);
-	if (dtype_is_unsigned(dt) || (b.kind == EX_CONST && b.c.i > 0)) {
-		Ex one = ex_const(const_int(1, DT_I32, true), c->loc);
-		Ex t = sema_binop(s, &bin_add, c->loc, a, sema_binop(s, &bin_sub, c->loc, b, one));
-		return sema_binop(s, &bin_floordiv, c->loc, t, b);
-	}
+	Ex q = sema_binop(s, &bin_floordiv, c->loc, a, b);
+	Ex r = sema_binop(s, &bin_mod, c->loc, a, b);
+	if (q.kind == EX_ERROR || r.kind == EX_ERROR)
+		return ex_error(c->loc);
+	/* (q + 1 cannot overflow where r != 0: then |b| > 1) */
+	Ex one = ex_const(const_int(1, DT_I32, true), c->loc);
+	if (r.kind == EX_CONST)
+		return r.c.i != 0 ? sema_binop(s, &bin_add, c->loc, q, one) : q;
 	Ex zero = ex_const(const_int(0, DT_I32, true), c->loc);
-	Ex q = sema_binop(s, &bin_floordiv, c->loc, sema_binop(s, &bin_sub, c->loc, zero, a), b);
-	return sema_binop(s, &bin_sub, c->loc, zero, q);
+	Value *up = as_value(s, sema_binop(s, &bin_add, c->loc, q, one));
+	Value *inexact = as_value(s, sema_binop(s, &bin_ne, c->loc, r, zero));
+	Value *vq = as_value(s, q);
+	return ex_value(emit(s, IR_SELECT, c->loc, vq->type, 3, inexact, up, vq), ex_weak(&q), c->loc);
 }
 
 /* next_power_of_2(n): the least power of 2 >= n (1 for 0), for a constant
@@ -771,18 +775,17 @@ static Ex bi_reshape(Sema *s, Call *c)
 	Value *v = as_value(s, x);
 	int64_t n = type_numel(v->type), known = 1;
 	int infer = -1;
+	bool fits = true;
 	for (int d = 0; d < rank; d++) {
 		if (dims[d] == -1)
 			infer = d;
 		else
-			known *= dims[d];
+			fits &= ck_mul(known, dims[d], &known);
 	}
-	if (infer >= 0 && known > 0 && n % known == 0)
+	if (infer >= 0 && fits && n % known == 0)
 		dims[infer] = n / known;
-	int64_t m = 1;
-	for (int d = 0; d < rank; d++)
-		m *= dims[d] < 0 ? 0 : dims[d];
-	if (m != n) {
+	int64_t m = 0;
+	if (!fits || !shape_numel(rank, dims, &m) || m != n) {
 		error_at(s->cc, c->pos[1].loc, "cannot reshape %s (%lld elements) to %s [§7.12]", ex_type_str(s, &x),
 		         (long long)n, infer >= 0 ? "that shape" : type_str(s->a, type_tensor(s->a, v->type->dtype, rank, dims)));
 		return ex_error(c->loc);
@@ -1235,15 +1238,15 @@ bool report_module_prefix(Sema *s, const AstExpr *f, bool call)
 	const char *sug = builtin_suggestion(f->name);
 	Ex k;
 	if (find_builtin(f->name) || builtin_constant(f->name, f->loc, &k))
-		error_at(s->cc, f->loc, "drop the '%s.' prefix: .pk has no modules; write %s%s [§10.2]", mod, f->name,
+		error_at(s->cc, f->loc, "drop the '%s.' prefix: .pk has no modules; write %s%s [§10.3]", mod, f->name,
 		         call && find_builtin(f->name) ? "(...)" : "");
 	else if (pn)
 		error_at(s->cc, f->loc, "'%s.%s': .pk has no modules; the .pk spelling is %s [%s]", mod, f->name, pn->pk, pn->clause);
 	else if (sug)
-		error_at(s->cc, f->loc, "'%s.%s': .pk has no modules, and '%s' is no builtin; did you mean '%s'? [§10.2]", mod,
+		error_at(s->cc, f->loc, "'%s.%s': .pk has no modules, and '%s' is no builtin; did you mean '%s'? [§10.3]", mod,
 		         f->name, f->name, sug);
 	else
-		error_at(s->cc, f->loc, "'%s.%s': .pk has no modules, and '%s' is no builtin [§10.2]", mod, f->name, f->name);
+		error_at(s->cc, f->loc, "'%s.%s': .pk has no modules, and '%s' is no builtin [§10.3]", mod, f->name, f->name);
 	return true;
 }
 

@@ -1,7 +1,8 @@
-/* sema_expr.c - expressions: constant folding, names, operators with JAX
- * promotion and NumPy broadcasting, Ref access (loads, stores, the
- * indexers of §7.5-§7.6), value indexing and the conversions that
- * assignments and stores apply.  Builtin calls are in sema_builtins.c. */
+/* sema_expr.c - expressions: constant folding, the values of names,
+ * operators with JAX promotion and NumPy broadcasting, Ref access (loads,
+ * stores, the indexers of §7.5-§7.6), value indexing and the conversions
+ * that assignments and stores apply.  Builtin calls are in sema_builtins.c,
+ * scopes and lookup in sema_scope.c. */
 #include "sema.h"
 
 #include <math.h>
@@ -413,10 +414,25 @@ Value **vals(Sema *s, int n)
 	return arena_alloc(s->a, sizeof(Value *) * (size_t)(n > 0 ? n : 1));
 }
 
+bool check_fits(Sema *s, const Type *t, Loc loc)
+{
+	if (type_fits(t))
+		return true;
+	error_at(s->cc, loc, "%s is too large: 2^63 bytes or more [§4.2]", type_shape_str(s->a, t));
+	return false;
+}
+
 Inst *emit_inst(Sema *s, Op op, Loc loc, int nargs, Value **args, int nres, Type **rtypes)
 {
 	Inst *i = ir_inst_new(s->a, s->k, op, loc, nargs, args, nres, rtypes);
 	ir_append(s->region, i);
+	/* A shape too large is reported where it first appears, not again in
+	 * everything computed from it. */
+	bool args_fit = true;
+	for (int j = 0; j < nargs; j++)
+		args_fit &= type_fits(args[j]->type);
+	for (int r = 0; r < nres && args_fit; r++)
+		check_fits(s, rtypes[r], loc);
 	return i;
 }
 
@@ -434,6 +450,7 @@ Value *emit(Sema *s, Op op, Loc loc, Type *rt, int nargs, ...)
 
 Value *emit_const(Sema *s, ConstVal c, Type *t, Loc loc)
 {
+	check_fits(s, t, loc);
 	if (dtype_is_float(t->dtype))
 		return ir_const_float(s->a, s->k, s->region, loc, t, c.f);
 	return ir_const_int(s->a, s->k, s->region, loc, t, c.i);
@@ -593,96 +610,10 @@ Value *coerce_value(Sema *s, Ex e, Type *t, const char *what, const char *clause
 
 /* ---- names ------------------------------------------------------------------ */
 
-void **ptrmap_slot(Arena *a, PtrMap *m, const void *key, bool insert)
-{
-	if (insert && 2 * (m->n + 1) > m->cap) {
-		PtrMap g = {.cap = m->cap ? 2 * m->cap : 16};
-		g.keys = arena_alloc(a, sizeof(void *) * (size_t)g.cap);
-		g.vals = arena_alloc(a, sizeof(void *) * (size_t)g.cap);
-		for (int i = 0; i < m->cap; i++)
-			if (m->keys[i])
-				*ptrmap_slot(a, &g, m->keys[i], true) = m->vals[i];
-		*m = g;
-	}
-	if (!m->cap)
-		return NULL;
-	size_t h = ((uintptr_t)key >> 3) * UINT64_C(0x9E3779B97F4A7C15) >> 7;
-	for (int i = (int)(h & (size_t)(m->cap - 1));; i = (i + 1) & (m->cap - 1)) {
-		if (m->keys[i] == key)
-			return &m->vals[i];
-		if (!m->keys[i]) {
-			if (!insert)
-				return NULL;
-			m->keys[i] = key;
-			m->n++;
-			return &m->vals[i];
-		}
-	}
-}
-
-/* Scopes stay lists while small; a large one (thousands of lets) gets an
- * index so lookups stay O(1). */
-enum { SCOPE_INDEX_MIN = 16 };
-
-Binding *lookup_in(Scope *sc, const char *name)
-{
-	if (sc->index.cap) {
-		void **slot = ptrmap_slot(NULL, &sc->index, name, false);
-		return slot ? *slot : NULL;
-	}
-	for (Binding *b = sc->first; b; b = b->next)
-		if (b->name == name)
-			return b;
-	return NULL;
-}
-
-Binding *lookup(Sema *s, const char *name)
-{
-	for (Scope *sc = s->scope; sc; sc = sc->parent) {
-		Binding *b = lookup_in(sc, name);
-		if (b)
-			return b;
-	}
-	return NULL;
-}
-
-Binding *bind(Sema *s, Scope *sc, BindKind kind, const char *name, Loc loc)
-{
-	Binding *b = arena_alloc(s->a, sizeof *b);
-	b->kind = kind;
-	b->name = name;
-	b->loc = loc;
-	b->next = sc->first;
-	sc->first = b;
-	sc->n++;
-	if (sc->n == SCOPE_INDEX_MIN) { /* index the whole list, oldest first */
-		Binding **all = arena_alloc(s->a, sizeof(Binding *) * SCOPE_INDEX_MIN);
-		int i = SCOPE_INDEX_MIN;
-		for (Binding *x = sc->first; x; x = x->next)
-			all[--i] = x;
-		for (i = 0; i < SCOPE_INDEX_MIN; i++)
-			*ptrmap_slot(s->a, &sc->index, all[i]->name, true) = all[i];
-	} else if (sc->index.cap) {
-		*ptrmap_slot(s->a, &sc->index, name, true) = b;
-	}
-	return b;
-}
-
-static const char *const bind_kind_desc[] = {
-	[B_CONST] = "a constant", [B_SIZE] = "a size symbol", [B_SCALAR] = "a scalar parameter",
-	[B_OPERAND] = "an array parameter", [B_SCRATCH] = "a scratch buffer", [B_PID] = "a program id",
-	[B_LET] = "a let binding", [B_VAR] = "a var", [B_LOOP] = "a loop variable", [B_FN] = "a fn",
-};
-
-const char *binding_desc(const Binding *b)
-{
-	return bind_kind_desc[b->kind];
-}
-
 /* Reports a name used where its kind is not allowed. */
 static Ex misplaced_name(Sema *s, Binding *b, Loc loc)
 {
-	const char *desc = bind_kind_desc[b->kind];
+	const char *desc = binding_desc(b);
 	switch (s->ctx) {
 	case CTX_CONST:
 		error_at(s->cc, loc, "'%s' is not a compile-time constant (it is %s) [%s]", b->name, desc, s->clause);
@@ -746,80 +677,6 @@ Ex name_value(Sema *s, Binding *b, Loc loc)
 		return ex_error(loc);
 	}
 	return misplaced_name(s, b, loc);
-}
-
-/* Levenshtein distance, for "did you mean" (names are short). */
-static int edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	if (la > 63 || lb > 63)
-		return 1000;
-	int row[64];
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (int)j;
-	for (size_t i = 1; i <= la; i++) {
-		int diag = row[0];
-		row[0] = (int)i;
-		for (size_t j = 1; j <= lb; j++) {
-			int up = row[j];
-			int best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
-const char *closest_name(const char *name, const char *const *cands, int n)
-{
-	const char *best = NULL;
-	int bestd = 1000, len = (int)strlen(name);
-	int limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
-	for (int i = 0; i < n; i++) {
-		if (!cands[i] || strcmp(cands[i], name) == 0)
-			continue;
-		int d = edit_distance(name, cands[i]);
-		if (d <= limit && d < len && d < bestd) {
-			bestd = d;
-			best = cands[i];
-		}
-	}
-	return best;
-}
-
-bool used_before_declaration(Sema *s, const char *name, Loc loc)
-{
-	void **slot = ptrmap_slot(NULL, &s->all_consts, name, false);
-	if (!slot)
-		return false;
-	const AstConst *kc = *slot;
-	error_at(s->cc, loc, "constant '%s' is used before its declaration; a const is visible from its declaration on [§5.10]",
-	         name);
-	note_at(s->cc, kc->loc, "'%s' is declared here", name);
-	return true;
-}
-
-void report_unknown_name(Sema *s, const char *name, Loc loc, const char *what, const char *const *extra,
-                         int nextra)
-{
-	if (used_before_declaration(s, name, loc))
-		return;
-	Vec cands = {0};
-	for (Scope *sc = s->scope; sc; sc = sc->parent)
-		for (Binding *b = sc->first; b; b = b->next)
-			if (!b->hidden)
-				vec_push(s->a, &cands, (void *)b->name);
-	for (int i = 0; i < nextra; i++)
-		vec_push(s->a, &cands, (void *)extra[i]);
-	const char *best = closest_name(name, (const char *const *)cands.items, cands.len);
-	if (best)
-		error_at(s->cc, loc, "unknown %s '%s'; did you mean '%s'? [§5.10]", what, name, best);
-	else
-		error_at(s->cc, loc, "unknown %s '%s' [§5.10]", what, name);
 }
 
 /* ---- shapes and axes -------------------------------------------------------- */
@@ -904,6 +761,8 @@ const BinInfo bin_max = {IR_MAX, "take the maximum of", BC_MINMAX, "§7.10"};
 const BinInfo bin_add = {IR_ADD, "add", BC_INTONLY, "§7.17"};
 const BinInfo bin_sub = {IR_SUB, "subtract", BC_INTONLY, "§7.17"};
 const BinInfo bin_floordiv = {IR_FLOORDIV, "floor-divide", BC_INTONLY, "§7.17"};
+const BinInfo bin_mod = {IR_MOD, "take the remainder of", BC_INTONLY, "§7.17"};
+const BinInfo bin_ne = {IR_NE, "compare", BC_CMP, "§7.17"};
 const BinInfo bin_div = {IR_DIV, "divide", BC_ARITH, "§7.2"};
 const BinInfo bin_rem = {IR_REM, "take the remainder of", BC_ARITH, "§7.2"};
 
@@ -972,7 +831,10 @@ Ex sema_binop(Sema *s, const BinInfo *bi, Loc loc, Ex a, Ex b)
 	if (a.kind == EX_CONST && b.kind == EX_CONST) {
 		ConstVal ca = a.c, cb = b.c, r;
 		bool err;
-		if (!const_convert(s, &ca, cdt, false, a.loc) || !const_convert(s, &cb, cdt, false, b.loc))
+		/* Weak integers fold exactly in 64 bits (§4.3), not in the i32
+		 * they would be as values. */
+		bool exact = weak && dtype_is_int(cdt);
+		if (!exact && (!const_convert(s, &ca, cdt, false, a.loc) || !const_convert(s, &cb, cdt, false, b.loc)))
 			return ex_error(loc);
 		if (fold_binary(s, bi->op, loc, ca, cb, cdt, rdt, weak, &r, &err))
 			return ex_const(r, loc);

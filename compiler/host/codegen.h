@@ -1,7 +1,7 @@
 /* codegen.h - the host back end: tiled IR -> LLVM -> object code
- * (codegen_llvm_host.c and its private helpers llvm_*.c), and the C header
+ * (codegen_llvm_host.c, with the helpers of llvm/), and the C header
  * that declares the generated launch functions (header.c).
- * compiler/HOST-DESIGN.md describes the generated code. */
+ * host/HOST-DESIGN.md describes the generated code. */
 #ifndef PKC_CODEGEN_H
 #define PKC_CODEGEN_H
 
@@ -24,16 +24,6 @@ typedef struct CodegenOptions {
 	                                launch function launches them on CUDA streams; NULL: none */
 	bool no_host_variant;        /* no host target: launch functions only launch on GPUs */
 } CodegenOptions;
-
-/* Bytes produced by the back end (codegen_host, header_generate).  data is
- * malloc'd (free it with codegen_output_free); it is NUL-terminated for the
- * text kinds, and size excludes the terminator. */
-typedef struct CodegenOutput {
-	char *data;  /* the bytes */
-	size_t size; /* how many */
-} CodegenOutput;
-
-void codegen_output_free(CodegenOutput *out);
 
 /* Compiles every kernel of m (which must be tiled: after lower-refs and
  * tile-host) into one LLVM module and emits it as opt->emit says.  IR the

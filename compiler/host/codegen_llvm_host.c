@@ -8,9 +8,9 @@
  *     the args struct and calls pk_launch_host (runtime/pk_runtime.h);
  * then the new pass manager's default<On> pipeline, verification, and
  * emission of an object file, assembly or LLVM IR text to memory.
- * compiler/HOST-DESIGN.md is the design. */
-#include "llvm_util.h"
-#include "gpu.h"
+ * host/HOST-DESIGN.md is the design. */
+#include "codegen.h"
+#include "fatobj.h"
 #include "pk_runtime.h"
 
 #include <llvm-c/Analysis.h>
@@ -34,13 +34,6 @@ _Static_assert(offsetof(pk_host_launch, ngrid) == 24 && offsetof(pk_host_launch,
                offsetof(pk_host_launch, parallel) == 40 && sizeof(pk_host_launch) == 48,
                "pk_host_launch layout changed: update launch_struct_type");
 #endif
-
-void codegen_output_free(CodegenOutput *out)
-{
-	free(out->data);
-	out->data = NULL;
-	out->size = 0;
-}
 
 /* ---- target ------------------------------------------------------------------ */
 
@@ -102,11 +95,9 @@ static LLVMTargetMachineRef create_target_machine(const CodegenOptions *opt)
 		cpu = host_cpu;
 		features = host_features;
 	}
-	static const LLVMCodeGenOptLevel levels[4] = {LLVMCodeGenLevelNone, LLVMCodeGenLevelLess,
-	                                              LLVMCodeGenLevelDefault, LLVMCodeGenLevelAggressive};
-	int o = opt->opt_level < 0 ? 0 : opt->opt_level > 3 ? 3 : opt->opt_level;
-	LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, HOST_TRIPLE, cpu, features, levels[o],
-	                                                  LLVMRelocPIC, LLVMCodeModelDefault);
+	LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, HOST_TRIPLE, cpu, features,
+	                                                  cg_codegen_level(opt->opt_level), LLVMRelocPIC,
+	                                                  LLVMCodeModelDefault);
 	if (host_cpu)
 		LLVMDisposeMessage(host_cpu);
 	if (host_features)
@@ -114,18 +105,6 @@ static LLVMTargetMachineRef create_target_machine(const CodegenOptions *opt)
 	if (!tm)
 		internal_error("cannot create an LLVM target machine for %s", HOST_TRIPLE);
 	return tm;
-}
-
-/* LLVM's diagnostics: errors are pkc bugs; warnings and remarks (e.g. a
- * vectorisation hint that could not be honoured) are not the user's
- * business. */
-static void diag_handler(LLVMDiagnosticInfoRef di, void *ctx)
-{
-	(void)ctx;
-	if (LLVMGetDiagInfoSeverity(di) != LLVMDSError)
-		return;
-	char *msg = LLVMGetDiagInfoDescription(di);
-	internal_error("LLVM: %s", msg);
 }
 
 /* ---- kernel-level helpers ------------------------------------------------------ */
@@ -291,27 +270,6 @@ static const char *fmt_escape(Arena *a, const char *s)
 	return out;
 }
 
-/* if (failed) return pk_set_error(st, fmt, args...); and go on after it. */
-void cg_fail_if(Cg *g, LLVMValueRef failed, int st, const char *fmt, LLVMValueRef *args, int nargs)
-{
-	LLVMBuilderRef b = g->b;
-	LLVMBasicBlockRef err = cg_block(g, "error"), ok = cg_block(g, "ok");
-	LLVMBuildCondBr(b, failed, err, ok);
-	LLVMPositionBuilderAtEnd(b, err);
-	LLVMValueRef *all = arena_alloc(g->cc->arena, (size_t)(nargs + 2) * sizeof *all);
-	all[0] = cg_i32(g, (int32_t)st);
-	all[1] = LLVMBuildGlobalString(b, fmt, "");
-	for (int i = 0; i < nargs; i++)
-		all[2 + i] = args[i];
-	LLVMTypeRef params[2] = {g->t_i32, g->t_ptr};
-	bool fresh = !LLVMGetNamedFunction(g->mod, "pk_set_error");
-	LLVMValueRef r = cg_call_extern(g, "pk_set_error", g->t_i32, params, 2, true, all, nargs + 2);
-	if (fresh)
-		fn_attr(g, LLVMGetNamedFunction(g->mod, "pk_set_error"), "cold", 0);
-	LLVMBuildRet(b, r);
-	LLVMPositionBuilderAtEnd(b, ok);
-}
-
 /* Marks in `used` the arguments of region `top` that v depends on. */
 static void mark_deps(const Value *v, const Region *top, bool *used, bool *seen)
 {
@@ -384,13 +342,11 @@ static const char *requires_message(Cg *g, const IrKernel *k, const KernelClause
 	return msg;
 }
 
-static LLVMValueRef emit_stub(Cg *g, const IrKernel *k, LLVMTypeRef args_ty, LLVMValueRef program,
-                              const CodegenOptions *opt, LLVMValueRef cuda_module, int kidx)
+/* The launch function's prototype: pk_status <k>(pk_stream *s, params in
+ * launch order), with the C ABI's attributes; its parameters in *param. */
+static LLVMValueRef stub_function(Cg *g, const IrKernel *k, LLVMValueRef **param_out)
 {
 	Arena *a = g->cc->arena;
-	LLVMBuilderRef b = g->b;
-
-	/* pk_status <k>(pk_stream *s, params in launch order) */
 	LLVMTypeRef *pt = arena_alloc(a, (size_t)(k->norder + 2) * sizeof *pt);
 	pt[0] = g->t_ptr;
 	for (int j = 0; j < k->norder; j++) {
@@ -420,21 +376,22 @@ static LLVMValueRef emit_stub(Cg *g, const IrKernel *k, LLVMTypeRef args_ty, LLV
 			}
 		}
 	}
+	*param_out = param;
+	return fn;
+}
 
-	CgFn *f = new_fn(g, k, fn, "launch function");
-	LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(g->ctx, fn, "entry"));
-	LLVMTypeRef launch_ty = launch_struct_type(g);
-	LLVMValueRef argbuf = LLVMBuildAlloca(b, args_ty, "args");
-	LLVMValueRef launch = LLVMBuildAlloca(b, launch_ty, "launch");
-	LLVMValueRef grid = k->ngrid ? LLVMBuildAlloca(b, LLVMArrayType2(g->t_i64, (uint64_t)k->ngrid), "grid") : NULL;
-
-	/* Operands must not be NULL. */
+/* The argument checks (operands not NULL, sizes not negative); returns the
+ * arguments of the grid and requires regions: the sizes, then the scalars
+ * (in compute form). */
+static LLVMValueRef *check_args(Cg *g, const IrKernel *k, LLVMValueRef *param)
+{
+	Arena *a = g->cc->arena;
+	LLVMBuilderRef b = g->b;
 	for (int o = 0; o < k->noperands; o++) {
 		LLVMValueRef p = param[order_pos(k, KP_OPERAND, o)];
 		const char *msg = arena_printf(a, "%s: array argument '%s' is NULL", k->name, k->operands[o]->name);
 		cg_fail_if(g, LLVMBuildIsNull(b, p, ""), PK_ERR_INVALID_VALUE, fmt_escape(a, msg), NULL, 0);
 	}
-	/* Sizes must not be negative. */
 	LLVMValueRef *sizes = arena_alloc(a, (size_t)(k->nsizes + 1) * sizeof *sizes);
 	for (int s = 0; s < k->nsizes; s++) {
 		sizes[s] = param[order_pos(k, KP_SIZE, s)];
@@ -442,9 +399,6 @@ static LLVMValueRef emit_stub(Cg *g, const IrKernel *k, LLVMTypeRef args_ty, LLV
 		cg_fail_if(g, LLVMBuildICmp(b, LLVMIntSLT, sizes[s], cg_i64(g, 0), ""), PK_ERR_INVALID_VALUE, msg,
 		        &sizes[s], 1);
 	}
-
-	/* The grid and requires regions take the sizes, then the scalars (in
-	 * compute form). */
 	int nrargs = k->nsizes + k->nscalars;
 	LLVMValueRef *rargs = arena_alloc(a, (size_t)(nrargs + 1) * sizeof *rargs);
 	for (int s = 0; s < k->nsizes; s++)
@@ -454,63 +408,81 @@ static LLVMValueRef emit_stub(Cg *g, const IrKernel *k, LLVMTypeRef args_ty, LLV
 		DType dt = k->scalars[s]->dtype;
 		rargs[k->nsizes + s] = dt == DT_BOOL ? x : cg_from_mem(g, dt, x);
 	}
+	return rargs;
+}
 
-	if (k->requires && k->nrequires > 0) {
-		if (k->requires->nargs != nrargs || !k->requires->last || k->requires->last->nargs != k->nrequires) {
-			error_at(g->cc, k->loc, "%s: malformed requires region", k->name);
-			g->failed = true;
-			return NULL;
-		}
-		f->where = "requires clause";
-		KernelClauses *kc = kernel_clauses(g->cc, k);
-		LLVMValueRef *ok = arena_alloc(a, (size_t)(k->nrequires + 1) * sizeof *ok);
-		if (!cg_region(f, k->requires, rargs, ok))
-			return NULL;
-		for (int c = 0; c < k->nrequires; c++) {
-			LLVMValueRef *vargs;
-			int nvargs;
-			const char *msg = requires_message(g, k, kc, c, rargs, &vargs, &nvargs);
-			cg_fail_if(g, LLVMBuildNot(b, ok[c], ""), PK_ERR_SIZE_CONSTRAINT, msg, vargs, nvargs);
-		}
+/* Each requires constraint, evaluated from rargs: if false, the launch
+ * function returns PK_ERR_SIZE_CONSTRAINT with the constraint's text.
+ * false after an error. */
+static bool check_requires(CgFn *f, LLVMValueRef *rargs)
+{
+	Cg *g = f->g;
+	const IrKernel *k = f->k;
+	Arena *a = g->cc->arena;
+	if (!k->requires || k->nrequires == 0)
+		return true;
+	if (k->requires->nargs != k->nsizes + k->nscalars || !k->requires->last ||
+	    k->requires->last->nargs != k->nrequires) {
+		error_at(g->cc, k->loc, "%s: malformed requires region", k->name);
+		g->failed = true;
+		return false;
 	}
-
-	if (k->ngrid > 0) {
-		if (!k->grid || k->grid->nargs != nrargs || !k->grid->last || k->grid->last->nargs != k->ngrid) {
-			error_at(g->cc, k->loc, "%s: malformed grid region", k->name);
-			g->failed = true;
-			return NULL;
-		}
-		f->where = "grid clause";
-		LLVMValueRef *ext = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *ext);
-		if (!cg_region(f, k->grid, rargs, ext))
-			return NULL;
-		LLVMTypeRef gt = LLVMArrayType2(g->t_i64, (uint64_t)k->ngrid);
-		for (int d = 0; d < k->ngrid; d++) {
-			DType dt = k->grid->last->args[d]->type->dtype;
-			LLVMValueRef e = cg_cast(g, ext[d], dt, DT_I64);
-			LLVMValueRef idx[2] = {cg_i64(g, 0), cg_i64(g, d)};
-			LLVMBuildStore(b, e, LLVMBuildInBoundsGEP2(b, gt, grid, idx, 2, ""));
-		}
+	f->where = "requires clause";
+	KernelClauses *kc = kernel_clauses(g->cc, k);
+	LLVMValueRef *ok = arena_alloc(a, (size_t)(k->nrequires + 1) * sizeof *ok);
+	if (!cg_region(f, k->requires, rargs, ok))
+		return false;
+	for (int c = 0; c < k->nrequires; c++) {
+		LLVMValueRef *vargs;
+		int nvargs;
+		const char *msg = requires_message(g, k, kc, c, rargs, &vargs, &nvargs);
+		cg_fail_if(g, LLVMBuildNot(g->b, ok[c], ""), PK_ERR_SIZE_CONSTRAINT, msg, vargs, nvargs);
 	}
+	return true;
+}
 
-	/* GPU variants (nvptx_fatobj.c): a CUDA stream launches the kernel's
-	 * cubin; without a host variant, other devices get an error. */
-	if (opt->gpu) {
-		cg_cuda_dispatch(g, k, &opt->gpu->kernels[kidx], cuda_module, LLVMGetParam(fn, 0), param, grid,
-		                 !opt->no_host_variant);
-		if (opt->no_host_variant)
-			return fn;
+/* The grid's extents, evaluated from rargs, stored as i64 into grid.
+ * false after an error. */
+static bool eval_grid(CgFn *f, LLVMValueRef *rargs, LLVMValueRef grid)
+{
+	Cg *g = f->g;
+	const IrKernel *k = f->k;
+	if (k->ngrid == 0)
+		return true;
+	if (!k->grid || k->grid->nargs != k->nsizes + k->nscalars || !k->grid->last ||
+	    k->grid->last->nargs != k->ngrid) {
+		error_at(g->cc, k->loc, "%s: malformed grid region", k->name);
+		g->failed = true;
+		return false;
 	}
+	f->where = "grid clause";
+	LLVMValueRef *ext = arena_alloc(g->cc->arena, (size_t)(k->ngrid + 1) * sizeof *ext);
+	if (!cg_region(f, k->grid, rargs, ext))
+		return false;
+	LLVMTypeRef gt = LLVMArrayType2(g->t_i64, (uint64_t)k->ngrid);
+	for (int d = 0; d < k->ngrid; d++) {
+		DType dt = k->grid->last->args[d]->type->dtype;
+		LLVMValueRef e = cg_cast(g, ext[d], dt, DT_I64);
+		LLVMValueRef idx[2] = {cg_i64(g, 0), cg_i64(g, d)};
+		LLVMBuildStore(g->b, e, LLVMBuildInBoundsGEP2(g->b, gt, grid, idx, 2, ""));
+	}
+	return true;
+}
 
-	/* The args struct. */
+/* The host launch: fills the args struct (argbuf) from the parameters and
+ * the pk_host_launch (launch) and returns pk_launch_host's status. */
+static void host_launch(Cg *g, const IrKernel *k, LLVMValueRef fn, LLVMValueRef *param, LLVMTypeRef args_ty,
+                        LLVMValueRef argbuf, LLVMTypeRef launch_ty, LLVMValueRef launch, LLVMValueRef program,
+                        LLVMValueRef grid)
+{
+	Arena *a = g->cc->arena;
+	LLVMBuilderRef b = g->b;
 	for (int j = 0; j < k->norder; j++) {
 		LLVMValueRef v = param[j];
 		if (k->order[j] == KP_SCALAR && k->scalars[k->order_index[j]]->dtype == DT_BOOL)
 			v = LLVMBuildZExt(b, v, g->t_i8, "");
 		LLVMBuildStore(b, v, LLVMBuildStructGEP2(b, args_ty, argbuf, (unsigned)j, ""));
 	}
-
-	/* The launch. */
 	LLVMValueRef parallel = LLVMConstNull(g->t_ptr);
 	if (k->ngrid > 0) {
 		LLVMValueRef *bits = arena_alloc(a, (size_t)k->ngrid * sizeof *bits);
@@ -532,6 +504,36 @@ static LLVMValueRef emit_stub(Cg *g, const IrKernel *k, LLVMTypeRef args_ty, LLV
 	LLVMValueRef cargs[2] = {LLVMGetParam(fn, 0), launch};
 	LLVMTypeRef cparams[2] = {g->t_ptr, g->t_ptr};
 	LLVMBuildRet(b, cg_call_extern(g, "pk_launch_host", g->t_i32, cparams, 2, false, cargs, 2));
+}
+
+/* The launch function of k: argument checks, requires, the grid, then the
+ * CUDA dispatch (with GPU targets) and the host launch of program. */
+static LLVMValueRef emit_stub(Cg *g, const IrKernel *k, LLVMTypeRef args_ty, LLVMValueRef program,
+                              const CodegenOptions *opt, LLVMValueRef cuda_module, int kidx)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMValueRef *param;
+	LLVMValueRef fn = stub_function(g, k, &param);
+	CgFn *f = new_fn(g, k, fn, "launch function");
+	LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(g->ctx, fn, "entry"));
+	LLVMTypeRef launch_ty = launch_struct_type(g);
+	LLVMValueRef argbuf = LLVMBuildAlloca(b, args_ty, "args");
+	LLVMValueRef launch = LLVMBuildAlloca(b, launch_ty, "launch");
+	LLVMValueRef grid = k->ngrid ? LLVMBuildAlloca(b, LLVMArrayType2(g->t_i64, (uint64_t)k->ngrid), "grid") : NULL;
+
+	LLVMValueRef *rargs = check_args(g, k, param);
+	if (!check_requires(f, rargs) || !eval_grid(f, rargs, grid))
+		return NULL;
+
+	/* GPU variants (nvptx_fatobj.c): a CUDA stream launches the kernel's
+	 * cubin; without a host variant, other devices get an error. */
+	if (opt->gpu) {
+		cg_cuda_dispatch(g, k, &opt->gpu->kernels[kidx], cuda_module, LLVMGetParam(fn, 0), param, grid,
+		                 !opt->no_host_variant);
+		if (opt->no_host_variant)
+			return fn;
+	}
+	host_launch(g, k, fn, param, args_ty, argbuf, launch_ty, launch, program, grid);
 	return fn;
 }
 
@@ -552,15 +554,6 @@ static bool check_kernel(Compiler *cc, const IrKernel *k)
 	return true;
 }
 
-static char *dup_bytes(const char *p, size_t n)
-{
-	char *d = xmalloc(n + 1);
-	if (n)
-		memcpy(d, p, n);
-	d[n] = '\0';
-	return d;
-}
-
 bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenOutput *out)
 {
 	init_llvm_x86();
@@ -574,31 +567,10 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 		return false;
 
 	Cg g = {0};
-	g.cc = cc;
-	g.m = m;
-	g.ctx = LLVMContextCreate();
-	LLVMContextSetDiagnosticHandler(g.ctx, diag_handler, &g);
-	LLVMTargetMachineRef tm = create_target_machine(opt);
-	const char *src = m->source ? m->source : "<stdin>";
-	g.mod = LLVMModuleCreateWithNameInContext(src, g.ctx);
-	LLVMSetSourceFileName(g.mod, src, strlen(src));
-	LLVMSetTarget(g.mod, HOST_TRIPLE);
-	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
-	LLVMSetModuleDataLayout(g.mod, td);
-	LLVMDisposeTargetData(td);
+	cg_open(&g, cc, m, HOST_TRIPLE, create_target_machine(opt));
+	LLVMTargetMachineRef tm = g.tm;
 	LLVMAddModuleFlag(g.mod, LLVMModuleFlagBehaviorError, "PIC Level", 9,
-	                  LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(g.ctx), 2, 0)));
-	g.b = LLVMCreateBuilderInContext(g.ctx);
-	g.t_void = LLVMVoidTypeInContext(g.ctx);
-	g.t_i1 = LLVMInt1TypeInContext(g.ctx);
-	g.t_i8 = LLVMInt8TypeInContext(g.ctx);
-	g.t_i16 = LLVMInt16TypeInContext(g.ctx);
-	g.t_i32 = LLVMInt32TypeInContext(g.ctx);
-	g.t_i64 = LLVMInt64TypeInContext(g.ctx);
-	g.t_f32 = LLVMFloatTypeInContext(g.ctx);
-	g.t_f64 = LLVMDoubleTypeInContext(g.ctx);
-	g.t_ptr = LLVMPointerTypeInContext(g.ctx, 0);
-	g.md_loop_kind = LLVMGetMDKindIDInContext(g.ctx, "llvm.loop", 9);
+	                  LLVMValueAsMetadata(LLVMConstInt(g.t_i32, 2, 0)));
 
 	LLVMValueRef cuda_module = opt->gpu ? cg_cuda_module(&g, opt->gpu) : NULL;
 	for (int i = 0; i < m->nkernels && !g.failed; i++) {
@@ -611,12 +583,9 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 
 	bool ok = !g.failed && cc->diag.nerrors == nerr;
 	if (ok) {
-		char *msg = NULL;
-		if (LLVMVerifyModule(g.mod, LLVMReturnStatusAction, &msg))
-			internal_error("LLVM module verification failed for %s:\n%s", src, msg ? msg : "");
-		LLVMDisposeMessage(msg);
+		cg_verify(&g);
 
-		int o = opt->opt_level < 0 ? 0 : opt->opt_level > 3 ? 3 : opt->opt_level;
+		int o = cg_opt_level(opt->opt_level);
 		LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
 		LLVMPassBuilderOptionsSetLoopVectorization(po, o >= 2);
 		LLVMPassBuilderOptionsSetSLPVectorization(po, o >= 2);
@@ -640,7 +609,7 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 		if (opt->emit == CG_EMIT_LLVM) {
 			char *text = LLVMPrintModuleToString(g.mod);
 			out->size = strlen(text);
-			out->data = dup_bytes(text, out->size);
+			out->data = xmemdup(text, out->size);
 			LLVMDisposeMessage(text);
 		} else {
 			LLVMMemoryBufferRef buf = NULL;
@@ -651,14 +620,11 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 				internal_error("LLVM code generation failed: %s", e ? e : "?");
 			time_note(cc, t0, "host: x86 code generation");
 			out->size = LLVMGetBufferSize(buf);
-			out->data = dup_bytes(LLVMGetBufferStart(buf), out->size);
+			out->data = xmemdup(LLVMGetBufferStart(buf), out->size);
 			LLVMDisposeMemoryBuffer(buf);
 		}
 	}
 
-	LLVMDisposeBuilder(g.b);
-	LLVMDisposeModule(g.mod);
-	LLVMDisposeTargetMachine(tm);
-	LLVMContextDispose(g.ctx);
+	cg_close(&g);
 	return ok;
 }

@@ -11,8 +11,7 @@
  *     PK_ERR_NO_KERNEL_FOR_DEVICE when there is none.
  * All of it is internal to the object, so objects of several .pk files
  * link together. */
-#include "llvm_util.h"
-#include "gpu.h"
+#include "fatobj.h"
 #include "pk_runtime.h"
 
 #include <stddef.h>

@@ -1,6 +1,7 @@
 /* ir.c - the opcode table and the builders of the typed IR. */
 #include "ir.h"
 
+#include <math.h>
 #include <string.h>
 
 const OpInfo op_info[IR_OP_COUNT] = {
@@ -190,4 +191,38 @@ static bool same_value_at(const Value *a, const Value *b, int depth)
 bool ir_same_value(const Value *a, const Value *b)
 {
 	return same_value_at(a, b, 0);
+}
+
+void ir_reduce_identity(Op op, DType dt, int64_t *ival, double *fval)
+{
+	*ival = 0;
+	*fval = 0.0;
+	if (op == IR_REDUCE_SUM)
+		return;
+	if (op == IR_REDUCE_PROD) {
+		if (dtype_is_float(dt))
+			*fval = 1.0;
+		else
+			*ival = 1;
+		return;
+	}
+	bool is_max = op == IR_REDUCE_MAX;
+	if (dtype_is_float(dt)) {
+		*fval = is_max ? -INFINITY : INFINITY;
+		return;
+	}
+	if (dt == DT_BOOL) {
+		*ival = is_max ? 0 : 1;
+		return;
+	}
+	int bits = dtype_bits(dt);
+	int64_t lo, hi;
+	if (dtype_is_signed(dt)) {
+		hi = bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
+		lo = -hi - 1;
+	} else {
+		lo = 0;
+		hi = bits == 64 ? -1 : (int64_t)(((uint64_t)1 << bits) - 1); /* all ones */
+	}
+	*ival = is_max ? lo : hi;
 }

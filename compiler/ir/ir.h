@@ -191,6 +191,11 @@ void ir_print_kernel(FILE *out, const IrKernel *k);
  * ir_print_kernel; for diagnostics such as the verifier's. */
 void ir_print_inst(FILE *out, const IrKernel *k, const Inst *i);
 
+/* The identity of a sum/prod/max/min reduction over dt, where accumulation
+ * starts: 0, 1, -inf/+inf, or the dtype's min/max for integers (false/true
+ * for bool).  A float's in *fval (*ival 0), an integer's in *ival (*fval 0). */
+void ir_reduce_identity(Op op, DType dt, int64_t *ival, double *fval);
+
 /* Whether a and b are provably equal (the same value, or the same pure
  * computation of provably equal values).  Used to see that two accesses cover the same
  * elements (tile-host fusion, GPU barrier placement). */
@@ -200,9 +205,5 @@ bool ir_same_value(const Value *a, const Value *b);
 /* Checks the invariants above.  On a violation, reports an internal error
  * naming the pass (`after`) and the instruction, and returns false. */
 bool ir_verify(const IrModule *m, const char *after);
-
-/* ---- sema (sema.c) ----------------------------------------------------- */
-/* Checks the AST and builds the IR.  Returns NULL if errors were reported. */
-IrModule *sema_file(Compiler *cc, AstFile *f);
 
 #endif

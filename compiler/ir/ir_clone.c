@@ -1,77 +1,34 @@
 /* ir_clone.c - IR rewriting helpers shared by the passes: a value map,
  * instruction and region cloning through it, and use replacement. */
-#include "passes.h"
+#include "ir_clone.h"
 
 #include <string.h>
 
 /* ---- value map ------------------------------------------------------------ */
 
-/* One slot of the open-addressing table; from == NULL marks an empty slot. */
-typedef struct VmSlot {
-	const Value *from; /* key */
-	Value *to;         /* mapped value */
-} VmSlot;
-
 struct ValueMap {
-	Arena *arena;  /* where the table lives (old tables are abandoned to it) */
-	VmSlot *slots; /* the table, a power of two in size */
-	size_t cap;    /* slots allocated */
-	size_t len;    /* slots in use */
+	Arena *arena; /* where the table lives */
+	PtrMap map;   /* old value -> new value */
 };
-
-static size_t vm_hash(const Value *v, size_t cap)
-{
-	/* Pointers are aligned: mix the high bits in before masking. */
-	uintptr_t x = (uintptr_t)v;
-	x ^= x >> 17;
-	x *= (uintptr_t)0x9E3779B97F4A7C15ull;
-	x ^= x >> 29;
-	return (size_t)x & (cap - 1);
-}
 
 ValueMap *vmap_new(Arena *a)
 {
 	ValueMap *m = arena_alloc(a, sizeof *m);
 	m->arena = a;
-	m->cap = 64;
-	m->slots = arena_alloc(a, m->cap * sizeof *m->slots);
 	return m;
-}
-
-static VmSlot *vm_find(const ValueMap *m, const Value *from)
-{
-	size_t i = vm_hash(from, m->cap);
-	while (m->slots[i].from && m->slots[i].from != from)
-		i = (i + 1) & (m->cap - 1);
-	return &m->slots[i];
 }
 
 void vmap_set(ValueMap *m, const Value *from, Value *to)
 {
 	PKC_ASSERT(from);
-	if (2 * (m->len + 1) > m->cap) {
-		/* Keep the load factor under 1/2: rehash into twice the size. */
-		VmSlot *old = m->slots;
-		size_t oldcap = m->cap;
-		m->cap *= 2;
-		m->slots = arena_alloc(m->arena, m->cap * sizeof *m->slots);
-		for (size_t i = 0; i < oldcap; i++)
-			if (old[i].from)
-				*vm_find(m, old[i].from) = old[i];
-	}
-	VmSlot *s = vm_find(m, from);
-	if (!s->from) {
-		s->from = from;
-		m->len++;
-	}
-	s->to = to;
+	*ptrmap_slot(m->arena, &m->map, from, true) = to;
 }
 
 Value *vmap_get(const ValueMap *m, const Value *from)
 {
 	if (!from)
 		return NULL;
-	return vm_find(m, from)->to;
+	return ptrmap_get(&m->map, from);
 }
 
 Value *vmap_lookup(const ValueMap *m, Value *from)

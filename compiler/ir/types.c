@@ -8,8 +8,7 @@
 
 /* ---- dtype tables ------------------------------------------------------ */
 
-/* Spelling of each dtype (private copy: ast.h's dtype_names belongs to the
- * front end, and types.c must not depend on which file defines it). */
+/* Spelling of each dtype (dtype_str; the AST printer uses it too). */
 static const char *const dt_name[DT_COUNT] = {
 	[DT_NONE] = "none",
 #define X(id, name) [DT_##id] = name,
@@ -139,15 +138,37 @@ bool type_equal(const Type *a, const Type *b)
 	return type_same_shape(a, b);
 }
 
+bool shape_numel(int n, const int64_t *dims, int64_t *out)
+{
+	int64_t r = 1;
+	for (int i = 0; i < n; i++)
+		if (!ck_mul(r, dims[i], &r))
+			return false;
+	*out = r;
+	return true;
+}
+
+int dtype_bytes(DType dt)
+{
+	return dt == DT_BOOL ? 1 : dtype_bits(dt) / 8;
+}
+
+bool type_fits(const Type *t)
+{
+	int64_t n = dtype_bytes(t->dtype);
+	for (int i = 0; i < t->rank; i++)
+		if (t->dims[i] != DIM_DYNAMIC && !ck_mul(n, t->dims[i], &n))
+			return false;
+	return true;
+}
+
 int64_t type_numel(const Type *t)
 {
-	int64_t n = 1;
-	for (int i = 0; i < t->rank; i++) {
+	for (int i = 0; i < t->rank; i++)
 		if (t->dims[i] < 0)
 			return -1;
-		n *= t->dims[i];
-	}
-	return n;
+	int64_t n;
+	return shape_numel(t->rank, t->dims, &n) ? n : INT64_MAX;
 }
 
 /* ---- type text ---------------------------------------------------------- */
@@ -196,6 +217,13 @@ const char *type_str(Arena *a, const Type *t)
 	char *s = arena_strndup(a, b.data, b.len);
 	free(b.data);
 	return s;
+}
+
+const char *type_shape_str(Arena *a, const Type *t)
+{
+	Type v = *t;
+	v.kind = TY_VALUE;
+	return type_str(a, &v);
 }
 
 void type_fprint(FILE *out, const Type *t)

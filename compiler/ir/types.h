@@ -3,7 +3,8 @@
 #ifndef PKC_TYPES_H
 #define PKC_TYPES_H
 
-#include "ast.h"
+#include "dtype.h"
+#include "pkc.h"
 
 typedef enum TypeKind {
 	TY_VALUE, /* a block value: dtype + static shape (rank 0 = scalar) */
@@ -35,9 +36,27 @@ Type *type_ref(Arena *a, DType dt, int rank, const int64_t *dims, const char *co
 Type *type_with_dtype(Arena *a, const Type *t, DType dt); /* same shape, other dtype */
 bool type_equal(const Type *a, const Type *b);
 bool type_same_shape(const Type *a, const Type *b);
-int64_t type_numel(const Type *t); /* product of static dims (-1 if any is dynamic) */
+
+/* Checked arithmetic for element counts, byte sizes and offsets (the one
+ * place for it): false, with *out unspecified, when the exact result does
+ * not fit in int64. */
+static inline bool ck_mul(int64_t a, int64_t b, int64_t *out) { return !__builtin_mul_overflow(a, b, out); }
+static inline bool ck_add(int64_t a, int64_t b, int64_t *out) { return !__builtin_add_overflow(a, b, out); }
+/* The product of n dims (each >= 0), false if it does not fit in int64. */
+bool shape_numel(int n, const int64_t *dims, int64_t *out);
+/* Bytes of one element in memory (a bool takes a byte). */
+int dtype_bytes(DType dt);
+/* Whether t fits in memory: its element count times its element size, its
+ * dynamic dims counted as 1, is below 2^63 (§4.2).  Sema reports every
+ * type that does not and the verifier checks it, so later phases may
+ * multiply dims and sizes freely. */
+bool type_fits(const Type *t);
+/* The product of t's static dims: -1 if any is dynamic, INT64_MAX if it
+ * overflows (only in a program sema rejects, !type_fits). */
+int64_t type_numel(const Type *t);
 /* "f32[16,8]", "i64", "ref<f32[n,128]>", "scratch<f32[64]>" - arena string. */
 const char *type_str(Arena *a, const Type *t);
+const char *type_shape_str(Arena *a, const Type *t); /* "f32[n,128]" also for a Ref: what a message names */
 void type_fprint(FILE *out, const Type *t);     /* the same text as type_str, to a stream */
 
 /* dtype classes */

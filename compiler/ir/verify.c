@@ -511,6 +511,7 @@ static void verify_inst(Verifier *V, const Inst *i)
 		CHECK(v && v->def == i && v->index == r, i, "result %d does not point back to its instruction", r);
 		CHECK(v->type, i, "result %d has no type", r);
 		CHECK(v->type->kind == (i->op == IR_ALLOC ? TY_REF : TY_VALUE), i, "result %d has the wrong kind", r);
+		CHECK(type_fits(v->type), i, "result %d (%s) is too large for memory", r, tstr(V, v->type));
 	}
 	if ((info->flags & F_SCALAR) && i->nresults)
 		CHECK(is_scalar(res_type(i)), i, "result is not a scalar");
@@ -599,6 +600,7 @@ static void check_body_operand(Verifier *V, const Region *body, int o)
 	CHECK(v && is_ref(v->type) && v->type->space == SPACE_GLOBAL && v->type->dtype == op->array->dtype, NULL,
 	      "argument %d (%s) is %s, expected a global Ref of %s", o, op->name, tstr(V, v ? v->type : NULL),
 	      dtype_str(op->array->dtype));
+	CHECK(type_fits(op->array) && type_fits(v->type), NULL, "argument %d (%s) is too large for memory", o, op->name);
 	int rank = op->array->rank;
 	if (op->has_spec && !V->k->refs_lowered)
 		for (int d = 0; d < op->array->rank; d++)

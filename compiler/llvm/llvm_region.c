@@ -128,8 +128,8 @@ static bool place_buffers(CgFn *f, Vec *allocs, LLVMValueRef block, uint64_t *to
 		LLVMTypeRef et = t->dtype == DT_BOOL ? g->t_i8 : cg_type(g, t->dtype);
 		uint64_t esize = LLVMABISizeOfType(td, et);
 		if ((uint64_t)numel > (UINT64_C(1) << 36) / (esize ? esize : 1))
-			return fail(f, i->loc, "%s: a per-program buffer of %lld elements is too large", f->k->name,
-			            (long long)numel);
+			return fail(f, i->loc, "%s is too large for one program on the host: a value kept in memory may "
+			            "have at most 2^36 bytes [§10.2]", type_shape_str(g->cc->arena, t));
 		if (block) {
 			LLVMValueRef idx = cg_i64(g, (int64_t)off);
 			LLVMValueRef p = off ? LLVMBuildInBoundsGEP2(g->b, g->t_i8, block, &idx, 1, "buf") : block;

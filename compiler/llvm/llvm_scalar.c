@@ -120,6 +120,27 @@ LLVMValueRef cg_call_extern(Cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRe
 	return LLVMBuildCall2(g->b, fty, fn, args, (unsigned)nargs, "");
 }
 
+/* if (failed) return pk_set_error(st, fmt, args...); and go on after it. */
+void cg_fail_if(Cg *g, LLVMValueRef failed, int st, const char *fmt, LLVMValueRef *args, int nargs)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMBasicBlockRef err = cg_block(g, "error"), ok = cg_block(g, "ok");
+	LLVMBuildCondBr(b, failed, err, ok);
+	LLVMPositionBuilderAtEnd(b, err);
+	LLVMValueRef *all = arena_alloc(g->cc->arena, (size_t)(nargs + 2) * sizeof *all);
+	all[0] = cg_i32(g, (int32_t)st);
+	all[1] = LLVMBuildGlobalString(b, fmt, "");
+	for (int i = 0; i < nargs; i++)
+		all[2 + i] = args[i];
+	LLVMTypeRef params[2] = {g->t_i32, g->t_ptr};
+	bool fresh = !LLVMGetNamedFunction(g->mod, "pk_set_error");
+	LLVMValueRef r = cg_call_extern(g, "pk_set_error", g->t_i32, params, 2, true, all, nargs + 2);
+	if (fresh)
+		fn_attr(g, LLVMGetNamedFunction(g->mod, "pk_set_error"), "cold", 0);
+	LLVMBuildRet(b, r);
+	LLVMPositionBuilderAtEnd(b, ok);
+}
+
 /* A libm function of one float argument (math functions without an LLVM
  * intrinsic: log1pf, tanhf, erff; the double version for f64).  They are
  * pure for us (no errno is ever read), so LLVM may hoist and vectorise them. */
@@ -209,6 +230,115 @@ static LLVMValueRef build_expf(Cg *g, LLVMValueRef x)
 
 /* Builds helper h (an internal, always-inlined function) with a private
  * builder, so the main builder's position is untouched. */
+/* f32 -> IEEE binary16 bits (i16), round to nearest even: after F.
+ * Giesen's float_to_half_fast3_rtne, with NaN payloads kept (quietened) as
+ * F16C hardware does. */
+static LLVMValueRef build_f32_to_f16(Cg *g, LLVMValueRef x)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMValueRef u = LLVMBuildBitCast(b, x, g->t_i32, "u");
+	LLVMValueRef sign = LLVMBuildAnd(b, u, u32c(g, 0x80000000u), "sign");
+	LLVMValueRef a = LLVMBuildXor(b, u, sign, "abs");
+	LLVMValueRef is_nan = LLVMBuildICmp(b, LLVMIntUGT, a, u32c(g, 0x7f800000u), "isnan");
+	LLVMValueRef ovf = LLVMBuildICmp(b, LLVMIntUGE, a, u32c(g, 0x47800000u), "ovf"); /* >= 65536 */
+	LLVMValueRef mant = LLVMBuildLShr(b, a, u32c(g, 13), "");
+	LLVMValueRef nan_r = LLVMBuildOr(b, LLVMBuildAnd(b, mant, u32c(g, 0x3ff), ""), u32c(g, 0x7e00), "nan");
+	/* Below 2^-14 the result is subnormal: adding 0.5 lines the value up
+	 * with the f16 subnormal spacing (2^-24) and rounds it in hardware. */
+	LLVMValueRef den = LLVMBuildICmp(b, LLVMIntULT, a, u32c(g, 0x38800000u), "den");
+	LLVMValueRef fd = LLVMBuildFAdd(b, LLVMBuildBitCast(b, a, g->t_f32, ""), LLVMConstReal(g->t_f32, 0.5), "");
+	LLVMValueRef den_r = LLVMBuildSub(b, LLVMBuildBitCast(b, fd, g->t_i32, ""), u32c(g, 0x3f000000u), "");
+	/* Normal: rebias the exponent and round to nearest even on bit 13. */
+	LLVMValueRef odd = LLVMBuildAnd(b, mant, u32c(g, 1), "odd");
+	LLVMValueRef nrm = LLVMBuildAdd(b, LLVMBuildAdd(b, a, u32c(g, 0xc8000fffu), ""), odd, "");
+	nrm = LLVMBuildLShr(b, nrm, u32c(g, 13), "nrm");
+	LLVMValueRef r = LLVMBuildSelect(b, den, den_r, nrm, "");
+	r = LLVMBuildSelect(b, ovf, u32c(g, 0x7c00), r, "");
+	r = LLVMBuildSelect(b, is_nan, nan_r, r, "");
+	r = LLVMBuildOr(b, r, LLVMBuildLShr(b, sign, u32c(g, 16), ""), "");
+	r = LLVMBuildTrunc(b, r, g->t_i16, "");
+	return r;
+}
+
+/* IEEE binary16 bits (i16) -> f32, exact: F. Giesen's half_to_float. */
+static LLVMValueRef build_f16_to_f32(Cg *g, LLVMValueRef x)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMValueRef h32 = LLVMBuildZExt(b, x, g->t_i32, "");
+	LLVMValueRef o = LLVMBuildShl(b, LLVMBuildAnd(b, h32, u32c(g, 0x7fff), ""), u32c(g, 13), "");
+	LLVMValueRef e = LLVMBuildAnd(b, o, u32c(g, 0x0f800000u), "exp");
+	o = LLVMBuildAdd(b, o, u32c(g, 0x38000000u), ""); /* rebias 15 -> 127 */
+	LLVMValueRef infnan = LLVMBuildICmp(b, LLVMIntEQ, e, u32c(g, 0x0f800000u), "");
+	LLVMValueRef o_inf = LLVMBuildAdd(b, o, u32c(g, 0x38000000u), "");
+	LLVMValueRef zden = LLVMBuildICmp(b, LLVMIntEQ, e, u32c(g, 0), "");
+	/* Zero and subnormals: renormalise through a float subtraction (exact). */
+	LLVMValueRef fd = LLVMBuildFSub(b, LLVMBuildBitCast(b, LLVMBuildAdd(b, o, u32c(g, 0x00800000u), ""),
+	                                                  g->t_f32, ""),
+	                                LLVMConstReal(g->t_f32, ldexp(1.0, -14)), "");
+	LLVMValueRef o_den = LLVMBuildBitCast(b, fd, g->t_i32, "");
+	LLVMValueRef r = LLVMBuildSelect(b, infnan, o_inf, o, "");
+	r = LLVMBuildSelect(b, zden, o_den, r, "");
+	r = LLVMBuildOr(b, r, LLVMBuildShl(b, LLVMBuildAnd(b, h32, u32c(g, 0x8000), ""), u32c(g, 16), ""), "");
+	r = LLVMBuildBitCast(b, r, g->t_f32, "");
+	return r;
+}
+
+/* f32 -> bfloat16 bits (i16), round to nearest even. */
+static LLVMValueRef build_f32_to_bf16(Cg *g, LLVMValueRef x)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMValueRef u = LLVMBuildBitCast(b, x, g->t_i32, "u");
+	LLVMValueRef a = LLVMBuildAnd(b, u, u32c(g, 0x7fffffffu), "");
+	LLVMValueRef is_nan = LLVMBuildICmp(b, LLVMIntUGT, a, u32c(g, 0x7f800000u), "isnan");
+	LLVMValueRef hi = LLVMBuildLShr(b, u, u32c(g, 16), "");
+	LLVMValueRef nan_r = LLVMBuildOr(b, hi, u32c(g, 0x40), ""); /* quiet */
+	LLVMValueRef odd = LLVMBuildAnd(b, hi, u32c(g, 1), "");
+	LLVMValueRef rne = LLVMBuildAdd(b, LLVMBuildAdd(b, u, u32c(g, 0x7fff), ""), odd, "");
+	rne = LLVMBuildLShr(b, rne, u32c(g, 16), "");
+	LLVMValueRef r = LLVMBuildSelect(b, is_nan, nan_r, rne, "");
+	r = LLVMBuildTrunc(b, r, g->t_i16, "");
+	return r;
+}
+
+/* tanh x (f32), as Cephes tanhf: an odd polynomial below |x| = 0.625, else
+ * 1 - 2 / (e^2|x| + 1) with the sign of x (both computed, one selected, so
+ * the loop stays branch-free). */
+static LLVMValueRef build_tanhf(Cg *g, LLVMValueRef x)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMValueRef ax = cg_intrinsic(g, "llvm.fabs", g->t_f32, &x, 1);
+	LLVMValueRef e = build_expf(g, LLVMBuildFMul(b, ax, fc(g, 2.0), ""));
+	LLVMValueRef big = LLVMBuildFSub(b, fc(g, 1.0), LLVMBuildFDiv(b, fc(g, 2.0), LLVMBuildFAdd(b, e, fc(g, 1.0), ""), ""), "");
+	LLVMValueRef cs[2] = {big, x};
+	big = cg_intrinsic(g, "llvm.copysign", g->t_f32, cs, 2);
+	LLVMValueRef z = LLVMBuildFMul(b, x, x, "");
+	static const double tc[5] = {-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1,
+	                             -3.33332819422e-1};
+	LLVMValueRef p = fc(g, tc[0]);
+	for (int i = 1; i < 5; i++)
+		p = LLVMBuildFAdd(b, LLVMBuildFMul(b, p, z, ""), fc(g, tc[i]), "");
+	LLVMValueRef small = LLVMBuildFAdd(b, LLVMBuildFMul(b, LLVMBuildFMul(b, p, z, ""), x, ""), x, "");
+	return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, ax, fc(g, 0.625), ""), small, big, "");
+}
+
+/* f64 -> f32 rounded to odd: truncate toward zero, then set the last bit
+ * if the conversion was inexact.  Rounding that to f16/bf16 (>= 2 bits
+ * shorter) is the correctly rounded result of the double. */
+static LLVMValueRef build_f64_to_f32_odd(Cg *g, LLVMValueRef x)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMValueRef t = LLVMBuildFPTrunc(b, x, g->t_f32, "t");
+	LLVMValueRef back = LLVMBuildFPExt(b, t, g->t_f64, "");
+	LLVMValueRef exact = LLVMBuildFCmp(b, LLVMRealUEQ, back, x, "exact"); /* NaN counts as exact */
+	LLVMValueRef tb = LLVMBuildBitCast(b, t, g->t_i32, "");
+	LLVMValueRef absb = cg_intrinsic(g, "llvm.fabs", g->t_f64, &back, 1);
+	LLVMValueRef absx = cg_intrinsic(g, "llvm.fabs", g->t_f64, &x, 1);
+	LLVMValueRef up = LLVMBuildFCmp(b, LLVMRealOGT, absb, absx, "roundedup");
+	LLVMValueRef tz = LLVMBuildSelect(b, up, LLVMBuildSub(b, tb, u32c(g, 1), ""), tb, "");
+	LLVMValueRef odd = LLVMBuildOr(b, tz, u32c(g, 1), "");
+	return LLVMBuildBitCast(b, LLVMBuildSelect(b, exact, tb, odd, ""), g->t_f32, "");
+}
+
 static LLVMValueRef build_helper(Cg *g, CgHelper h)
 {
 	static const char *const names[H_COUNT] = {
@@ -238,101 +368,12 @@ static LLVMValueRef build_helper(Cg *g, CgHelper h)
 	LLVMValueRef x = LLVMGetParam(fn, 0);
 	LLVMValueRef r;
 	switch (h) {
-	case H_F32_TO_F16: {
-		/* After F. Giesen's float_to_half_fast3_rtne, with NaN payloads kept
-		 * (quietened) as F16C hardware does. */
-		LLVMValueRef u = LLVMBuildBitCast(b, x, g->t_i32, "u");
-		LLVMValueRef sign = LLVMBuildAnd(b, u, u32c(g, 0x80000000u), "sign");
-		LLVMValueRef a = LLVMBuildXor(b, u, sign, "abs");
-		LLVMValueRef is_nan = LLVMBuildICmp(b, LLVMIntUGT, a, u32c(g, 0x7f800000u), "isnan");
-		LLVMValueRef ovf = LLVMBuildICmp(b, LLVMIntUGE, a, u32c(g, 0x47800000u), "ovf"); /* >= 65536 */
-		LLVMValueRef mant = LLVMBuildLShr(b, a, u32c(g, 13), "");
-		LLVMValueRef nan_r = LLVMBuildOr(b, LLVMBuildAnd(b, mant, u32c(g, 0x3ff), ""), u32c(g, 0x7e00), "nan");
-		/* Below 2^-14 the result is subnormal: adding 0.5 lines the value up
-		 * with the f16 subnormal spacing (2^-24) and rounds it in hardware. */
-		LLVMValueRef den = LLVMBuildICmp(b, LLVMIntULT, a, u32c(g, 0x38800000u), "den");
-		LLVMValueRef fd = LLVMBuildFAdd(b, LLVMBuildBitCast(b, a, g->t_f32, ""), LLVMConstReal(g->t_f32, 0.5), "");
-		LLVMValueRef den_r = LLVMBuildSub(b, LLVMBuildBitCast(b, fd, g->t_i32, ""), u32c(g, 0x3f000000u), "");
-		/* Normal: rebias the exponent and round to nearest even on bit 13. */
-		LLVMValueRef odd = LLVMBuildAnd(b, mant, u32c(g, 1), "odd");
-		LLVMValueRef nrm = LLVMBuildAdd(b, LLVMBuildAdd(b, a, u32c(g, 0xc8000fffu), ""), odd, "");
-		nrm = LLVMBuildLShr(b, nrm, u32c(g, 13), "nrm");
-		r = LLVMBuildSelect(b, den, den_r, nrm, "");
-		r = LLVMBuildSelect(b, ovf, u32c(g, 0x7c00), r, "");
-		r = LLVMBuildSelect(b, is_nan, nan_r, r, "");
-		r = LLVMBuildOr(b, r, LLVMBuildLShr(b, sign, u32c(g, 16), ""), "");
-		r = LLVMBuildTrunc(b, r, g->t_i16, "");
-		break;
-	}
-	case H_F16_TO_F32: {
-		/* F. Giesen's half_to_float: exact. */
-		LLVMValueRef h32 = LLVMBuildZExt(b, x, g->t_i32, "");
-		LLVMValueRef o = LLVMBuildShl(b, LLVMBuildAnd(b, h32, u32c(g, 0x7fff), ""), u32c(g, 13), "");
-		LLVMValueRef e = LLVMBuildAnd(b, o, u32c(g, 0x0f800000u), "exp");
-		o = LLVMBuildAdd(b, o, u32c(g, 0x38000000u), ""); /* rebias 15 -> 127 */
-		LLVMValueRef infnan = LLVMBuildICmp(b, LLVMIntEQ, e, u32c(g, 0x0f800000u), "");
-		LLVMValueRef o_inf = LLVMBuildAdd(b, o, u32c(g, 0x38000000u), "");
-		LLVMValueRef zden = LLVMBuildICmp(b, LLVMIntEQ, e, u32c(g, 0), "");
-		/* Zero and subnormals: renormalise through a float subtraction (exact). */
-		LLVMValueRef fd = LLVMBuildFSub(b, LLVMBuildBitCast(b, LLVMBuildAdd(b, o, u32c(g, 0x00800000u), ""),
-		                                                  g->t_f32, ""),
-		                                LLVMConstReal(g->t_f32, ldexp(1.0, -14)), "");
-		LLVMValueRef o_den = LLVMBuildBitCast(b, fd, g->t_i32, "");
-		r = LLVMBuildSelect(b, infnan, o_inf, o, "");
-		r = LLVMBuildSelect(b, zden, o_den, r, "");
-		r = LLVMBuildOr(b, r, LLVMBuildShl(b, LLVMBuildAnd(b, h32, u32c(g, 0x8000), ""), u32c(g, 16), ""), "");
-		r = LLVMBuildBitCast(b, r, g->t_f32, "");
-		break;
-	}
-	case H_F32_TO_BF16: {
-		LLVMValueRef u = LLVMBuildBitCast(b, x, g->t_i32, "u");
-		LLVMValueRef a = LLVMBuildAnd(b, u, u32c(g, 0x7fffffffu), "");
-		LLVMValueRef is_nan = LLVMBuildICmp(b, LLVMIntUGT, a, u32c(g, 0x7f800000u), "isnan");
-		LLVMValueRef hi = LLVMBuildLShr(b, u, u32c(g, 16), "");
-		LLVMValueRef nan_r = LLVMBuildOr(b, hi, u32c(g, 0x40), ""); /* quiet */
-		LLVMValueRef odd = LLVMBuildAnd(b, hi, u32c(g, 1), "");
-		LLVMValueRef rne = LLVMBuildAdd(b, LLVMBuildAdd(b, u, u32c(g, 0x7fff), ""), odd, "");
-		rne = LLVMBuildLShr(b, rne, u32c(g, 16), "");
-		r = LLVMBuildSelect(b, is_nan, nan_r, rne, "");
-		r = LLVMBuildTrunc(b, r, g->t_i16, "");
-		break;
-	}
+	case H_F32_TO_F16: r = build_f32_to_f16(g, x); break;
+	case H_F16_TO_F32: r = build_f16_to_f32(g, x); break;
+	case H_F32_TO_BF16: r = build_f32_to_bf16(g, x); break;
 	case H_EXPF: r = build_expf(g, x); break;
-	case H_TANHF: {
-		/* Cephes tanhf: an odd polynomial below |x| = 0.625, else
-		 * 1 - 2 / (e^2|x| + 1) with the sign of x (both computed, one
-		 * selected, so the loop stays branch-free). */
-		LLVMValueRef ax = cg_intrinsic(g, "llvm.fabs", g->t_f32, &x, 1);
-		LLVMValueRef e = build_expf(g, LLVMBuildFMul(b, ax, fc(g, 2.0), ""));
-		LLVMValueRef big = LLVMBuildFSub(b, fc(g, 1.0), LLVMBuildFDiv(b, fc(g, 2.0), LLVMBuildFAdd(b, e, fc(g, 1.0), ""), ""), "");
-		LLVMValueRef cs[2] = {big, x};
-		big = cg_intrinsic(g, "llvm.copysign", g->t_f32, cs, 2);
-		LLVMValueRef z = LLVMBuildFMul(b, x, x, "");
-		static const double tc[5] = {-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1,
-		                             -3.33332819422e-1};
-		LLVMValueRef p = fc(g, tc[0]);
-		for (int i = 1; i < 5; i++)
-			p = LLVMBuildFAdd(b, LLVMBuildFMul(b, p, z, ""), fc(g, tc[i]), "");
-		LLVMValueRef small = LLVMBuildFAdd(b, LLVMBuildFMul(b, LLVMBuildFMul(b, p, z, ""), x, ""), x, "");
-		r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, ax, fc(g, 0.625), ""), small, big, "");
-		break;
-	}
-	default: {
-		/* Round to odd: truncate toward zero, then set the last bit if the
-		 * conversion was inexact.  Rounding that to f16/bf16 (>= 2 bits
-		 * shorter) is the correctly rounded result of the double. */
-		LLVMValueRef t = LLVMBuildFPTrunc(b, x, g->t_f32, "t");
-		LLVMValueRef back = LLVMBuildFPExt(b, t, g->t_f64, "");
-		LLVMValueRef exact = LLVMBuildFCmp(b, LLVMRealUEQ, back, x, "exact"); /* NaN counts as exact */
-		LLVMValueRef tb = LLVMBuildBitCast(b, t, g->t_i32, "");
-		LLVMValueRef absb = cg_intrinsic(g, "llvm.fabs", g->t_f64, &back, 1);
-		LLVMValueRef absx = cg_intrinsic(g, "llvm.fabs", g->t_f64, &x, 1);
-		LLVMValueRef up = LLVMBuildFCmp(b, LLVMRealOGT, absb, absx, "roundedup");
-		LLVMValueRef tz = LLVMBuildSelect(b, up, LLVMBuildSub(b, tb, u32c(g, 1), ""), tb, "");
-		LLVMValueRef odd = LLVMBuildOr(b, tz, u32c(g, 1), "");
-		r = LLVMBuildBitCast(b, LLVMBuildSelect(b, exact, tb, odd, ""), g->t_f32, "");
-		break;
-	}
+	case H_TANHF: r = build_tanhf(g, x); break;
+	default: r = build_f64_to_f32_odd(g, x); break;
 	}
 	LLVMBuildRet(b, r);
 	LLVMDisposeBuilder(b);
@@ -351,49 +392,19 @@ static LLVMValueRef call_helper(Cg *g, CgHelper h, LLVMValueRef x)
 /* The bit pattern of every f16/bf16 value made from bits (a load, a
  * rounding) is remembered, so that storing the value again costs nothing.
  * (The bits are defined just before the value, so they dominate its uses.) */
-static size_t half_slot(Cg *g, LLVMValueRef v)
-{
-	size_t h = ((size_t)(uintptr_t)v >> 4) * 0x9E3779B97F4A7C15u;
-	size_t i = h & (g->half_cap - 1);
-	while (g->half_keys[i] && g->half_keys[i] != v)
-		i = (i + 1) & (g->half_cap - 1);
-	return i;
-}
-
 static void half_remember(Cg *g, DType dt, LLVMValueRef v, LLVMValueRef bits)
 {
-	if (2 * (g->half_len + 1) > g->half_cap) {
-		LLVMValueRef *ok = g->half_keys, *ob = g->half_bits;
-		DType *od = g->half_dts;
-		size_t ocap = g->half_cap;
-		g->half_cap = ocap ? 2 * ocap : 256;
-		g->half_keys = arena_alloc(g->cc->arena, g->half_cap * sizeof *g->half_keys);
-		g->half_bits = arena_alloc(g->cc->arena, g->half_cap * sizeof *g->half_bits);
-		g->half_dts = arena_alloc(g->cc->arena, g->half_cap * sizeof *g->half_dts);
-		for (size_t i = 0; i < ocap; i++)
-			if (ok[i]) {
-				size_t j = half_slot(g, ok[i]);
-				g->half_keys[j] = ok[i];
-				g->half_bits[j] = ob[i];
-				g->half_dts[j] = od[i];
-			}
-	}
-	size_t i = half_slot(g, v);
-	if (!g->half_keys[i])
-		g->half_len++;
-	g->half_keys[i] = v;
-	g->half_bits[i] = bits;
-	g->half_dts[i] = dt;
+	CgHalf *h = arena_alloc(g->cc->arena, sizeof *h);
+	*h = (CgHalf){bits, dt};
+	*ptrmap_slot(g->cc->arena, &g->half_bits, v, true) = h;
 }
 
 /* The bits of v as a dt, if known (a float made from f16 bits is not a
  * bf16). */
 static LLVMValueRef half_known(Cg *g, DType dt, LLVMValueRef v)
 {
-	if (!g->half_cap)
-		return NULL;
-	size_t i = half_slot(g, v);
-	return g->half_keys[i] && g->half_dts[i] == dt ? g->half_bits[i] : NULL;
+	const CgHalf *h = ptrmap_get(&g->half_bits, v);
+	return h && h->dt == dt ? h->bits : NULL;
 }
 
 /* The LLVM type of a 16-bit float dtype (the CUDA back end's conversions). */

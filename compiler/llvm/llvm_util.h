@@ -1,7 +1,7 @@
-/* llvm_util.h - private to the host back end (codegen_llvm_host.c and
- * llvm_*.c): the per-compilation LLVM state, the per-function emission
- * state, and the helpers that turn tiled IR into LLVM IR.  Nothing outside
- * the back end includes it; the public interface is codegen.h.
+/* llvm_util.h - private to the two LLVM back ends (host/ and cuda/): the
+ * per-compilation LLVM state, the per-function emission state, and the
+ * helpers (llvm_*.c) that turn scalar IR into LLVM IR.  Their public
+ * interfaces are host/codegen.h and cuda/gpu.h.
  *
  * Value representation (HOST-DESIGN.md):
  *  - every IR scalar has a "compute" LLVM type: bool i1, integers iN,
@@ -15,11 +15,12 @@
 #ifndef PKC_LLVM_UTIL_H
 #define PKC_LLVM_UTIL_H
 
-#include "codegen.h"
+#include "ir.h"
 
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h> /* LLVMTemporaryMDNode */
 #include <llvm-c/Target.h>    /* data layout queries */
+#include <llvm-c/TargetMachine.h>
 
 /* Internal functions created on first use (see cg_helper). */
 typedef enum CgHelper {
@@ -32,11 +33,18 @@ typedef enum CgHelper {
 	H_COUNT
 } CgHelper;
 
+/* The bit pattern (i16) of an f16/bf16 value, as dtype dt (DT_F16 or DT_BF16). */
+typedef struct CgHalf {
+	LLVMValueRef bits;
+	DType dt;
+} CgHalf;
+
 /* Per compilation: one context, one module, one builder. */
 typedef struct Cg {
 	Compiler *cc;           /* for diagnostics and the arena */
 	const IrModule *m;      /* the module being compiled */
 	LLVMContextRef ctx;     /* owns every type and constant below */
+	LLVMTargetMachineRef tm;/* the (first) target's machine: the module's data layout */
 	LLVMModuleRef mod;      /* the module every kernel goes into */
 	LLVMBuilderRef b;       /* the instruction builder, positioned by the emitters */
 	LLVMTypeRef t_void;     /* common types, created once */
@@ -45,11 +53,8 @@ typedef struct Cg {
 	LLVMTypeRef t_ptr;      /* the opaque pointer type (address space 0) */
 	LLVMValueRef helpers[H_COUNT]; /* internal conversion functions, NULL until used */
 	unsigned md_loop_kind;  /* metadata kind id of !llvm.loop */
-	LLVMValueRef *half_keys;/* f16/bf16 values (floats) whose bit pattern is known... */
-	LLVMValueRef *half_bits;/* ...and that pattern (i16): storing them needs no conversion... */
-	DType *half_dts;        /* ...as that dtype (DT_F16 or DT_BF16) */
-	size_t half_cap;        /* slots of the open-addressing table (a power of two, or 0) */
-	size_t half_len;        /* slots in use */
+	PtrMap half_bits;       /* f16/bf16 value (a float) -> CgHalf: its known bit pattern, so
+	                           storing it needs no conversion */
 	bool failed;            /* an error was reported: stop emitting */
 	bool nvptx;             /* the CUDA back end (nvptx.h) uses these helpers: native f16/bf16
 	                           conversions, libdevice (__nv_*) math, device-scope relaxed atomics */
@@ -78,6 +83,22 @@ typedef struct CgFn {
 	LLVMValueRef nprog;    /* program function: the nprog array; NULL in the launch stub */
 	const char *where;     /* "body", "grid", "requires": for diagnostics */
 } CgFn;
+
+/* ---- llvm_module.c: one compilation's LLVM state ------------------------ */
+
+/* The -O level (-O0..-O3) of an option value, clamped to 0..3. */
+int cg_opt_level(int opt_level);
+/* The code generator's level for that -O level. */
+LLVMCodeGenOptLevel cg_codegen_level(int opt_level);
+/* Sets g up for one module: cc and m, a context whose LLVM errors are
+ * internal errors, the module (named after m's source) for `triple` with
+ * tm's data layout, a builder and the common types.  g takes tm.  The
+ * caller's fields (nvptx, ptx_cas16) are kept. */
+void cg_open(Cg *g, Compiler *cc, const IrModule *m, const char *triple, LLVMTargetMachineRef tm);
+/* Verifies the module: a broken one is an internal error. */
+void cg_verify(Cg *g);
+/* Disposes the builder, the module, the target machine and the context. */
+void cg_close(Cg *g);
 
 /* ---- llvm_scalar.c: types, constants, conversions, elementwise ops ------- */
 
@@ -108,26 +129,9 @@ LLVMValueRef cg_i64(Cg *g, int64_t v);
 LLVMValueRef cg_i32(Cg *g, int32_t v);
 /* A new basic block at the end of the current function. */
 LLVMBasicBlockRef cg_block(Cg *g, const char *name);
-
-/* ---- codegen_llvm_host.c ---------------------------------------------------- */
-
 /* In a launch function: if (failed) return pk_set_error(st, fmt, args...);
  * the builder goes on after it. */
 void cg_fail_if(Cg *g, LLVMValueRef failed, int st, const char *fmt, LLVMValueRef *args, int nargs);
-
-/* ---- nvptx_fatobj.c: the CUDA part of the host object ------------------------ */
-
-struct GpuOutput;
-struct GpuKernel;
-/* Embeds the GPU images and their pk_cuda_module table; returns the
- * module (a pointer). */
-LLVMValueRef cg_cuda_module(Cg *g, const struct GpuOutput *gpu);
-/* In launch function of k (stream, params in launch order, grid: the
- * [ngrid x i64] extents or NULL): launches on a CUDA stream and returns;
- * on other devices goes on (host_variant) or returns
- * PK_ERR_NO_KERNEL_FOR_DEVICE. */
-void cg_cuda_dispatch(Cg *g, const IrKernel *k, const struct GpuKernel *gk, LLVMValueRef module,
-                      LLVMValueRef stream, LLVMValueRef *param, LLVMValueRef grid, bool host_variant);
 
 /* ---- llvm_region.c: regions, control flow, memory ------------------------ */
 

@@ -1,4 +1,4 @@
-/* pass_lower_refs.c - lower-refs: from block views to whole arrays.
+/* lower_refs.c - lower-refs: from block views to whole arrays.
  *
  * After sema the body sees one Ref per operand that is its *block view*
  * (the BlockSpec's block, squeezed dims dropped) and one Ref per scratch

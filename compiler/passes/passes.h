@@ -1,5 +1,5 @@
 /* passes.h - the IR-to-IR passes of the host pipeline (HOST-DESIGN.md) and
- * the IR rewriting helpers they share (ir_clone.c).
+ * the IR rewriting helpers they share (ir/ir_clone.h).
  *
  *   sema -> lower-refs -> tile-host -> llvm-host
  *
@@ -9,54 +9,19 @@
 #define PKC_PASSES_H
 
 #include "ir.h"
+#include "ir_clone.h" /* the rewriting helpers the passes share */
 
 /* ---- passes ------------------------------------------------------------ */
 
-/* lower-refs (pass_lower_refs.c): body args become whole-array Refs, index
+/* lower-refs (lower_refs.c): body args become whole-array Refs, index
  * maps are inlined as element offsets, every access addresses the whole
  * array (masked on dynamic dims), scratch becomes ALLOCs.  Sets
  * k->refs_lowered. */
 bool pass_lower_refs(Compiler *cc, IrModule *m);
 
-/* tile-host (pass_tile_host.c): every tensor value becomes a SPACE_LOCAL
+/* tile-host (tile_host.c): every tensor value becomes a SPACE_LOCAL
  * ALLOC filled by loop nests of scalar code (or is fused into its single
  * consumer's loop nest).  Requires refs_lowered; sets k->tiled. */
 bool pass_tile_host(Compiler *cc, IrModule *m);
-
-/* ---- rewriting helpers (ir_clone.c) ------------------------------------ */
-
-/* A map from values of the old IR to values of the new one (open
- * addressing on the pointer).  Lives in an arena. */
-typedef struct ValueMap ValueMap;
-
-ValueMap *vmap_new(Arena *a);
-void vmap_set(ValueMap *m, const Value *from, Value *to);
-Value *vmap_get(const ValueMap *m, const Value *from);    /* NULL when unmapped */
-Value *vmap_lookup(const ValueMap *m, Value *from);       /* the mapped value, or `from` itself */
-
-/* Where new instructions go: before `before` in its region, or appended to
- * `region` when `before` is NULL. */
-typedef struct InsertPoint {
-	Region *region; /* the region receiving the instructions */
-	Inst *before;   /* insert before this one (NULL: append) */
-} InsertPoint;
-
-void ir_insert_at(InsertPoint at, Inst *i);
-
-/* Clones one instruction (with its regions, recursively) to `at`.
- * Operands are mapped through m (unmapped ones stay); results and region
- * arguments of the copy are recorded in m.  Attributes are copied. */
-Inst *ir_clone_inst(Arena *a, IrKernel *k, const Inst *src, ValueMap *m, InsertPoint at);
-
-/* Clones the instructions of `src`, except its final YIELD, to `at`; src's
- * arguments must already be mapped in m.  Returns the mapped operands of
- * src's YIELD (an arena array of *nyield values). */
-Value **ir_clone_region_body(Arena *a, IrKernel *k, const Region *src, ValueMap *m, InsertPoint at, int *nyield);
-
-/* Rewrites every operand of every instruction in r (recursively) through m. */
-void ir_remap_uses(Region *r, const ValueMap *m);
-
-/* Replaces every use of `from` in the kernel body by `to`. */
-void ir_replace_all_uses(IrKernel *k, Value *from, Value *to);
 
 #endif

@@ -1,4 +1,4 @@
-/* pass_tile_host.c - tile-host: block values become loops of scalar code.
+/* tile_host.c - tile-host: block values become loops of scalar code.
  *
  * Input: the IR after lower-refs (tensor-valued SSA, accesses of whole
  * arrays with masked indexers where bounds are not provable).  Output: the form
@@ -19,7 +19,7 @@
  *
  * elem(v, idx) is the heart of the pass: it emits the code for element idx
  * of v at the insertion point, recursing through lazy operands.  A value is
- * lazy only when that is both cheap and correct (plan_region):
+ * lazy only when that is both cheap and correct (the planner, tile_plan.c):
  *  - views and iota always (pure index arithmetic over their operand);
  *  - an elementwise op or a load when its element is needed exactly once
  *    (a single use, in the same region, by a consumer that reads every
@@ -28,7 +28,10 @@
  *    where its elements are finally consumed, no in-place hazard with a
  *    store to the same Ref, and, for a load with `masked` (edge-block)
  *    indexers, a consumer that is a store over exactly the same valid
- *    range, so the store's split loop bounds keep the load in bounds too.
+ *    range, so the store's split loop bounds keep the load in bounds too;
+ *  - and never deeper than MAX_LAZY_DEPTH in a chain of lazy values (elem
+ *    recurses through the chain, which a run of lets makes as long as the
+ *    program): a value deeper than that is materialised (tile_plan.c).
  *
  * Edge blocks: a `masked` slice becomes a loop over its valid range
  * [lo, hi) with hi = clamp(extent - start, 0, n) (lo = clamp(-start, 0, n),
@@ -54,109 +57,13 @@
  * the extreme, so the index of the first NaN is returned when there is one.
  * dot converts both operands to the result (accumulator) dtype and runs an
  * i-k-j nest accumulating in a buffer of that dtype. */
-#include "passes.h"
+#include "tile_host.h"
 
 #include <math.h>
 #include <string.h>
 
 /* Partial accumulators of a reduction along a long last axis. */
 #define REDUCE_LANES 8
-
-/* ---- data structures ------------------------------------------------------- */
-
-typedef struct AccessPlan AccessPlan;
-
-/* Where the elements of one value of the input IR come from. */
-typedef enum TileKind {
-	T_NONE,   /* not lowered (yet), or never needed */
-	T_VALUE,  /* a value of the new IR used as is: a scalar (rank 0) or a Ref */
-	T_SPLAT,  /* a tensor whose every element is the scalar v */
-	T_BUFFER, /* a tensor materialised in the SPACE_LOCAL ALLOC v */
-	T_LAZY    /* a tensor computed element by element at its use, by inst */
-} TileKind;
-
-typedef struct Tile {
-	TileKind kind;     /* which form */
-	Value *v;          /* T_VALUE, T_SPLAT: the value; T_BUFFER: the ALLOC'd Ref */
-	const Inst *inst;  /* T_LAZY: the input instruction computing the element */
-	AccessPlan *plan;  /* T_LAZY loads: the access set up at the definition */
-} Tile;
-
-/* What the planner knows about one value of the input IR. */
-typedef struct UseInfo {
-	int nuses;           /* operand slots that use it */
-	const Inst *user;    /* the last user seen (the only one when nuses == 1) */
-	bool live;           /* used by an instruction that is needed (dead code is not lowered) */
-	bool lazy;           /* computed at its use (T_LAZY) rather than materialised */
-	const Inst *cover;   /* a lazy masked load: the store whose loop bounds keep it in range */
-} UseInfo;
-
-/* A LOAD/STORE/ATOMIC prepared for scalar code: the per-dim index pieces
- * that do not depend on the element, computed once before the loops. */
-struct AccessPlan {
-	const Inst *inst;    /* the input access */
-	Value *ref;          /* the Ref it addresses (new IR) */
-	int nidx;            /* Ref rank = number of indexers */
-	int rank;            /* rank of the access shape */
-	int64_t *shape;      /* the access shape */
-	Value **start;       /* per Ref dim: POINT index or SLICE start (SLICE: i64), else NULL */
-	int *rdim;           /* per Ref dim: the access dim a FULL/SLICE runs along, else -1 */
-	const Value **gather;/* per Ref dim: the GATHER index tensor (input IR), else NULL */
-	Value **extent;      /* per Ref dim with a masked indexer: its i64 extent, else NULL */
-	Value **lo, **hi;    /* per access dim: valid range of a masked slice (NULL: 0 / the full size) */
-	Value *cond;         /* all masked points in bounds (NULL: no masked point) */
-	int value_arg;       /* operand index of the stored value (-1: load) */
-	int cmp_arg;         /* operand index of the CAS compare value, or -1 */
-	int mask_arg;        /* operand index of the user mask, or -1 */
-	int other_arg;       /* operand index of `other`, or -1 */
-	bool no_result;      /* an atomic whose old value nobody uses */
-};
-
-/* One FOR being built. */
-typedef struct Loop {
-	Inst *inst;      /* the FOR */
-	Region *saved;   /* the insertion region to return to */
-	Value *iv;       /* its induction variable */
-	Value **carried; /* its carried region arguments */
-} Loop;
-
-/* A nest of loops over a box, one per dim (none for a dim of one element). */
-typedef struct Nest {
-	int rank;        /* dims */
-	Value **iv;      /* per dim: the index (an induction variable, or const 0) */
-	Loop *loops;     /* per dim: the loop (inst NULL when none was opened) */
-} Nest;
-
-/* One IF being built. */
-typedef struct IfBuild {
-	Inst *inst;      /* the IF */
-	Region *saved;   /* the insertion region to return to */
-} IfBuild;
-
-/* One interned constant of the new IR (all live at the top of the body). */
-typedef struct ConstEntry {
-	DType dt;        /* its dtype */
-	int64_t ival;    /* integer/bool value */
-	double fval;     /* float value (compared bitwise) */
-	Value *v;        /* the CONST's result */
-} ConstEntry;
-
-/* State of the pass over one kernel. */
-typedef struct TileHost {
-	Compiler *cc;        /* diagnostics */
-	Arena *a;            /* where the new IR is allocated */
-	IrKernel *k;         /* the kernel */
-	Region *cur;         /* where new instructions are appended */
-	Loc loc;             /* source location given to new instructions */
-	int nold;            /* values of the input IR have ids below this */
-	Tile *tiles;         /* per input value id */
-	UseInfo *info;       /* per input value id */
-	Region *consts;      /* holds the interned constants until they move to the body's top */
-	Vec const_list;      /* ConstEntry*, the interned constants */
-	Type *scalar[DT_COUNT]; /* scalar type of each dtype */
-	const Inst *covering;/* the store whose nest is being emitted (lazy masked loads check it) */
-	bool failed;         /* an error was reported */
-} TileHost;
 
 /* ---- types, constants, scalar ops ----------------------------------------------- */
 
@@ -165,23 +72,6 @@ static Type *sty(TileHost *t, DType dt)
 	if (!t->scalar[dt])
 		t->scalar[dt] = type_scalar(t->a, dt);
 	return t->scalar[dt];
-}
-
-static Tile *tile(TileHost *t, const Value *v)
-{
-	PKC_ASSERT(v->id >= 0 && v->id < t->nold);
-	return &t->tiles[v->id];
-}
-
-static UseInfo *info(TileHost *t, const Value *v)
-{
-	PKC_ASSERT(v->id >= 0 && v->id < t->nold);
-	return &t->info[v->id];
-}
-
-static bool is_tensor(const Value *v)
-{
-	return v->type->kind == TY_VALUE && v->type->rank > 0;
 }
 
 /* An interned constant: emitted once, at the top of the body. */
@@ -244,14 +134,6 @@ static Value *cast(TileHost *t, Value *v, DType dt)
 static Value *to_i64(TileHost *t, Value *v)
 {
 	return cast(t, v, DT_I64);
-}
-
-static bool const_int(const Value *v, int64_t *out)
-{
-	if (!v->def || v->def->op != IR_CONST || v->type->rank != 0 || dtype_is_float(v->type->dtype))
-		return false;
-	*out = v->def->ival;
-	return true;
 }
 
 /* i64 a + b, folding constants. */
@@ -428,294 +310,6 @@ static Value **if_close(TileHost *t, IfBuild *b, int n, Value **yields)
 	ir_yield(t->a, t->k, t->cur, t->loc, n, yields);
 	t->cur = b->saved;
 	return b->inst->results;
-}
-
-/* ---- analysis of the input IR ------------------------------------------------------ */
-
-/* Whether instruction i of the input is needed: it has an effect (or ends
- * a region) or a result that is used by a needed instruction. */
-static bool inst_live(TileHost *t, const Inst *i)
-{
-	if (op_info[i->op].flags & (F_EFFECT | F_TERM))
-		return true;
-	for (int r = 0; r < i->nresults; r++)
-		if (t->info[i->results[r]->id].live)
-			return true;
-	return false;
-}
-
-/* One sweep marking the operands of needed instructions; true if it
- * marked anything new. */
-static bool mark_live(TileHost *t, const Region *r)
-{
-	bool changed = false;
-	for (const Inst *i = r->last; i; i = i->prev) {
-		for (int j = 0; j < i->nregions; j++)
-			changed |= mark_live(t, i->regions[j]);
-		if (!inst_live(t, i))
-			continue;
-		for (int j = 0; j < i->nargs; j++) {
-			UseInfo *u = info(t, i->args[j]);
-			changed |= !u->live;
-			u->live = true;
-		}
-	}
-	return changed;
-}
-
-/* Counts the uses of each value by needed instructions. */
-static void count_uses(TileHost *t, const Region *r)
-{
-	for (const Inst *i = r->first; i; i = i->next) {
-		if (!inst_live(t, i))
-			continue;
-		for (int j = 0; j < i->nargs; j++) {
-			UseInfo *u = info(t, i->args[j]);
-			u->nuses++;
-			u->user = i;
-		}
-		for (int j = 0; j < i->nregions; j++)
-			count_uses(t, i->regions[j]);
-	}
-}
-
-static bool is_view(Op op)
-{
-	return op == IR_BROADCAST || op == IR_TRANSPOSE || op == IR_RESHAPE;
-}
-
-static bool is_elementwise(const Inst *i)
-{
-	return (op_info[i->op].flags & F_ELEMWISE) && is_tensor(i->results[0]);
-}
-
-/* The region a value is defined in. */
-static const Region *def_region(const Value *v)
-{
-	return v->def ? v->def->parent : v->region;
-}
-
-/* Whether every element of tensor v is read exactly once, in v's own
- * region: then v can be computed at its use instead of being stored. */
-static bool consumed_once(TileHost *t, const Value *v)
-{
-	const UseInfo *u = info(t, v);
-	if (u->nuses != 1 || u->user->parent != def_region(v))
-		return false;
-	const Inst *c = u->user;
-	if (is_elementwise(c))
-		return true;
-	switch (c->op) {
-	case IR_LOAD: case IR_STORE: case IR_ATOMIC:
-	case IR_REDUCE_SUM: case IR_REDUCE_MAX: case IR_REDUCE_MIN: case IR_REDUCE_PROD:
-	case IR_ARGMAX: case IR_ARGMIN: case IR_CUMSUM: case IR_DOT:
-		return true;
-	case IR_TRANSPOSE: case IR_RESHAPE:
-		return consumed_once(t, c->results[0]);
-	case IR_BROADCAST:
-		return type_numel(c->results[0]->type) == type_numel(v->type) && consumed_once(t, c->results[0]);
-	case IR_FOR: case IR_WHILE: /* a tensor operand is an init: copied once into the carried buffer */
-		return true;
-	case IR_YIELD: /* of a for/while/if: written once into the carried or result buffer */
-		return c->parent->owner != NULL;
-	default:
-		return false;
-	}
-}
-
-/* Whether executing i may write memory. */
-static bool writes_memory(const Inst *i)
-{
-	if (i->op == IR_STORE || i->op == IR_ATOMIC)
-		return true;
-	for (int r = 0; r < i->nregions; r++)
-		for (const Inst *j = i->regions[r]->first; j; j = j->next)
-			if (writes_memory(j))
-				return true;
-	return false;
-}
-
-/* Whether integer scalar v of the input is provably >= 0. */
-static bool nonneg(TileHost *t, const Value *v, int depth)
-{
-	if (dtype_is_unsigned(v->type->dtype))
-		return true;
-	if (depth > 16)
-		return false;
-	if (!v->def) {
-		const Region *r = v->region;
-		if (r == t->k->body) /* sizes are checked >= 0 at launch */
-			return v->index >= t->k->noperands + t->k->nscalars;
-		const Inst *owner = r->owner;
-		int64_t step;
-		return owner && owner->op == IR_FOR && v->index == 0 && const_int(owner->args[2], &step) && step > 0 &&
-		       nonneg(t, owner->args[0], depth + 1);
-	}
-	const Inst *i = v->def;
-	switch (i->op) {
-	case IR_PROGRAM_ID: case IR_NUM_PROGRAMS:
-		return true;
-	case IR_CONST:
-		return !dtype_is_float(v->type->dtype) && i->ival >= 0;
-	case IR_CAST: {
-		const Type *from = i->args[0]->type;
-		return dtype_is_int(from->dtype) && dtype_bits(v->type->dtype) >= dtype_bits(from->dtype) &&
-		       nonneg(t, i->args[0], depth + 1);
-	}
-	case IR_ADD: case IR_MUL: case IR_MIN: case IR_FLOORDIV:
-		return nonneg(t, i->args[0], depth + 1) && nonneg(t, i->args[1], depth + 1);
-	case IR_MAX:
-		return nonneg(t, i->args[0], depth + 1) || nonneg(t, i->args[1], depth + 1);
-	default:
-		return false;
-	}
-}
-
-/* Operands of an access before its extras: the Ref and one per non-FULL indexer. */
-static int access_nindex_args(const Inst *i)
-{
-	int n = 1;
-	for (int d = 0; d < i->nidx; d++)
-		n += i->idx[d].kind != IDX_FULL;
-	return n;
-}
-
-/* The access dim a FULL/SLICE indexer of dim d runs along. */
-static int access_dim_of(const Inst *i, int d)
-{
-	int r = 0;
-	for (int e = 0; e < d; e++)
-		r += i->idx[e].kind == IDX_FULL || i->idx[e].kind == IDX_SLICE;
-	return r;
-}
-
-/* The index operand of dim d (not FULL). */
-static const Value *index_arg(const Inst *i, int d)
-{
-	int j = 1;
-	for (int e = 0; e < d; e++)
-		j += i->idx[e].kind != IDX_FULL;
-	return i->args[j];
-}
-
-static bool same_extent(const Type *a, int da, const Type *b, int db)
-{
-	if (a->dims[da] != b->dims[db])
-		return false;
-	if (a->dims[da] != DIM_DYNAMIC)
-		return true;
-	const char *sa = a->syms ? a->syms[da] : NULL, *sb = b->syms ? b->syms[db] : NULL;
-	return sa && sb && strcmp(sa, sb) == 0;
-}
-
-/* Whether store c's valid box (its masked slices and points) keeps every
- * masked indexer of load l in bounds; the two have the same access shape
- * and element-for-element index map. */
-static bool store_covers(const Inst *c, const Inst *l)
-{
-	const Type *lt = l->args[0]->type, *ct = c->args[0]->type;
-	for (int d = 0; d < l->nidx; d++) {
-		const Indexer *x = &l->idx[d];
-		if (!x->masked || x->kind == IDX_GATHER)
-			continue;
-		bool found = false;
-		if (x->kind == IDX_SLICE) {
-			int r = access_dim_of(l, d);
-			for (int e = 0; e < c->nidx && !found; e++) {
-				const Indexer *y = &c->idx[e];
-				found = y->kind == IDX_SLICE && y->masked && access_dim_of(c, e) == r && y->size == x->size &&
-				        same_extent(lt, d, ct, e) && ir_same_value(index_arg(l, d), index_arg(c, e));
-			}
-		} else if (x->kind == IDX_POINT) {
-			for (int e = 0; e < c->nidx && !found; e++) {
-				const Indexer *y = &c->idx[e];
-				found = y->kind == IDX_POINT && y->masked && same_extent(lt, d, ct, e) &&
-				        ir_same_value(index_arg(l, d), index_arg(c, e));
-			}
-		}
-		if (!found)
-			return false;
-	}
-	return true;
-}
-
-/* Whether accesses a and b use identical indexers (same elements in the same order). */
-static bool same_indexers(const Inst *a, const Inst *b)
-{
-	if (a->nidx != b->nidx)
-		return false;
-	for (int d = 0; d < a->nidx; d++) {
-		const Indexer *x = &a->idx[d], *y = &b->idx[d];
-		if (x->kind != y->kind || x->size != y->size || x->kind == IDX_GATHER)
-			return false;
-		if (x->kind != IDX_FULL && !ir_same_value(index_arg(a, d), index_arg(b, d)))
-			return false;
-	}
-	return true;
-}
-
-/* Whether tensor load l (consumed once) may be computed at its use. */
-static bool load_fusable(TileHost *t, const Inst *l)
-{
-	/* Follow the single-use chain of lazy ops to where the elements are
-	 * finally consumed. */
-	const Value *v = l->results[0];
-	bool identity = true; /* element i of the chain's end is element i of the load */
-	const Inst *c;
-	for (;;) {
-		c = info(t, v)->user;
-		if (is_view(c->op))
-			identity = false;
-		else if (!(is_elementwise(c) && info(t, c->results[0])->lazy))
-			break;
-		v = c->results[0];
-	}
-	for (const Inst *x = l->next; x && x != c; x = x->next)
-		if (writes_memory(x))
-			return false;
-	bool masked = false; /* (masked gathers test each element themselves) */
-	for (int d = 0; d < l->nidx; d++)
-		masked |= l->idx[d].masked && l->idx[d].kind != IDX_GATHER;
-	bool writes_same_ref = (c->op == IR_STORE || c->op == IR_ATOMIC) && c->args[0] == l->args[0];
-	if (masked || writes_same_ref) {
-		/* Element for element into the stored value of c. */
-		if (!identity || c->op != IR_STORE || c->args[access_nindex_args(c)] != v)
-			return false;
-		if (masked && !store_covers(c, l))
-			return false;
-		if (writes_same_ref && !same_indexers(c, l))
-			return false;
-		if (masked)
-			info(t, l->results[0])->cover = c;
-	}
-	return true;
-}
-
-/* Decides which tensor values are lazy (T_LAZY), region by region:
- * elementwise ops first (loads need to know where their chain ends). */
-static void plan_elementwise(TileHost *t, const Region *r)
-{
-	for (const Inst *i = r->first; i; i = i->next) {
-		if (i->nresults == 1 && is_tensor(i->results[0])) {
-			UseInfo *u = info(t, i->results[0]);
-			if (is_view(i->op) || i->op == IR_IOTA)
-				u->lazy = true;
-			else if (is_elementwise(i))
-				u->lazy = consumed_once(t, i->results[0]);
-		}
-		for (int j = 0; j < i->nregions; j++)
-			plan_elementwise(t, i->regions[j]);
-	}
-}
-
-static void plan_loads(TileHost *t, const Region *r)
-{
-	for (const Inst *i = r->first; i; i = i->next) {
-		if (i->op == IR_LOAD && is_tensor(i->results[0]) && consumed_once(t, i->results[0]))
-			info(t, i->results[0])->lazy = load_fusable(t, i);
-		for (int j = 0; j < i->nregions; j++)
-			plan_loads(t, i->regions[j]);
-	}
 }
 
 /* ---- elements ------------------------------------------------------------------------ */
@@ -1115,23 +709,10 @@ static void lower_access(TileHost *t, const Inst *i)
 /* The identity of a sum/max/min/prod reduction over dtype dt. */
 static Value *reduce_init(TileHost *t, Op op, DType dt)
 {
-	if (op == IR_REDUCE_SUM || op == IR_REDUCE_PROD)
-		return knum(t, dt, op == IR_REDUCE_PROD);
-	bool is_max = op == IR_REDUCE_MAX;
-	if (dtype_is_float(dt))
-		return kconst(t, dt, 0, is_max ? -INFINITY : INFINITY);
-	if (dt == DT_BOOL)
-		return kconst(t, dt, is_max ? 0 : 1, 0.0);
-	int bits = dtype_bits(dt);
-	int64_t lo, hi;
-	if (dtype_is_signed(dt)) {
-		hi = bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
-		lo = -hi - 1;
-	} else {
-		lo = 0;
-		hi = bits == 64 ? -1 : (int64_t)(((uint64_t)1 << bits) - 1); /* all ones */
-	}
-	return kconst(t, dt, is_max ? lo : hi, 0.0);
+	int64_t ival;
+	double fval;
+	ir_reduce_identity(op, dt, &ival, &fval);
+	return kconst(t, dt, ival, fval);
 }
 
 static Op combine_op(Op reduce)

@@ -39,13 +39,14 @@ typedef struct Source {
 	size_t size;        /* bytes of text, excluding the terminator */
 	const char **lines; /* start of each line, lines[0] = line 1 */
 	int nlines;         /* number of lines */
+	bool not_file;      /* <stdin>, <command line>, text from memory: not in the depfile */
 } Source;
 
 /* ---- memory ---------------------------------------------------------- */
 
-/* A bump allocator.  Everything a phase allocates lives in the arena of the
- * lifetime it belongs to (the compilation, or one kernel) and is freed at
- * once with it: no individual frees, no ownership puzzles. */
+/* A bump allocator.  Everything the phases allocate lives in the
+ * compilation's arena (Compiler.arena) and is freed at once with it: no
+ * individual frees, no ownership puzzles. */
 typedef struct Arena Arena;
 
 Arena *arena_new(void);
@@ -55,6 +56,7 @@ char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...);
 void *xmalloc(size_t n);                     /* malloc or internal error */
 void *xrealloc(void *p, size_t n);
+char *xmemdup(const void *p, size_t n);      /* malloc'd copy of the n bytes with a NUL after them */
 
 /* Growable array of pointers in an arena (old storage is abandoned to the
  * arena on growth; fine for compiler-sized data). */
@@ -65,6 +67,21 @@ typedef struct Vec {
 } Vec;
 
 void vec_push(Arena *a, Vec *v, void *item);
+
+/* A hash map keyed by pointers (interned names, IR values), open
+ * addressing; arrays live in the arena and are abandoned on growth. */
+typedef struct PtrMap {
+	const void **keys; /* NULL = empty slot */
+	void **vals;       /* value of each key */
+	int cap;           /* slots (a power of 2, or 0) */
+	int n;             /* keys present */
+} PtrMap;
+
+/* The value slot of key; with insert, created (NULL-valued) if absent,
+ * else NULL when absent. */
+void **ptrmap_slot(Arena *a, PtrMap *m, const void *key, bool insert);
+/* The value of key, or NULL when absent. */
+void *ptrmap_get(const PtrMap *m, const void *key);
 
 /* A growable malloc'd byte string (diagnostics, headers, MLIR output):
  * always NUL-terminated once anything was added; free(b.data) when done. */
@@ -78,6 +95,16 @@ void strbuf_put(StrBuf *b, const void *p, size_t n);
 void strbuf_puts(StrBuf *b, const char *s);
 void strbuf_putc(StrBuf *b, char c);
 void strbuf_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Bytes produced by a back end (codegen_host, header_generate,
+ * codegen_mosaic).  data is malloc'd (free it with codegen_output_free); it
+ * is NUL-terminated for the text kinds, and size excludes the terminator. */
+typedef struct CodegenOutput {
+	char *data;  /* the bytes */
+	size_t size; /* how many */
+} CodegenOutput;
+
+void codegen_output_free(CodegenOutput *out);
 
 /* Reads all of f into a malloc'd buffer (its bytes may include NULs) of at
  * most `limit` bytes.  Returns 0, or an errno value (EFBIG past the limit). */

@@ -68,7 +68,9 @@ Source *source_from_memory(Compiler *cc, const char *path, const char *data, siz
 {
 	/* Copy so the text is NUL-terminated and outlives the caller's buffer. */
 	char *text = arena_strndup(cc->arena, data, size);
-	return source_new(cc, path, text, size);
+	Source *src = source_new(cc, path, text, size);
+	src->not_file = true;
+	return src;
 }
 
 /* Line and column are ints, so a file must stay below INT_MAX bytes. */
@@ -102,7 +104,9 @@ Source *source_load(Compiler *cc, const char *path, Loc from)
 	char *text = arena_strndup(cc->arena, buf, size);
 	free(buf);
 	/* gcc calls standard input "<stdin>" in diagnostics. */
-	return source_new(cc, is_stdin ? "<stdin>" : path, text, size);
+	Source *src = source_new(cc, is_stdin ? "<stdin>" : path, text, size);
+	src->not_file = is_stdin;
+	return src;
 }
 
 const Source *source_find(const Compiler *cc, const char *path)

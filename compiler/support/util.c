@@ -32,6 +32,15 @@ void *xmalloc(size_t n)
 	return p;
 }
 
+char *xmemdup(const void *p, size_t n)
+{
+	char *d = xmalloc(n + 1);
+	if (n)
+		memcpy(d, p, n);
+	d[n] = '\0';
+	return d;
+}
+
 void *xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);
@@ -263,6 +272,49 @@ const char *intern_cstr(Interner *in, const char *s)
 	return intern(in, s, strlen(s));
 }
 
+/* ---- pointer maps -------------------------------------------------------- */
+
+/* The slot of key, or the empty slot where it would go (m->cap > 0). */
+static int ptrmap_find(const PtrMap *m, const void *key)
+{
+	size_t h = ((uintptr_t)key >> 3) * UINT64_C(0x9E3779B97F4A7C15) >> 7;
+	int i = (int)(h & (size_t)(m->cap - 1));
+	while (m->keys[i] && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+void **ptrmap_slot(Arena *a, PtrMap *m, const void *key, bool insert)
+{
+	if (insert && 2 * (m->n + 1) > m->cap) {
+		PtrMap g = {.cap = m->cap ? 2 * m->cap : 16};
+		g.keys = arena_alloc(a, sizeof(void *) * (size_t)g.cap);
+		g.vals = arena_alloc(a, sizeof(void *) * (size_t)g.cap);
+		for (int i = 0; i < m->cap; i++)
+			if (m->keys[i])
+				*ptrmap_slot(a, &g, m->keys[i], true) = m->vals[i];
+		*m = g;
+	}
+	if (!m->cap)
+		return NULL;
+	int i = ptrmap_find(m, key);
+	if (!m->keys[i]) {
+		if (!insert)
+			return NULL;
+		m->keys[i] = key;
+		m->n++;
+	}
+	return &m->vals[i];
+}
+
+void *ptrmap_get(const PtrMap *m, const void *key)
+{
+	if (!m->cap)
+		return NULL;
+	int i = ptrmap_find(m, key);
+	return m->keys[i] ? m->vals[i] : NULL;
+}
+
 /* ---- growable strings -------------------------------------------------- */
 
 void strbuf_put(StrBuf *b, const void *p, size_t n)
@@ -307,6 +359,13 @@ void strbuf_printf(StrBuf *b, const char *fmt, ...)
 		b->cap = cap;
 	}
 	internal_error("strbuf_printf: output changed size between passes");
+}
+
+void codegen_output_free(CodegenOutput *out)
+{
+	free(out->data);
+	out->data = NULL;
+	out->size = 0;
 }
 
 /* ---- reading whole files ------------------------------------------------ */

@@ -1,6 +1,6 @@
 /* codegen_mosaic.h - the Mosaic TPU back end (--target=mosaic-tpu): the
  * typed IR right after sema -> one MLIR module per kernel in the format
- * JAX Pallas hands to the TPU compiler (/work/shared/mosaic/README.md):
+ * JAX Pallas hands to the TPU compiler:
  * a kernel func.func with the grid, BlockSpec windows and TPU attributes,
  * one @transform_i per windowed operand, and a body of vector / arith /
  * math / scf / memref and tpu ops.
@@ -11,7 +11,7 @@
 #ifndef PKC_CODEGEN_MOSAIC_H
 #define PKC_CODEGEN_MOSAIC_H
 
-#include "codegen.h"
+#include "ir.h"
 
 /* What codegen_mosaic writes. */
 typedef enum MosaicEmit {

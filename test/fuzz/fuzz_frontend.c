@@ -1,10 +1,10 @@
 /* fuzz_frontend.c - libFuzzer target for the front end: lexer, parser,
  * sema and the IR verifier on arbitrary bytes.  Built by `make fuzz` with
- * -fsanitize=fuzzer,address,undefined against every compiler object except
- * main.c.  A finding is a crash, a sanitizer report, a leak (everything
- * must be freed by compiler_free), or an exit (internal_error: a bug). */
+ * -fsanitize=fuzzer,address,undefined against support/, front/ and ir/.
+ * A finding is a crash, a sanitizer report, a leak (everything must be
+ * freed by compiler_free), or an exit (internal_error: a bug). */
 #include "pkc.h"
-#include "ast.h"
+#include "front.h"
 #include "ir.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

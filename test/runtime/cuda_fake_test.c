@@ -73,6 +73,21 @@ static void test_streams(void)
 	CHECK_OK(pk_stream_synchronize(d));
 	CHECK_OK(pk_stream_destroy(d)); /* no-op */
 	CHECK_OK(pk_stream_synchronize(d));
+
+	/* A destroyed CUDA stream (recent enough to be kept): every use fails,
+	 * a launch included, and the driver sees nothing. */
+	CHECK_OK(pk_stream_create(dev[0], &s));
+	CHECK_OK(pk_stream_destroy(s));
+	CHECK(stats().live_streams == live);
+	CHECK_FAILS(pk_stream_destroy(s), PK_ERR_INVALID_VALUE, "pk_stream_destroy: the stream was destroyed");
+	CHECK_FAILS(pk_stream_synchronize(s), PK_ERR_INVALID_VALUE, "the stream was destroyed");
+	static const char text[] = "FAKE-OK kernels: k1";
+	static const pk_cuda_image img[] = {{"sm_90", PK_CUDA_SASS, text, sizeof text}};
+	pk_cuda_module m = {img, 1, NULL};
+	pk_cuda_launch l = {"k1", &m, {1, 1, 1}, {128, 1, 1}, 0, NULL};
+	int launches = stats().launches;
+	CHECK_FAILS(pk_launch_cuda(s, &l), PK_ERR_INVALID_VALUE, "k1: the stream was destroyed");
+	CHECK(stats().live_streams == live && stats().launches == launches);
 }
 
 static void test_memory(void)

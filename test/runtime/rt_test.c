@@ -595,6 +595,51 @@ static void never_program(void *vargs, const int32_t *pid, const int32_t *nprog)
 	atomic_fetch_add(&never_count, 1);
 }
 
+/* A stream or event used after its destroy (within the last 64 destroys,
+ * whose memory the runtime keeps: defined, also under ASan) is
+ * PK_ERR_INVALID_VALUE, not a second success or a silent use. */
+static void test_destroyed_handles(void)
+{
+	pk_device *d = host();
+	pk_stream *s = NULL;
+	pk_event *e = NULL, *e2 = NULL;
+	CHECK_OK(pk_stream_create(d, &s));
+	CHECK_OK(pk_event_create(d, &e));
+	CHECK_OK(pk_event_create(d, &e2));
+	CHECK_OK(pk_event_record(e2, NULL));
+	CHECK_OK(pk_stream_destroy(s));
+	CHECK_OK(pk_event_destroy(e));
+	const char *gone = "the stream was destroyed";
+	CHECK_FAILS(pk_stream_destroy(s), PK_ERR_INVALID_VALUE, "pk_stream_destroy: the stream was destroyed");
+	CHECK_FAILS(pk_stream_synchronize(s), PK_ERR_INVALID_VALUE, gone);
+	char buf[8] = {0};
+	CHECK_FAILS(pk_memcpy(s, buf, buf + 4, 4, PK_MEMCPY_HOST_TO_DEVICE), PK_ERR_INVALID_VALUE, gone);
+	CHECK_FAILS(pk_memset(s, buf, 0, 4), PK_ERR_INVALID_VALUE, gone);
+	CHECK_FAILS(pk_event_record(e2, s), PK_ERR_INVALID_VALUE, gone);
+	static const uint8_t P[1] = {1};
+	int64_t g[1] = {4};
+	pk_host_launch l = {"late_kernel", never_program, NULL, 1, g, P};
+	CHECK_FAILS(pk_launch_host(s, &l), PK_ERR_INVALID_VALUE, "late_kernel: the stream was destroyed");
+	CHECK_FAILS(pk_event_destroy(e), PK_ERR_INVALID_VALUE, "pk_event_destroy: the event was destroyed");
+	CHECK_FAILS(pk_event_record(e, NULL), PK_ERR_INVALID_VALUE, "the event was destroyed");
+	CHECK_FAILS(pk_event_synchronize(e), PK_ERR_INVALID_VALUE, "the event was destroyed");
+	double ms = 1.0;
+	CHECK_FAILS(pk_event_elapsed_ms(e, e2, &ms), PK_ERR_INVALID_VALUE, "the start event was destroyed");
+	CHECK_FAILS(pk_event_elapsed_ms(e2, e, &ms), PK_ERR_INVALID_VALUE, "the end event was destroyed");
+	CHECK(atomic_load(&never_count) == 0);
+	/* The default stream is never destroyed. */
+	CHECK_OK(pk_stream_destroy(pk_stream_default(d)));
+	CHECK_OK(pk_stream_synchronize(pk_stream_default(d)));
+	CHECK_OK(pk_event_destroy(e2));
+	/* Many more streams come and go (the kept memory is freed in turn). */
+	for (int i = 0; i < 200; i++) {
+		pk_stream *t = NULL;
+		CHECK_OK(pk_stream_create(d, &t));
+		CHECK_OK(pk_stream_destroy(t));
+		CHECK_FAILS(pk_stream_destroy(t), PK_ERR_INVALID_VALUE, gone);
+	}
+}
+
 static void test_invalid_grids(void)
 {
 	static const uint8_t P[PK_MAX_GRID] = {1, 1, 1, 1, 1, 1, 1, 1};
@@ -686,6 +731,7 @@ int main(void)
 	test_errors();
 	test_devices();
 	test_streams();
+	test_destroyed_handles();
 	test_buffers();
 	test_launch_counts();
 	test_launch_order();

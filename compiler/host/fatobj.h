@@ -1,0 +1,22 @@
+/* fatobj.h - private to the host back end: the CUDA part of the host object
+ * (nvptx_fatobj.c), which codegen_llvm_host.c builds into its module when
+ * --target= names GPU targets. */
+#ifndef PKC_FATOBJ_H
+#define PKC_FATOBJ_H
+
+#include "gpu.h"
+#include "llvm_util.h"
+
+struct GpuOutput;
+struct GpuKernel;
+/* Embeds the GPU images and their pk_cuda_module table; returns the
+ * module (a pointer). */
+LLVMValueRef cg_cuda_module(Cg *g, const struct GpuOutput *gpu);
+/* In launch function of k (stream, params in launch order, grid: the
+ * [ngrid x i64] extents or NULL): launches on a CUDA stream and returns;
+ * on other devices goes on (host_variant) or returns
+ * PK_ERR_NO_KERNEL_FOR_DEVICE. */
+void cg_cuda_dispatch(Cg *g, const IrKernel *k, const struct GpuKernel *gk, LLVMValueRef module,
+                      LLVMValueRef stream, LLVMValueRef *param, LLVMValueRef grid, bool host_variant);
+
+#endif

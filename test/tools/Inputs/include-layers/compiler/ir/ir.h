@@ -1,0 +1,2 @@
+#include "base.h"
+#include "front.h" /* breaks the order */

@@ -1,0 +1,2 @@
+#include "front.h"
+#include "ir.h"

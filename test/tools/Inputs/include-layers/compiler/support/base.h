@@ -1,0 +1,2 @@
+/* input of test/source/include-layers.test */
+#include <stdio.h>
