@@ -194,6 +194,9 @@ typedef struct ConvEntry {
 typedef struct LoopPipe {
 	const Inst *loop;         /* the FOR */
 	int stages;               /* buffers per operand (num_stages) */
+	int ahead;                /* iterations copied ahead: stages - 1, or stages - 2 when the last
+	                             wgmma group of an iteration stays in flight into the next (wg_pending) */
+	bool wg;                  /* some dot of the body uses wgmma */
 	LLVMValueRef c, trips;    /* the loop's counter (i64) and trip count */
 	LLVMValueRef lo, step;    /* iv = lo + c * step, in the iv's dtype */
 	const Inst **dots;        /* the dots whose operands are copied ahead */

@@ -702,6 +702,7 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 	LoopPipe *p = arena_alloc(arena(f), sizeof *p);
 	p->loop = loop;
 	p->stages = S;
+	p->ahead = S - 1;
 	p->dots = arena_alloc(arena(f), (size_t)n * sizeof *p->dots);
 	p->off = arena_alloc(arena(f), (size_t)n * sizeof *p->off);
 	p->bytes = arena_alloc(arena(f), (size_t)n * sizeof *p->bytes);
@@ -712,7 +713,12 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 			p->off[p->ndots++] = f->smem_pipe_bytes;
 			f->smem_pipe_bytes += (uint64_t)S * pipe_bytes(f, d);
 			f->pipelined[ld[0]->results[0]->id] = f->pipelined[ld[1]->results[0]->id] = true;
+			p->wg |= f->plan->wgmma[d->results[0]->id];
 		}
+	/* With 3 stages or more, wgmma overlaps the next iteration's issue:
+	 * its buffer is not overwritten until the iteration after. */
+	if (p->wg && S >= 3)
+		p->ahead = S - 2;
 	return p;
 }
 
@@ -804,18 +810,28 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 
 void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 {
-	for (int j = 0; j + 1 < p->stages; j++)
+	for (int j = 0; j < p->ahead; j++)
 		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j));
+}
+
+/* Whether the last wgmma group of an iteration of p is still in flight
+ * when the next one starts. */
+static bool wg_pending(const LoopPipe *p)
+{
+	return p->wg && p->ahead < p->stages - 1;
 }
 
 void nv_pipe_epilogue(NvFn *f, LoopPipe *p)
 {
-	(void)p;
 	nv_intrinsic(f, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
+	if (wg_pending(p)) {
+		LLVMValueRef none = cg_i64(f->g, 0);
+		nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &none, 1);
+	}
 }
 
 /* In the body, at dot x of p: wait for this iteration's copies, start the
- * ones num_stages - 1 iterations ahead, and give the buffers to read. */
+ * ones p->ahead iterations ahead, and give the buffers to read. */
 static bool pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 {
 	Cg *g = f->g;
@@ -823,16 +839,14 @@ static bool pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 	int S = p->stages;
 	/* The first dot of the body moves the whole pipeline. */
 	if (x == 0) {
-		LLVMValueRef pending = cg_i32(g, S - 2);
+		LLVMValueRef pending = cg_i32(g, p->ahead - 1);
 		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &pending, 1);
-		bool wg = false;
-		for (int d = 0; d < p->ndots; d++)
-			wg |= f->plan->wgmma[p->dots[d]->results[0]->id];
-		proxy_fence(f, wg);
+		proxy_fence(f, p->wg);
 		/* Everyone's copies are in, and everyone is done with the buffer
-		 * the next copies overwrite (read in the previous iteration). */
+		 * the next copies overwrite (read in the previous iteration, or
+		 * the one before by wgmma groups still in flight then). */
 		nv_barrier(f);
-		LLVMValueRef j = LLVMBuildAdd(b, p->c, cg_i64(g, S - 1), "");
+		LLVMValueRef j = LLVMBuildAdd(b, p->c, cg_i64(g, p->ahead), "");
 		LLVMValueRef nb = LLVMBuildTrunc(b, LLVMBuildURem(b, j, cg_i64(g, S), ""), g->t_i32, "");
 		if (!pipe_issue_guarded(f, p, j, nb))
 			return false;
@@ -1225,10 +1239,12 @@ typedef struct WgCtx {
 	int nc, nch;            /* column chunks of one wgmma, and their width (<= 256) */
 	int **regs;             /* per tile and chunk: the accumulator registers, in wgmma's order */
 	LLVMValueRef wrow;      /* the warpgroup's row origin (thread part) */
+	int pending;            /* wgmma groups left in flight after the slice (wg_pending) */
 } WgCtx;
 
 /* Every k-step of the slice in buffer buf, as one wgmma group, waited for
- * before the buffer may be reused. */
+ * before the buffer may be reused (in a pipelined loop with wg_pending,
+ * the group stays in flight until the next iteration's). */
 static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0)
 {
 	WgCtx *x = ctxp;
@@ -1259,8 +1275,8 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 		}
 	}
 	nv_intrinsic(f, "llvm.nvvm.wgmma.commit_group.sync.aligned", NULL, 0, NULL, 0);
-	LLVMValueRef none = cg_i64(g, 0);
-	nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &none, 1);
+	LLVMValueRef pending = cg_i64(g, x->pending);
+	nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &pending, 1);
 	return true;
 }
 
@@ -1331,7 +1347,8 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	if (!in_loop)
 		pipeline_buffers(f, &p, M, N, 2, true, wg);
 	if (wg) {
-		WgCtx w = {.D = x.D, .ot = a.dt};
+		const LoopPipe *lp = pipe_of(f, i, &px);
+		WgCtx w = {.D = x.D, .ot = a.dt, .pending = lp && wg_pending(lp)};
 		wg_setup(f, &w, LC, N);
 		if (!run_dot(f, i, &p, wg_slice, &w, rolled, &w.D))
 			return false;
