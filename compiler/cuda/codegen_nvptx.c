@@ -1149,7 +1149,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	nv.target_name = opt->targets[0]->name;
 	/* One NVVM module serves every target: wgmma only when all are sm_90a
 	 * (the emulator models mma.sync, not wgmma). */
-	nv.wgmma = opt->wgmma && !(opt->emit == GPU_EMIT_NVVM && getenv("PKC_GPU_EMULATE"));
+	nv.wgmma = !opt->mma_sync && !(opt->emit == GPU_EMIT_NVVM && getenv("PKC_GPU_EMULATE"));
 	for (int t = 0; t < opt->ntargets; t++)
 		nv.wgmma &= opt->targets[t]->sm == 90 && opt->targets[t]->arch_specific;
 	for (int t = 1; t < opt->ntargets; t++)

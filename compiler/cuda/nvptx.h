@@ -140,7 +140,7 @@ typedef struct Nv {
 	LLVMTypeRef t_gptr;       /* ptr addrspace(1): global memory */
 	LLVMTypeRef t_sptr;       /* ptr addrspace(3): shared memory */
 	GpuKernel *kinfo;         /* per kernel: launch geometry (filled while emitting) */
-	bool wgmma;               /* --gpu-wgmma and every target sm_90a (not emulated) */
+	bool wgmma;               /* every target sm_90a, no --gpu-mma-sync, not emulated */
 	Vec builders;             /* LLVMBuilderRef: the kernels' entry builders, disposed at the end */
 } Nv;
 
