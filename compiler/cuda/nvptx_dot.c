@@ -17,6 +17,13 @@
  * lives in the C-fragment layout (gpu_layout.c: lay_mma_c), which the
  * result keeps.
  *
+ * On sm_90a (Nv.wgmma), tensor-core dots whose block fills whole
+ * warpgroups use wgmma instead: the slices go to shared memory in wgmma's
+ * canonical swizzled layouts (wg_stage_off), fenced for the async proxy
+ * before the barrier, and each k-step of each 64-row tile is one
+ * wgmma.mma_async m64nNk16 reading them through matrix descriptors; the
+ * accumulator is in lay_wgmma_c.
+ *
  * Everything else (f32, f64, integers, small or odd shapes): FMA.  Each
  * thread accumulates its elements of the result, c[m][n] += a[m][k] *
  * b[k][n] for its rows m and columns n, k in order, reading the slices
@@ -715,9 +722,17 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 			f->pipelined[ld[0]->results[0]->id] = f->pipelined[ld[1]->results[0]->id] = true;
 			p->wg |= f->plan->wgmma[d->results[0]->id];
 		}
-	/* With 3 stages or more, wgmma overlaps the next iteration's issue:
-	 * its buffer is not overwritten until the iteration after. */
-	if (p->wg && S >= 3)
+	/* wgmma may overlap the next iteration's issue (its buffer is then
+	 * not overwritten until the iteration after) when the copies still
+	 * run 64 or more of K ahead: on the H100, 3 stages of BK 32 ran 30 %
+	 * faster with 2 slices ahead and the group waited for than with one
+	 * ahead and the group in flight; with BK 64 or 4 stages, overlapping
+	 * was as fast or faster (bench/RESULTS.md). */
+	int64_t kmin = INT64_MAX;
+	for (int x = 0; x < p->ndots; x++)
+		if (f->plan->wgmma[p->dots[x]->results[0]->id] && p->dots[x]->args[0]->type->dims[1] < kmin)
+			kmin = p->dots[x]->args[0]->type->dims[1];
+	if (p->wg && S >= 3 && (S - 2) * kmin >= 64)
 		p->ahead = S - 2;
 	return p;
 }
