@@ -466,7 +466,7 @@ static void finish_smem(NvFn *f, GpuKernel *info)
 {
 	Cg *g = f->g;
 	if (f->wgmma)
-		f->smem_temp = (f->smem_temp + NV_WGMMA_ALIGN - 1) / NV_WGMMA_ALIGN * NV_WGMMA_ALIGN;
+		f->smem_temp = nv_align_up(f->smem_temp, NV_WGMMA_ALIGN);
 	uint64_t total = f->smem_scratch + f->smem_temp + f->smem_pipe_bytes;
 	info->dynamic_smem = 0;
 	if (total == 0) {
@@ -643,7 +643,7 @@ static bool bind_body_args(NvFn *f)
 	/* wgmma operand buffers (temporary and pipeline areas) start on
 	 * swizzle-atom boundaries. */
 	if (f->wgmma)
-		f->smem_scratch = (f->smem_scratch + NV_WGMMA_ALIGN - 1) / NV_WGMMA_ALIGN * NV_WGMMA_ALIGN;
+		f->smem_scratch = nv_align_up(f->smem_scratch, NV_WGMMA_ALIGN);
 	return true;
 }
 

@@ -250,6 +250,12 @@ typedef struct NvFn {
  * swizzle atom (8 rows of 128 bytes); the hardware swizzles address bits. */
 #define NV_WGMMA_ALIGN 1024
 
+/* x rounded up to a multiple of a. */
+static inline uint64_t nv_align_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) / a * a;
+}
+
 /* ---- nvptx_base.c ------------------------------------------------------------- */
 
 __attribute__((format(printf, 3, 4)))

@@ -555,11 +555,9 @@ static uint64_t buf_align(NvFn *f)
 /* Buffers for the slices, in the temporary area (wg: wgmma's layout). */
 static void pipeline_buffers(NvFn *f, Pipeline *p, int64_t arows, int64_t bcols, int es, bool swz, bool wg)
 {
-	uint64_t al = buf_align(f);
-	uint64_t abytes = (uint64_t)(arows * p->kc * es);
-	abytes = (abytes + al - 1) / al * al;
+	uint64_t abytes = nv_align_up((uint64_t)(arows * p->kc * es), buf_align(f));
 	uint64_t bbytes = (uint64_t)(p->kc * bcols * es);
-	uint64_t sbytes = (abytes + bbytes + al - 1) / al * al;
+	uint64_t sbytes = nv_align_up(abytes + bbytes, buf_align(f));
 	nv_temp_need(f, sbytes * (uint64_t)p->stages);
 	p->a_bytes = abytes;
 	p->buf_bytes = sbytes;
@@ -679,7 +677,7 @@ static uint64_t pipe_a_bytes(NvFn *f, const Inst *d)
 	const Type *a = d->args[0]->type;
 	int es = nv_smem_elem(a->dtype);
 	uint64_t x = (uint64_t)es << (lay_log2_ceil(a->dims[0]) + lay_log2_ceil(a->dims[1]));
-	return (x + buf_align(f) - 1) / buf_align(f) * buf_align(f);
+	return nv_align_up(x, buf_align(f));
 }
 
 static uint64_t pipe_bytes(NvFn *f, const Inst *d)
@@ -687,7 +685,7 @@ static uint64_t pipe_bytes(NvFn *f, const Inst *d)
 	const Type *b = d->args[1]->type;
 	int es = nv_smem_elem(b->dtype);
 	uint64_t y = (uint64_t)es << (lay_log2_ceil(b->dims[0]) + lay_log2_ceil(b->dims[1]));
-	return (pipe_a_bytes(f, d) + y + buf_align(f) - 1) / buf_align(f) * buf_align(f);
+	return nv_align_up(pipe_a_bytes(f, d) + y, buf_align(f));
 }
 
 LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
