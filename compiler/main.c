@@ -85,6 +85,7 @@ typedef struct Job {
 	int ngpu;
 	const char *ptxas;      /* --ptxas=PATH */
 	bool resource_usage;    /* --resource-usage */
+	bool gpu_mma_sync;      /* --gpu-mma-sync */
 	GpuEmit gpu_emit;       /* what nvptx produces, from --emit */
 	GpuOutput gpu;          /* after nvptx: the GPU images (or --emit=ptx/cubin/nvvm text) */
 	bool syntax_only;       /* -fsyntax-only: check, write nothing but a depfile */
@@ -170,7 +171,8 @@ static bool pass_llvm_host(Job *j)
  * /NVVM text itself with --emit=ptx/cubin/nvvm. */
 static bool pass_nvptx(Job *j)
 {
-	GpuOptions o = {j->gpu_targets, j->ngpu, j->cg.opt_level, j->ptxas, j->resource_usage, j->gpu_emit};
+	GpuOptions o = {j->gpu_targets, j->ngpu, j->cg.opt_level, j->ptxas, j->resource_usage, j->gpu_emit,
+	                 j->gpu_mma_sync};
 	name_source(j, MAP_DEBUG);
 	return codegen_nvptx(j->cc, j->ir, &o, &j->gpu);
 }
@@ -659,6 +661,9 @@ static const Option options[] = {
 	{"--resource-usage", ARG_NONE, FLAG(resource_usage), "--resource-usage",
 	 "report registers, shared memory and spills per GPU kernel\n"
 	 "(ptxas's figures)"},
+	{"--gpu-mma-sync", ARG_NONE, FLAG(gpu_mma_sync), "--gpu-mma-sync",
+	 "tensor-core dots with mma.sync on sm_90a too (by default\n"
+	 "Hopper wgmma where the block fits, when every GPU target is sm_90a)"},
 	{"-H", ARG_SEPARATE, VALUE(header_path), "-H FILE",
 	 "write the C header declaring the kernels to FILE\n"
 	 "(default with --emit=obj: the object's name with .h); it is\n"

@@ -85,7 +85,8 @@ config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
 # GPU targets (compiler/cuda/GPU-DESIGN.md):
 #   feature `ptxas`: the CUDA assembler, found as pkc finds it (PATH, then
 #     /usr/local/cuda/bin); tests that assemble GPU code REQUIRE it, so they
-#     are UNSUPPORTED (never silently passing) on a machine without it.
+#     are UNSUPPORTED (never silently passing) on a machine without it;
+#     %ptxas runs it.
 #   feature `gpu-emu` and %gpu-emu: test/gpu-emu/run.py, which runs the CUDA
 #     variant of kernels emulated on the CPU against the host variant (needs
 #     clang and numpy; no GPU).
@@ -94,6 +95,7 @@ _ptxas = shutil.which("ptxas", path=os.environ.get("PATH", "")) or \
     ("/usr/local/cuda/bin/ptxas" if os.access("/usr/local/cuda/bin/ptxas", os.X_OK) else None)
 if _ptxas:
     config.available_features.add("ptxas")
+config.substitutions.append(("%ptxas", _ptxas or "ptxas"))
 import subprocess
 _emu_python = None
 for _py in [sys.executable, shutil.which("python3"), os.path.join(pyenv, "bin", "python")]:

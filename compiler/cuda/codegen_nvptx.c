@@ -465,6 +465,8 @@ static int count_allocs(const Region *r)
 static void finish_smem(NvFn *f, GpuKernel *info)
 {
 	Cg *g = f->g;
+	if (f->wgmma)
+		f->smem_temp = nv_align_up(f->smem_temp, NV_WGMMA_ALIGN);
 	uint64_t total = f->smem_scratch + f->smem_temp + f->smem_pipe_bytes;
 	info->dynamic_smem = 0;
 	if (total == 0) {
@@ -488,7 +490,7 @@ static void finish_smem(NvFn *f, GpuKernel *info)
 		}
 		info->dynamic_smem = (uint32_t)total;
 	}
-	LLVMSetAlignment(gv, 16);
+	LLVMSetAlignment(gv, f->wgmma ? NV_WGMMA_ALIGN : 16);
 	LLVMReplaceAllUsesWith(f->smem, gv);
 	LLVMDeleteGlobal(f->smem);
 	/* The pipeline buffers follow the temporary area. */
@@ -547,7 +549,9 @@ static NvFn *new_fn(Nv *nv, const IrKernel *k, LLVMValueRef fn, int warpbits, LL
 	f->fn = fn;
 	if (!values_fit(f, k->body, warpbits))
 		return NULL;
-	f->plan = gpu_assign_layouts(a, k, warpbits);
+	f->plan = gpu_assign_layouts(a, k, warpbits, nv->wgmma);
+	for (int v = 0; v <= k->nvalues; v++)
+		f->wgmma |= f->plan->wgmma[v];
 	f->vals = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *f->vals);
 	f->refs = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *f->refs);
 	f->deferred = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *f->deferred);
@@ -634,7 +638,13 @@ static bool bind_body_args(NvFn *f)
 	}
 	for (int s = 0; s < k->nsizes; s++)
 		f->vals[body->args[k->noperands + k->nscalars + s]->id] = gv_scalar(f, DT_I64, f->sizes[s]);
-	return place_scratch(f, body);
+	if (!place_scratch(f, body))
+		return false;
+	/* wgmma operand buffers (temporary and pipeline areas) start on
+	 * swizzle-atom boundaries. */
+	if (f->wgmma)
+		f->smem_scratch = nv_align_up(f->smem_scratch, NV_WGMMA_ALIGN);
+	return true;
 }
 
 /* One task of the CTA from block prog on: the body, in nested loops over
@@ -1137,6 +1147,11 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	nv.m = m;
 	nv.opt = opt;
 	nv.target_name = opt->targets[0]->name;
+	/* One NVVM module serves every target: wgmma only when all are sm_90a
+	 * (the emulator models mma.sync, not wgmma). */
+	nv.wgmma = !opt->mma_sync && !(opt->emit == GPU_EMIT_NVVM && getenv("PKC_GPU_EMULATE"));
+	for (int t = 0; t < opt->ntargets; t++)
+		nv.wgmma &= opt->targets[t]->sm == 90 && opt->targets[t]->arch_specific;
 	for (int t = 1; t < opt->ntargets; t++)
 		nv.target_name = arena_printf(cc->arena, "%s,%s", nv.target_name, opt->targets[t]->name);
 	Cg *g = &nv.g;

@@ -38,6 +38,8 @@ typedef struct GpuOptions {
 	const char *ptxas;         /* --ptxas=PATH; NULL: PATH, then /usr/local/cuda/bin/ptxas */
 	bool resource_usage;       /* --resource-usage: ptxas -v, a note per kernel and target */
 	GpuEmit emit;              /* what to produce */
+	bool mma_sync;             /* --gpu-mma-sync: no Hopper wgmma (by default the dots that fit use it
+	                              when every target is sm_90a) */
 } GpuOptions;
 
 typedef enum GpuImageKind { GPU_IMAGE_SASS, GPU_IMAGE_PTX } GpuImageKind;

@@ -396,6 +396,24 @@ static bool pow2(int64_t x)
 	return x > 0 && (x & (x - 1)) == 0;
 }
 
+/* wgmma m64nNk16 accumulators: warp w of a warpgroup holds rows 16w to
+ * 16w + 15 of each 64-row tile, in the m16n8 C-fragment pattern repeated
+ * over the 8-column tiles (d[4i + j]: column 8i + 2 * (lane % 4) + j % 2,
+ * row lane / 4 + 8 * (j / 2)).  That is the C-fragment layout with every
+ * warp bit along M: warpgroups take 64-row tiles in turn. */
+const GpuLayout *lay_wgmma_c(LayoutCtx *lc, int64_t M, int64_t N)
+{
+	return lay_mma_c(lc, M, N, lc->warpbits);
+}
+
+bool lay_dot_is_wgmma(const Type *a, const Type *b, const Type *r, int warpbits)
+{
+	/* Whole warpgroups, each with at least one 64-row tile; operand rows
+	 * of at least 32 bytes (a K of 16, an N of 16: swizzled layouts). */
+	int64_t M = a->dims[0], N = r->dims[1];
+	return lay_dot_is_mma(a, b, r) && warpbits >= 2 && M >= (INT64_C(16) << warpbits) && N >= 16;
+}
+
 bool lay_dot_is_mma(const Type *a, const Type *b, const Type *r)
 {
 	(void)b;
@@ -478,6 +496,7 @@ typedef struct Assign {
 	LayoutPlan *P;     /* the plan being filled */
 	const IrKernel *k; /* the kernel */
 	Arena *a;          /* its arena */
+	bool wgmma;        /* dots that fit take wgmma layouts */
 } Assign;
 
 static bool is_tensor(const Value *v)
@@ -604,7 +623,10 @@ static void assign_inst(Assign *A, const Inst *i)
 	case IR_DOT: {
 		const Type *at = i->args[0]->type, *bt = i->args[1]->type, *rt = res->type;
 		P->mma[res->id] = lay_dot_is_mma(at, bt, rt);
-		if (P->mma[res->id])
+		P->wgmma[res->id] = A->wgmma && lay_dot_is_wgmma(at, bt, rt, lc->warpbits);
+		if (P->wgmma[res->id])
+			set_fixed(A, res, lay_wgmma_c(lc, rt->dims[0], rt->dims[1]));
+		else if (P->mma[res->id])
 			set_fixed(A, res, lay_mma_c(lc, rt->dims[0], rt->dims[1],
 			                            lay_mma_wm_bits(rt->dims[0], rt->dims[1], lc->warpbits)));
 		else
@@ -712,7 +734,7 @@ static bool hint_region(Assign *A, const Region *r)
 	return changed;
 }
 
-LayoutPlan *gpu_assign_layouts(Arena *a, const IrKernel *k, int warpbits)
+LayoutPlan *gpu_assign_layouts(Arena *a, const IrKernel *k, int warpbits, bool wgmma)
 {
 	LayoutPlan *P = arena_alloc(a, sizeof *P);
 	size_t n = (size_t)k->nvalues + 1;
@@ -727,9 +749,10 @@ LayoutPlan *gpu_assign_layouts(Arena *a, const IrKernel *k, int warpbits)
 	P->dot_a = arena_alloc(a, n * sizeof *P->dot_a);
 	P->dot_b = arena_alloc(a, n * sizeof *P->dot_b);
 	P->mma = arena_alloc(a, n * sizeof *P->mma);
+	P->wgmma = arena_alloc(a, n * sizeof *P->wgmma);
 	P->dot_of = arena_alloc(a, n * sizeof *P->dot_of);
 	count_uses(P, k->body);
-	Assign A = {P, k, a};
+	Assign A = {P, k, a, wgmma};
 	/* A first walk finds the broadcast hints and the loop preferences; the
 	 * last one is final. */
 	assign_region(&A, k->body);

@@ -107,6 +107,7 @@ typedef struct LayoutPlan {
 	const Inst **dot_b;       /* ... operand b */
 	const Inst **dot_of;      /* per LOAD result id: the DOT it feeds directly (dot_a/dot_b), or NULL */
 	bool *mma;                /* per DOT result id: done on the tensor cores */
+	bool *wgmma;              /* per DOT result id: ... with Hopper wgmma (nvptx_dot.c) */
 } LayoutPlan;
 
 /* MMA fragment layouts of m16n8k16 over warps: C[M,N], A[M,K] and B[K,N]
@@ -119,8 +120,13 @@ const GpuLayout *lay_mma_b(LayoutCtx *lc, int64_t K, int64_t N, int wm_bits);
 int lay_mma_wm_bits(int64_t M, int64_t N, int warpbits);
 /* Whether a dot of these operand/result types runs on the tensor cores. */
 bool lay_dot_is_mma(const Type *a, const Type *b, const Type *r);
+/* Whether such a dot fits Hopper wgmma with warpbits warps, and the layout of
+ * its accumulator (M rows in 64-row tiles over the warpgroups, N whole). */
+bool lay_dot_is_wgmma(const Type *a, const Type *b, const Type *r, int warpbits);
+const GpuLayout *lay_wgmma_c(LayoutCtx *lc, int64_t M, int64_t N);
 
-LayoutPlan *gpu_assign_layouts(Arena *a, const IrKernel *k, int warpbits);
+/* wgmma: tensor-core dots that fit (lay_dot_is_wgmma) take wgmma layouts. */
+LayoutPlan *gpu_assign_layouts(Arena *a, const IrKernel *k, int warpbits, bool wgmma);
 
 /* ---- emission state ---------------------------------------------------------- */
 
@@ -134,6 +140,7 @@ typedef struct Nv {
 	LLVMTypeRef t_gptr;       /* ptr addrspace(1): global memory */
 	LLVMTypeRef t_sptr;       /* ptr addrspace(3): shared memory */
 	GpuKernel *kinfo;         /* per kernel: launch geometry (filled while emitting) */
+	bool wgmma;               /* every target sm_90a, no --gpu-mma-sync, not emulated */
 	Vec builders;             /* LLVMBuilderRef: the kernels' entry builders, disposed at the end */
 } Nv;
 
@@ -187,6 +194,9 @@ typedef struct ConvEntry {
 typedef struct LoopPipe {
 	const Inst *loop;         /* the FOR */
 	int stages;               /* buffers per operand (num_stages) */
+	int ahead;                /* iterations copied ahead: stages - 1, or stages - 2 when the last
+	                             wgmma group of an iteration stays in flight into the next (wg_pending) */
+	bool wg;                  /* some dot of the body uses wgmma */
 	LLVMValueRef c, trips;    /* the loop's counter (i64) and trip count */
 	LLVMValueRef lo, step;    /* iv = lo + c * step, in the iv's dtype */
 	const Inst **dots;        /* the dots whose operands are copied ahead */
@@ -233,7 +243,18 @@ typedef struct NvFn {
 	bool *pipelined;          /* per value id: a load a pipelined dot copies (never emitted) */
 	LLVMValueRef smem_pipe;   /* placeholder for the pipeline buffers (after the temporary area) */
 	uint64_t smem_pipe_bytes; /* their bytes */
+	bool wgmma;               /* some dot uses wgmma: its buffers are NV_WGMMA_ALIGN-aligned */
 } NvFn;
+
+/* Alignment of wgmma operand buffers in shared memory: the largest
+ * swizzle atom (8 rows of 128 bytes); the hardware swizzles address bits. */
+#define NV_WGMMA_ALIGN 1024
+
+/* x rounded up to a multiple of a. */
+static inline uint64_t nv_align_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) / a * a;
+}
 
 /* ---- nvptx_base.c ------------------------------------------------------------- */
 

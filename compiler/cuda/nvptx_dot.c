@@ -17,6 +17,13 @@
  * lives in the C-fragment layout (gpu_layout.c: lay_mma_c), which the
  * result keeps.
  *
+ * On sm_90a (Nv.wgmma), tensor-core dots whose block fills whole
+ * warpgroups use wgmma instead: the slices go to shared memory in wgmma's
+ * canonical swizzled layouts (wg_stage_off), fenced for the async proxy
+ * before the barrier, and each k-step of each 64-row tile is one
+ * wgmma.mma_async m64nNk16 reading them through matrix descriptors; the
+ * accumulator is in lay_wgmma_c.
+ *
  * Everything else (f32, f64, integers, small or odd shapes): FMA.  Each
  * thread accumulates its elements of the result, c[m][n] += a[m][k] *
  * b[k][n] for its rows m and columns n, k in order, reading the slices
@@ -128,6 +135,28 @@ static void commit(NvFn *f)
 	nv_intrinsic(f, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
 }
 
+/* Inline PTX (side effects, a memory clobber where cons says so). */
+static LLVMValueRef inline_ptx(NvFn *f, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
+                               int n)
+{
+	LLVMTypeRef *pt = arena_alloc(arena(f), (size_t)(n + 1) * sizeof *pt);
+	for (int j = 0; j < n; j++)
+		pt[j] = LLVMTypeOf(args[j]);
+	LLVMTypeRef fty = LLVMFunctionType(ret, pt, (unsigned)n, 0);
+	LLVMValueRef asm_ = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0,
+	                                     LLVMInlineAsmDialectATT, 0);
+	return LLVMBuildCall2(f->g->b, fty, asm_, args, (unsigned)n, "");
+}
+
+/* Shared memory that ordinary stores or cp.async wrote and wgmma (the
+ * async proxy) reads next: every writing thread fences before the barrier
+ * (LLVM has no intrinsic for the plain fence). */
+static void proxy_fence(NvFn *f, bool wg)
+{
+	if (wg)
+		inline_ptx(f, f->g->t_void, "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0);
+}
+
 /* One K slice of an operand, [rows, cols] row-major in shared memory.
  * Swizzled (MMA): in 16-byte chunks whose index is XORed, within each
  * 128-byte line, with the line's number, so that the eight rows an ldmatrix
@@ -137,13 +166,42 @@ typedef struct Stage {
 	int64_t cols;        /* elements per row */
 	int es;              /* bytes per element (memory form) */
 	bool swz;            /* swizzled 16-byte chunks (cols * es a multiple of 16) */
+	bool wg;             /* wgmma's canonical layout instead (wg_stage_off) */
+	int64_t rows;        /* with wg: rows (a power of two) */
 } Stage;
+
+/* wgmma's canonical swizzled layouts (PTX ISA, "matrix descriptor"): rows
+ * cut into blocks of wg_line = min(row bytes, 128) bytes, block-major
+ * ([cols * es / line][rows][line]), the 16-byte chunks of each line XORed
+ * with bits 7 up of the offset (the 128-, 64- or 32-byte swizzle: atoms of
+ * 8 lines).  A's rows (M) run along K (K-major), B's (K) along N (N-major);
+ * both take 16-byte cp.async copies as they are. */
+static int wg_line(const Stage *s)
+{
+	int64_t line = s->cols * s->es;
+	return line < 128 ? (int)line : 128;
+}
+
+static LLVMValueRef wg_stage_off(NvFn *f, const Stage *s, LLVMValueRef r, LLVMValueRef c)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	int line = wg_line(s), lb = lay_log2_ceil(line);
+	LLVMValueRef byte = LLVMBuildMul(b, c, cg_i32(g, s->es), "");
+	LLVMValueRef blk = LLVMBuildLShr(b, byte, cg_i32(g, lb), "");
+	LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, blk, cg_i32(g, (int32_t)s->rows), ""), r, "");
+	off = LLVMBuildAdd(b, LLVMBuildShl(b, off, cg_i32(g, lb), ""), LLVMBuildAnd(b, byte, cg_i32(g, line - 1), ""), "");
+	LLVMValueRef sw = LLVMBuildAnd(b, LLVMBuildLShr(b, off, cg_i32(g, 7), ""), cg_i32(g, line / 16 - 1), "");
+	return LLVMBuildXor(b, off, LLVMBuildShl(b, sw, cg_i32(g, 4), ""), "");
+}
 
 /* Byte offset of element (r, c) of a stage (i32 operands). */
 static LLVMValueRef stage_off(NvFn *f, const Stage *s, LLVMValueRef r, LLVMValueRef c)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
+	if (s->wg)
+		return wg_stage_off(f, s, r, c);
 	if (!s->swz) {
 		LLVMValueRef e = LLVMBuildAdd(b, LLVMBuildMul(b, r, cg_i32(g, (int32_t)s->cols), ""), c, "");
 		return LLVMBuildMul(b, e, cg_i32(g, s->es), "");
@@ -296,6 +354,7 @@ static bool run_pipeline(NvFn *f, Pipeline *p, SliceFn compute, void *ctx)
 			LLVMValueRef pending = cg_i32(f->g, (int32_t)(issued - s - 1));
 			nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &pending, 1);
 		}
+		proxy_fence(f, p->sa[0].wg);
 		nv_barrier(f);
 		if (!compute(f, ctx, p, (int)(s % p->stages), s * p->kc))
 			return false;
@@ -441,6 +500,7 @@ static bool run_rolled(NvFn *f, Pipeline *p, SliceFn compute, void *ctx, GV **ac
 	if (S >= 2) {
 		LLVMValueRef pending = cg_i32(g, S - 2);
 		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &pending, 1);
+		proxy_fence(f, p->sa[0].wg);
 		nv_barrier(f);
 		LLVMValueRef j = LLVMBuildAdd(b, s, cg_i32(g, S - 1), "");
 		rolled_issue(f, p, j, LLVMBuildURem(b, j, cg_i32(g, S), ""), true);
@@ -451,6 +511,7 @@ static bool run_rolled(NvFn *f, Pipeline *p, SliceFn compute, void *ctx, GV **ac
 		commit(f);
 		LLVMValueRef none = cg_i32(g, 0);
 		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &none, 1);
+		proxy_fence(f, p->sa[0].wg);
 		nv_barrier(f);
 	}
 	Pipeline one = *p;
@@ -485,21 +546,26 @@ static bool run_rolled(NvFn *f, Pipeline *p, SliceFn compute, void *ctx, GV **ac
 	return true;
 }
 
-/* Buffers for the slices, in the temporary area. */
-static void pipeline_buffers(NvFn *f, Pipeline *p, int64_t arows, int64_t bcols, int es, bool swz)
+/* Alignment of dot buffers in shared memory. */
+static uint64_t buf_align(NvFn *f)
 {
-	uint64_t abytes = (uint64_t)(arows * p->kc * es);
-	abytes = (abytes + 15) / 16 * 16;
+	return f->wgmma ? NV_WGMMA_ALIGN : 16;
+}
+
+/* Buffers for the slices, in the temporary area (wg: wgmma's layout). */
+static void pipeline_buffers(NvFn *f, Pipeline *p, int64_t arows, int64_t bcols, int es, bool swz, bool wg)
+{
+	uint64_t abytes = nv_align_up((uint64_t)(arows * p->kc * es), buf_align(f));
 	uint64_t bbytes = (uint64_t)(p->kc * bcols * es);
-	uint64_t sbytes = (abytes + bbytes + 15) / 16 * 16;
+	uint64_t sbytes = nv_align_up(abytes + bbytes, buf_align(f));
 	nv_temp_need(f, sbytes * (uint64_t)p->stages);
 	p->a_bytes = abytes;
 	p->buf_bytes = sbytes;
 	p->sa = arena_alloc(arena(f), (size_t)p->stages * sizeof *p->sa);
 	p->sb = arena_alloc(arena(f), (size_t)p->stages * sizeof *p->sb);
 	for (int st = 0; st < p->stages; st++) {
-		p->sa[st] = (Stage){nv_temp_ptr(f, sbytes * (uint64_t)st), p->kc, es, swz};
-		p->sb[st] = (Stage){nv_temp_ptr(f, sbytes * (uint64_t)st + abytes), bcols, es, swz};
+		p->sa[st] = (Stage){nv_temp_ptr(f, sbytes * (uint64_t)st), p->kc, es, swz, wg, arows};
+		p->sb[st] = (Stage){nv_temp_ptr(f, sbytes * (uint64_t)st + abytes), bcols, es, swz, wg, p->kc};
 	}
 }
 
@@ -606,20 +672,20 @@ static bool pipe_loads(NvFn *f, const Inst *loop, const Inst *d, const Inst **ld
 }
 
 /* Bytes of one buffer (both operands) of dot d: a is [Mp, Kp], b [Kp, Np]. */
-static uint64_t pipe_a_bytes(const Inst *d)
+static uint64_t pipe_a_bytes(NvFn *f, const Inst *d)
 {
 	const Type *a = d->args[0]->type;
 	int es = nv_smem_elem(a->dtype);
 	uint64_t x = (uint64_t)es << (lay_log2_ceil(a->dims[0]) + lay_log2_ceil(a->dims[1]));
-	return (x + 15) / 16 * 16;
+	return nv_align_up(x, buf_align(f));
 }
 
-static uint64_t pipe_bytes(const Inst *d)
+static uint64_t pipe_bytes(NvFn *f, const Inst *d)
 {
 	const Type *b = d->args[1]->type;
 	int es = nv_smem_elem(b->dtype);
 	uint64_t y = (uint64_t)es << (lay_log2_ceil(b->dims[0]) + lay_log2_ceil(b->dims[1]));
-	return (pipe_a_bytes(d) + y + 15) / 16 * 16;
+	return nv_align_up(pipe_a_bytes(f, d) + y, buf_align(f));
 }
 
 LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
@@ -634,24 +700,38 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 	for (const Inst *d = body->first; d; d = d->next)
 		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld)) {
 			n++;
-			total += (uint64_t)S * pipe_bytes(d);
+			total += (uint64_t)S * pipe_bytes(f, d);
 		}
 	if (!n || total > pipe_cap(f))
 		return NULL;
 	LoopPipe *p = arena_alloc(arena(f), sizeof *p);
 	p->loop = loop;
 	p->stages = S;
+	p->ahead = S - 1;
 	p->dots = arena_alloc(arena(f), (size_t)n * sizeof *p->dots);
 	p->off = arena_alloc(arena(f), (size_t)n * sizeof *p->off);
 	p->bytes = arena_alloc(arena(f), (size_t)n * sizeof *p->bytes);
 	for (const Inst *d = body->first; d; d = d->next)
 		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld)) {
 			p->dots[p->ndots] = d;
-			p->bytes[p->ndots] = pipe_bytes(d);
+			p->bytes[p->ndots] = pipe_bytes(f, d);
 			p->off[p->ndots++] = f->smem_pipe_bytes;
-			f->smem_pipe_bytes += (uint64_t)S * pipe_bytes(d);
+			f->smem_pipe_bytes += (uint64_t)S * pipe_bytes(f, d);
 			f->pipelined[ld[0]->results[0]->id] = f->pipelined[ld[1]->results[0]->id] = true;
+			p->wg |= f->plan->wgmma[d->results[0]->id];
 		}
+	/* wgmma may overlap the next iteration's issue (its buffer is then
+	 * not overwritten until the iteration after) when the copies still
+	 * run 64 or more of K ahead: on the H100, 3 stages of BK 32 ran 30 %
+	 * faster with 2 slices ahead and the group waited for than with one
+	 * ahead and the group in flight; with BK 64 or 4 stages, overlapping
+	 * was as fast or faster (bench/RESULTS.md). */
+	int64_t kmin = INT64_MAX;
+	for (int x = 0; x < p->ndots; x++)
+		if (f->plan->wgmma[p->dots[x]->results[0]->id] && p->dots[x]->args[0]->type->dims[1] < kmin)
+			kmin = p->dots[x]->args[0]->type->dims[1];
+	if (p->wg && S >= 3 && (S - 2) * kmin >= 64)
+		p->ahead = S - 2;
 	return p;
 }
 
@@ -662,15 +742,16 @@ static void pipe_stages(NvFn *f, const LoopPipe *p, int x, LLVMValueRef buf, Sta
 	LLVMBuilderRef b = g->b;
 	const Inst *d = p->dots[x];
 	const Type *at = d->args[0]->type, *bt = d->args[1]->type;
-	bool swz = f->plan->mma[d->results[0]->id];
+	bool swz = f->plan->mma[d->results[0]->id], wg = f->plan->wgmma[d->results[0]->id];
 	int es = nv_smem_elem(at->dtype);
 	LLVMValueRef off = LLVMBuildAdd(b, cg_i32(g, (int32_t)p->off[x]),
 	                                LLVMBuildMul(b, buf, cg_i32(g, (int32_t)p->bytes[x]), ""), "");
 	LLVMValueRef base = LLVMBuildInBoundsGEP2(b, g->t_i8, f->smem_pipe, &off, 1, "pipe");
-	LLVMValueRef aoff = cg_i32(g, (int32_t)pipe_a_bytes(d));
-	*sa = (Stage){base, INT64_C(1) << lay_log2_ceil(at->dims[1]), es, swz};
+	LLVMValueRef aoff = cg_i32(g, (int32_t)pipe_a_bytes(f, d));
+	int64_t kp = INT64_C(1) << lay_log2_ceil(at->dims[1]);
+	*sa = (Stage){base, kp, es, swz, wg, INT64_C(1) << lay_log2_ceil(at->dims[0])};
 	*sb = (Stage){LLVMBuildInBoundsGEP2(b, g->t_i8, base, &aoff, 1, ""), INT64_C(1) << lay_log2_ceil(bt->dims[1]),
-	              es, swz};
+	              es, swz, wg, kp};
 }
 
 /* Emits the scalar chain of v for the iteration whose induction variable
@@ -742,18 +823,28 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 
 void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 {
-	for (int j = 0; j + 1 < p->stages; j++)
+	for (int j = 0; j < p->ahead; j++)
 		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j));
+}
+
+/* Whether the last wgmma group of an iteration of p is still in flight
+ * when the next one starts. */
+static bool wg_pending(const LoopPipe *p)
+{
+	return p->wg && p->ahead < p->stages - 1;
 }
 
 void nv_pipe_epilogue(NvFn *f, LoopPipe *p)
 {
-	(void)p;
 	nv_intrinsic(f, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
+	if (wg_pending(p)) {
+		LLVMValueRef none = cg_i64(f->g, 0);
+		nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &none, 1);
+	}
 }
 
 /* In the body, at dot x of p: wait for this iteration's copies, start the
- * ones num_stages - 1 iterations ahead, and give the buffers to read. */
+ * ones p->ahead iterations ahead, and give the buffers to read. */
 static bool pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 {
 	Cg *g = f->g;
@@ -761,12 +852,14 @@ static bool pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 	int S = p->stages;
 	/* The first dot of the body moves the whole pipeline. */
 	if (x == 0) {
-		LLVMValueRef pending = cg_i32(g, S - 2);
+		LLVMValueRef pending = cg_i32(g, p->ahead - 1);
 		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &pending, 1);
+		proxy_fence(f, p->wg);
 		/* Everyone's copies are in, and everyone is done with the buffer
-		 * the next copies overwrite (read in the previous iteration). */
+		 * the next copies overwrite (read in the previous iteration, or
+		 * the one before by wgmma groups still in flight then). */
 		nv_barrier(f);
-		LLVMValueRef j = LLVMBuildAdd(b, p->c, cg_i64(g, S - 1), "");
+		LLVMValueRef j = LLVMBuildAdd(b, p->c, cg_i64(g, p->ahead), "");
 		LLVMValueRef nb = LLVMBuildTrunc(b, LLVMBuildURem(b, j, cg_i64(g, S), ""), g->t_i32, "");
 		if (!pipe_issue_guarded(f, p, j, nb))
 			return false;
@@ -905,7 +998,7 @@ static bool dot_fma(NvFn *f, const Inst *i)
 		p.stages = (int)p.nslices;
 	bool rolled = !in_loop && p.nslices >= ROLL_MIN_SLICES && can_roll(f, &p, x.K);
 	if (!in_loop)
-		pipeline_buffers(f, &p, Mp, Np, es, false);
+		pipeline_buffers(f, &p, Mp, Np, es, false, false);
 
 	/* The rows and columns this thread's result elements use. */
 	GV *C = x.C;
@@ -1095,6 +1188,143 @@ static bool mma_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k
 	return true;
 }
 
+/* ---- wgmma (sm_90a) -------------------------------------------------------------------- */
+
+/* The matrix descriptor of stage s at byte offset off (i32; the layout's
+ * offset without the swizzle: the start of an atom, or a k-step into one,
+ * which the hardware swizzles as it reads): start address, leading byte
+ * offset lbo (N-major B: from one block of lines to the next; unused for
+ * K-major A), stride byte offset (8 lines), swizzle mode (1: 128 bytes,
+ * 2: 64, 3: 32). */
+static LLVMValueRef wg_desc(NvFn *f, const Stage *s, LLVMValueRef off, int64_t lbo)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	int line = wg_line(s);
+	uint64_t mode = line == 128 ? 1 : line == 64 ? 2 : 3;
+	uint64_t hi = ((uint64_t)lbo >> 4 & 0x3FFF) << 16 | ((uint64_t)(8 * line) >> 4 & 0x3FFF) << 32 | mode << 62;
+	LLVMValueRef a = LLVMBuildAdd(b, LLVMBuildPtrToInt(b, s->base, g->t_i64, ""), LLVMBuildZExt(b, off, g->t_i64, ""), "");
+	a = LLVMBuildLShr(b, LLVMBuildAnd(b, a, cg_i64(g, 0x3FFFF), ""), cg_i64(g, 4), "");
+	return LLVMBuildOr(b, a, LLVMConstInt(g->t_i64, hi, 0), "");
+}
+
+/* wgmma.mma_async m64nNk16: the n / 2 f32 accumulators d of this thread
+ * += A (K-major, descriptor da) x B (N-major: imm-trans-b 1, descriptor
+ * db), f16 or bf16. */
+static void wgmma(NvFn *f, DType ot, int n, LLVMValueRef da, LLVMValueRef db, LLVMValueRef *d)
+{
+	Cg *g = f->g;
+	int nd = n / 2;
+	size_t cap = (size_t)nd * 16 + 256;
+	char *text = arena_alloc(arena(f), cap), *cons = arena_alloc(arena(f), cap);
+	size_t t = (size_t)snprintf(text, cap, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n"
+	                            "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", 2 * nd + 2, n,
+	                            ot == DT_F16 ? "f16" : "bf16", ot == DT_F16 ? "f16" : "bf16");
+	size_t c = 0;
+	for (int j = 0; j < nd; j++) {
+		t += (size_t)snprintf(text + t, cap - t, "%s$%d", j ? ", " : "", j);
+		c += (size_t)snprintf(cons + c, cap - c, "=f,");
+	}
+	snprintf(text + t, cap - t, "}, $%d, $%d, p, 1, 1, 0, 1;\n}", nd, nd + 1);
+	c += (size_t)snprintf(cons + c, cap - c, "l,l");
+	for (int j = 0; j < nd; j++)
+		c += (size_t)snprintf(cons + c, cap - c, ",%d", j);
+	snprintf(cons + c, cap - c, ",r");
+	LLVMValueRef *args = arena_alloc(arena(f), (size_t)(nd + 3) * sizeof *args);
+	LLVMTypeRef *ft = arena_alloc(arena(f), (size_t)nd * sizeof *ft);
+	args[0] = da;
+	args[1] = db;
+	for (int j = 0; j < nd; j++) {
+		args[2 + j] = d[j];
+		ft[j] = g->t_f32;
+	}
+	args[2 + nd] = cg_i32(g, 1); /* scale-d: accumulate */
+	LLVMValueRef out = inline_ptx(f, LLVMStructTypeInContext(g->ctx, ft, (unsigned)nd, 0), text, cons, args, nd + 3);
+	for (int j = 0; j < nd; j++)
+		d[j] = LLVMBuildExtractValue(g->b, out, (unsigned)j, "");
+}
+
+typedef struct WgCtx {
+	GV *D;                  /* accumulators, lay_wgmma_c */
+	DType ot;               /* operand dtype */
+	int nm;                 /* this warpgroup's 64-row tiles */
+	int64_t *mt;            /* their compile-time origins */
+	int nc, nch;            /* column chunks of one wgmma, and their width (<= 256) */
+	int **regs;             /* per tile and chunk: the accumulator registers, in wgmma's order */
+	LLVMValueRef wrow;      /* the warpgroup's row origin (thread part) */
+	int pending;            /* wgmma groups left in flight after the slice (wg_pending) */
+} WgCtx;
+
+/* Every k-step of the slice in buffer buf, as one wgmma group, waited for
+ * before the buffer may be reused (in a pipelined loop with wg_pending,
+ * the group stays in flight until the next iteration's). */
+static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0)
+{
+	WgCtx *x = ctxp;
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	(void)k0;
+	const Stage *sa = &p->sa[buf], *sb = &p->sb[buf];
+	int64_t la = wg_line(sa), lb = wg_line(sb), es = sa->es;
+	LLVMValueRef *d = arena_alloc(arena(f), (size_t)x->nch * sizeof *d);
+	nv_intrinsic(f, "llvm.nvvm.wgmma.fence.sync.aligned", NULL, 0, NULL, 0);
+	for (int64_t kk = 0; kk < p->kc; kk += 16) {
+		int64_t kb = kk * es;
+		for (int m = 0; m < x->nm; m++) {
+			LLVMValueRef row = LLVMBuildOr(b, x->wrow, cg_i32(g, (int32_t)x->mt[m]), "");
+			LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, row, cg_i32(g, (int32_t)la), ""),
+			                                cg_i32(g, (int32_t)(kb / la * sa->rows * la + kb % la)), "");
+			LLVMValueRef da = wg_desc(f, sa, off, 16);
+			for (int c = 0; c < x->nc; c++) {
+				int64_t nb = (int64_t)c * x->nch * es;
+				LLVMValueRef db = wg_desc(f, sb, cg_i32(g, (int32_t)((nb / lb * sb->rows + kk) * lb)), sb->rows * lb);
+				int *rg = x->regs[m * x->nc + c];
+				for (int q = 0; q < x->nch / 2; q++)
+					d[q] = x->D->r[rg[q]];
+				wgmma(f, x->ot, x->nch, da, db, d);
+				for (int q = 0; q < x->nch / 2; q++)
+					x->D->r[rg[q]] = d[q];
+			}
+		}
+	}
+	nv_intrinsic(f, "llvm.nvvm.wgmma.commit_group.sync.aligned", NULL, 0, NULL, 0);
+	LLVMValueRef pending = cg_i64(g, x->pending);
+	nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &pending, 1);
+	return true;
+}
+
+/* The warpgroup's tiles and the registers each wgmma takes (lay_wgmma_c). */
+static void wg_setup(NvFn *f, WgCtx *x, const GpuLayout *LC, int64_t N)
+{
+	LLVMBuilderRef b = f->g->b;
+	GV *D = x->D;
+	int64_t c[2];
+	x->mt = arena_alloc(arena(f), (size_t)D->n * sizeof *x->mt);
+	for (int r = 0; r < D->n; r++) {
+		lay_reg_coord(LC, r, c);
+		int m = 0;
+		while (m < x->nm && x->mt[m] != (c[0] & ~INT64_C(63)))
+			m++;
+		if (m == x->nm)
+			x->mt[x->nm++] = c[0] & ~INT64_C(63);
+	}
+	x->nch = N < 256 ? (int)N : 256;
+	x->nc = (int)(N / x->nch);
+	PKC_ASSERT(x->nm * x->nc * x->nch / 2 == D->n);
+	x->regs = arena_alloc(arena(f), (size_t)(x->nm * x->nc) * sizeof *x->regs);
+	for (int m = 0; m < x->nm; m++)
+		for (int k = 0; k < x->nc; k++) {
+			int *rg = x->regs[m * x->nc + k] = arena_alloc(arena(f), (size_t)x->nch / 2 * sizeof *rg);
+			/* d[4i + j]: row 8 * (j / 2), column 8i + j % 2 of the tile's chunk. */
+			for (int q = 0; q < x->nch / 2; q++) {
+				int64_t at[2] = {x->mt[m] + 8 * (q % 4 / 2), (int64_t)k * x->nch + 8 * (q / 4) + q % 2};
+				rg[q] = lay_reg_of(LC, at);
+			}
+		}
+	LLVMValueRef trow = nv_tcoord(f, LC, 0);
+	x->wrow = trow ? LLVMBuildAnd(b, trow, cg_i32(f->g, ~63), "") : cg_i32(f->g, 0);
+}
+
 static bool dot_mma(NvFn *f, const Inst *i)
 {
 	Cg *g = f->g;
@@ -1126,8 +1356,18 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	p.nslices = K / p.kc;
 	if (p.stages > p.nslices)
 		p.stages = (int)p.nslices;
+	bool wg = f->plan->wgmma[res->id];
 	if (!in_loop)
-		pipeline_buffers(f, &p, M, N, 2, true);
+		pipeline_buffers(f, &p, M, N, 2, true, wg);
+	if (wg) {
+		const LoopPipe *lp = pipe_of(f, i, &px);
+		WgCtx w = {.D = x.D, .ot = a.dt, .pending = lp && wg_pending(lp)};
+		wg_setup(f, &w, LC, N);
+		if (!run_dot(f, i, &p, wg_slice, &w, rolled, &w.D))
+			return false;
+		f->vals[res->id] = w.D;
+		return true;
+	}
 
 	x.mt = arena_alloc(arena(f), (size_t)x.D->n * sizeof *x.mt);
 	x.nt = arena_alloc(arena(f), (size_t)x.D->n * sizeof *x.nt);
