@@ -103,8 +103,9 @@ static void scan_defines(Compiler *cc, const char *s, size_t size)
  * "Known defects") and that mutated sizes reach all the time: an input
  * that reaches one is not explored further, so that the campaign finds new
  * ones.  Remove each check with its fix.  (The signed overflow in
- * type_numel itself is not instrumented: known.ignorelist.) */
-/* The GPU back end unrolls block values: compile time grows with their
+ * type_numel itself is not instrumented: known.ignorelist.)
+ *
+ * The GPU back end unrolls block values: compile time grows with their
  * elements, much faster at -O1 (#3; a dot of a [4096, 32] block takes a
  * minute).  Limits on the elements of all values of a module: */
 enum {
@@ -180,6 +181,7 @@ static bool after(Compiler *cc, bool ok, const IrModule *m, const char *pass)
  * or when the sizes *z of the module reach a known defect. */
 static IrModule *front_end(Compiler *cc, const uint8_t *data, size_t size, Sizes *z)
 {
+	*z = (Sizes){false, 0};
 	cc->diag.stream = NULL;
 	scan_defines(cc, (const char *)data, size);
 	Source *src = source_from_memory(cc, "fuzz.pk", (const char *)data, size);
@@ -187,7 +189,8 @@ static IrModule *front_end(Compiler *cc, const uint8_t *data, size_t size, Sizes
 	if (!after(cc, ast != NULL, NULL, "parse"))
 		return NULL;
 	IrModule *m = sema_file(cc, ast);
-	*z = m && cc->diag.nerrors == 0 ? module_sizes(m) : (Sizes){false, 0};
+	if (m && cc->diag.nerrors == 0)
+		*z = module_sizes(m);
 	if (z->overflow) /* before the verifier, which trips over such sizes too */
 		return NULL;
 	return after(cc, m != NULL, m, "sema") ? m : NULL;
