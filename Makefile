@@ -300,20 +300,24 @@ $(FUZZ_PIPE_BIN): $(FUZZ_PIPE_SRCS) $(FUZZ_DEPS) test/fuzz/known.ignorelist
 	$(CLANG) $(FUZZ_FLAGS) -fsanitize-ignorelist=test/fuzz/known.ignorelist $(ALL_CPPFLAGS) -o $@ \
 		$(FUZZ_PIPE_SRCS) $(LDLIBS) $(MLIR_LIBS)
 
-# New inputs go to build/fuzz/corpus* (the first directory); the checked-in
-# seeds, the samples and the regression inputs are read-only.  The pipeline
-# target starts from every valid kernel of samples/ and test/
-# (test/fuzz/seeds.sh collects them into build/fuzz/seeds).
+# New inputs go to $(FUZZ_CORPUS) and $(FUZZ_CORPUS)-pipeline (the first
+# directory); the checked-in seeds, the samples and the regression inputs are
+# read-only.  The pipeline target starts from every valid kernel of samples/
+# and test/ (test/fuzz/seeds.sh collects them into build/fuzz/seeds).
+FUZZ_CORPUS ?= $(FUZZ_DIR)/corpus
 fuzz: deps-check $(FUZZ_BIN) $(FUZZ_PIPE_BIN) $(PKC)
-	@mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/corpus-pipeline $(FUZZ_DIR)/artifacts
+	@mkdir -p $(FUZZ_CORPUS) $(FUZZ_CORPUS)-pipeline $(FUZZ_DIR)/artifacts
 	$(FUZZ_BIN) $(FUZZ_OPTS) -artifact_prefix=$(FUZZ_DIR)/artifacts/frontend- \
-		$(FUZZ_DIR)/corpus test/fuzz/corpus samples
+		$(FUZZ_CORPUS) test/fuzz/corpus samples
 	test/fuzz/seeds.sh $(PKC) $(FUZZ_DIR)/seeds
 	$(FUZZ_PIPE_BIN) $(FUZZ_OPTS) -max_len=16384 -artifact_prefix=$(FUZZ_DIR)/artifacts/pipeline- \
-		$(FUZZ_DIR)/corpus-pipeline $(FUZZ_DIR)/seeds test/fuzz/regress
+		$(FUZZ_CORPUS)-pipeline $(FUZZ_DIR)/seeds test/fuzz/regress
 
+# Short: 20 s each, from the seeds only (libFuzzer first runs every input of
+# the corpus, which takes minutes for a grown one).
 fuzz-smoke:
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
+	rm -rf $(FUZZ_DIR)/smoke
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20 FUZZ_CORPUS=$(FUZZ_DIR)/smoke/corpus
 
 # ---- benchmark ----------------------------------------------------------------
 
