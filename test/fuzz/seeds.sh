@@ -1,8 +1,8 @@
 #!/bin/sh
 # seeds.sh PKC DIR - the seed corpus of the whole-pipeline fuzzer: every
-# .pk file under samples/ and test/ (but the known defects of test/fuzz/known)
-# that pkc -fsyntax-only accepts, copied
-# into DIR (made afresh) under its path with '/' turned into '_'.
+# .pk file under samples/ and test/ (but the known defects, test/fuzz/known)
+# that pkc -fsyntax-only accepts, copied into DIR (made afresh) under its
+# path with '/' turned into '_'.
 set -eu
 pkc=$1
 dir=$2
