@@ -61,7 +61,7 @@ def replay(pkc, path, tmp, timeout):
     with open(path, "rb") as f:
         text = f.read()
     h = fnv1a(text)
-    opt = "-O1" if (h >> 5) % 4 == 0 else "-O0"
+    opt = "-O1" if (h >> 6) % 4 == 0 else "-O0"
     dflags = defines(text)
     out = os.path.join(tmp, "out.o")
     for target in HOST_CUDA:
