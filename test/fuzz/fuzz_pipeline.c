@@ -109,7 +109,7 @@ static void scan_defines(Compiler *cc, const char *s, size_t size)
  * elements, much faster at -O1 (#3; a dot of a [4096, 32] block takes a
  * minute).  Limits on the elements of all values of a module: */
 enum {
-	GPU_VALUE_LIMIT = 1 << 18, /* no GPU targets above */
+	GPU_VALUE_LIMIT = 1 << 17, /* no GPU targets above */
 	GPU_O1_LIMIT = 1 << 15,    /* -O0 above */
 };
 
