@@ -6,7 +6,8 @@
 #   make samples         build the sample programs build/samples/<name> (samples/<name>.c)
 #   make SANITIZE=1 ...  the same with ASan+UBSan, in build/asan (kept apart)
 #   make MOSAIC=0 ...    without the Mosaic TPU back end (no MLIR), in build/nomosaic
-#   make fuzz            libFuzzer on the front end for $(FUZZ_SECONDS) s (fuzz-smoke: 20 s)
+#   make fuzz            libFuzzer on the front end, then on the whole pipeline, for
+#                        $(FUZZ_SECONDS) s each (fuzz-smoke: 20 s each)
 #   make bench           time pkc (compile time, front end) and the host add_vectors
 #                        kernel against memcpy (bench/RESULTS.md)
 #   make install         install pkc, libpkrt, pk_runtime.h, pkc.pc and the CMake
@@ -287,28 +288,54 @@ demo: all
 
 # ---- fuzzing ------------------------------------------------------------------
 
+# Two libFuzzer targets (test/fuzz/README.md), each run for $(FUZZ_SECONDS) s:
+#   fuzz_frontend  lexer, parser, sema and the verifier on arbitrary bytes
+#   fuzz_pipeline  the whole pipeline (host, NVPTX without ptxas, Mosaic) on
+#                  mutants of valid kernels (a token-level custom mutator)
 FUZZ_SECONDS ?= 600
 FUZZ_DIR := build/fuzz
 FUZZ_BIN := $(FUZZ_DIR)/fuzz_frontend
+FUZZ_PIPE_BIN := $(FUZZ_DIR)/fuzz_pipeline
 # The front-end fuzzer links the components up to the IR, no back end.
 FUZZ_SRCS := $(wildcard $(addsuffix /*.c,$(addprefix compiler/,support front ir))) $(GEN_SRCS) \
              test/fuzz/fuzz_frontend.c
+# The pipeline fuzzer links every component but the driver, the Mosaic
+# sources included (with MLIR, which brings libLLVM too), not as a plugin.
+FUZZ_PIPE_SRCS := $(filter-out compiler/main.c,$(SRCS)) $(GEN_SRCS) test/fuzz/fuzz_pipeline.c \
+                  test/fuzz/pk_mutator.c
 FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
               -fno-omit-frame-pointer $(WARN_FLAGS)
+FUZZ_DEPS := $(wildcard compiler/*/*.h compiler/*/*.def) $(GEN_HDRS)
+# Bounded work per input: -timeout (a hang), -rss_limit_mb, -max_len.
+FUZZ_OPTS := -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -dict=test/fuzz/pk.dict
 
-$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard compiler/*/*.h compiler/*/*.def) $(GEN_HDRS)
+$(FUZZ_BIN): $(FUZZ_SRCS) $(FUZZ_DEPS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_FLAGS) $(ALL_CPPFLAGS) -o $@ $(FUZZ_SRCS) $(LDLIBS)
 
-# New inputs go to build/fuzz/corpus (the first directory); the checked-in
-# seeds and the samples are read-only inputs.
-fuzz: deps-check $(FUZZ_BIN)
-	@mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts
-	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -dict=test/fuzz/pk.dict \
-		-artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/corpus test/fuzz/corpus samples
+$(FUZZ_PIPE_BIN): $(FUZZ_PIPE_SRCS) $(FUZZ_DEPS) test/fuzz/known.ignorelist
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_FLAGS) -fsanitize-ignorelist=test/fuzz/known.ignorelist $(ALL_CPPFLAGS) -o $@ \
+		$(FUZZ_PIPE_SRCS) $(LDLIBS) $(MLIR_LIBS)
 
+# New inputs go to $(FUZZ_CORPUS) and $(FUZZ_CORPUS)-pipeline (the first
+# directory); the checked-in seeds, the samples and the regression inputs are
+# read-only.  The pipeline target starts from every valid kernel of samples/
+# and test/ (test/fuzz/seeds.sh collects them into build/fuzz/seeds).
+FUZZ_CORPUS ?= $(FUZZ_DIR)/corpus
+fuzz: deps-check $(FUZZ_BIN) $(FUZZ_PIPE_BIN) $(PKC)
+	@mkdir -p $(FUZZ_CORPUS) $(FUZZ_CORPUS)-pipeline $(FUZZ_DIR)/artifacts
+	$(FUZZ_BIN) $(FUZZ_OPTS) -artifact_prefix=$(FUZZ_DIR)/artifacts/frontend- \
+		$(FUZZ_CORPUS) test/fuzz/corpus samples
+	test/fuzz/seeds.sh $(PKC) $(FUZZ_DIR)/seeds
+	$(FUZZ_PIPE_BIN) $(FUZZ_OPTS) -max_len=16384 -artifact_prefix=$(FUZZ_DIR)/artifacts/pipeline- \
+		$(FUZZ_CORPUS)-pipeline $(FUZZ_DIR)/seeds test/fuzz/regress
+
+# Short: 20 s each, from the seeds only (libFuzzer first runs every input of
+# the corpus, which takes minutes for a grown one).
 fuzz-smoke:
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
+	rm -rf $(FUZZ_DIR)/smoke
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20 FUZZ_CORPUS=$(FUZZ_DIR)/smoke/corpus
 
 # ---- benchmark ----------------------------------------------------------------
 

@@ -273,6 +273,12 @@ static MlirValue convert(Lower *L, MlirValue x, DType from, DType to, MlirType t
 		return op1(L, "arith.sitofp", t, op1(L, "arith.extui", i32t, x));
 	}
 	int fb = dtype_bits(from), tb = dtype_bits(to);
+	if (dtype_is_float(from) && dtype_is_float(to) && fb == tb) {
+		/* f16 <-> bf16: arith has no same-width float cast (and Pallas
+		 * none at all); through f32, which holds both exactly. */
+		MlirType f32t = shaped_like(t, mlirF32TypeGet(z->ctx));
+		return op1(L, "arith.truncf", t, op1(L, "arith.extf", f32t, x));
+	}
 	if (dtype_is_float(from) && dtype_is_float(to))
 		return op1(L, fb < tb ? "arith.extf" : "arith.truncf", t, x);
 	if (dtype_is_int(from) && dtype_is_int(to)) {
