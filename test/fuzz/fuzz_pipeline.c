@@ -31,6 +31,7 @@
 #include "pkc.h"
 #include "ast.h"
 #include "ir.h"
+#include "front.h"
 #include "passes.h"
 #include "codegen.h"
 #include "codegen_mosaic.h"
