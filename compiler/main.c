@@ -104,6 +104,8 @@ typedef struct Job {
 	CodegenOptions cg;      /* -O, -march=; the output kind follows --emit */
 	MosaicEmit mosaic;      /* --target=mosaic-tpu: the output kind, from --emit */
 	const char *header_path; /* -H, or derived from the output (obj only); NULL: no header */
+	const char *name_prefix; /* --name-prefix=: put before every kernel's name (NULL: none) */
+	const char *name_suffix; /* --name-suffix=: put after it */
 	CodegenOutput code;     /* after llvm-host: the object, assembly or LLVM IR; after mosaic-tpu: the MLIR */
 } Job;
 
@@ -154,6 +156,16 @@ static bool pass_sema(Job *j)
 {
 	j->ir = sema_file(j->cc, j->ast);
 	j->sema_done = true;
+	if (j->ir && (j->name_prefix || j->name_suffix)) {
+		/* Variants of one kernel (-D) in one program: every symbol and
+		 * the header's guard follow the kernel names. */
+		j->ir->name_prefix = j->name_prefix ? j->name_prefix : "";
+		j->ir->name_suffix = j->name_suffix ? j->name_suffix : "";
+		for (int i = 0; i < j->ir->nkernels; i++) {
+			IrKernel *k = j->ir->kernels[i];
+			k->name = arena_printf(j->cc->arena, "%s%s%s", j->ir->name_prefix, k->name, j->ir->name_suffix);
+		}
+	}
 	return j->ir != NULL;
 }
 
@@ -578,6 +590,22 @@ static int opt_prefix_map(Job *j, const Option *o, const char *v, const char *a)
 	return ARGS_OK;
 }
 
+/* --name-prefix=, --name-suffix=: identifier characters (a prefix not
+ * starting with a digit), so that the names stay C identifiers. */
+static int opt_name_affix(Job *j, const Option *o, const char *v, const char *a)
+{
+	bool ok = *v && !(o->name[7] == 'p' && *v >= '0' && *v <= '9');
+	for (const char *p = v; ok && *p; p++)
+		ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_';
+	if (!ok) {
+		error_at(j->cc, (Loc){0}, "invalid value '%s' in '%s' (expected letters, digits and '_'%s)", v, a,
+		         o->name[7] == 'p' ? ", not starting with a digit" : "");
+		return EXIT_USAGE;
+	}
+	*(o->name[7] == 'p' ? &j->name_prefix : &j->name_suffix) = v;
+	return ARGS_OK;
+}
+
 static int opt_werror(Job *j, const Option *o, const char *v, const char *a)
 {
 	j->cc->diag.werror = true;
@@ -668,6 +696,12 @@ static const Option options[] = {
 	 "write the C header declaring the kernels to FILE\n"
 	 "(default with --emit=obj: the object's name with .h); it is\n"
 	 "rewritten only when its contents change"},
+	{"--name-suffix=", ARG_JOINED, HANDLER(opt_name_affix), "--name-suffix=SUFFIX",
+	 "append SUFFIX to every kernel's name (its C launch function,\n"
+	 "its symbols, the TPU kernel) and to the header's include guard,\n"
+	 "so that variants of one kernel (-D) link into one program"},
+	{"--name-prefix=", ARG_JOINED, HANDLER(opt_name_affix), "--name-prefix=PREFIX",
+	 "put PREFIX before every kernel's name (as --name-suffix=)"},
 	{"-O", ARG_JOINED, HANDLER(opt_opt_level), "-O0, -O1, -O2, -O3",
 	 "optimisation level of the generated code (default -O3)"},
 	{"-march=", ARG_JOINED, HANDLER(opt_march), "-march=CPU",

@@ -502,19 +502,61 @@ static GV *elementwise(NvFn *f, const Inst *i, const GpuLayout *L)
 
 /* ---- reshape through shared memory ------------------------------------------------------ */
 
-/* The real row-major linear index (i32) of register r of L. */
-static LLVMValueRef linear_index(NvFn *f, const GpuLayout *L, int r)
+/* The row-major linear index (i32), in a buffer of extents bdims, of
+ * register r of L with off[d] (NULL: 0) added to its coordinate in dim d. */
+static LLVMValueRef linear_index(NvFn *f, const GpuLayout *L, int r, const int64_t *off, const int64_t *bdims)
 {
 	Cg *g = f->g;
 	LLVMValueRef acc = NULL;
-	int64_t stride = 1;
+	int64_t stride = 1, add = 0;
 	for (int d = L->rank - 1; d >= 0; d--) {
 		LLVMValueRef c = nv_coord(f, L, r, d);
 		LLVMValueRef t = stride == 1 ? c : LLVMBuildMul(g->b, c, cg_i32(g, (int32_t)stride), "");
 		acc = acc ? LLVMBuildAdd(g->b, acc, t, "") : t;
-		stride *= L->dims[d];
+		add += off ? off[d] * stride : 0;
+		stride *= bdims[d];
 	}
-	return acc;
+	return add ? LLVMBuildAdd(g->b, acc, cg_i32(g, (int32_t)add), "") : acc;
+}
+
+/* Writes the real elements of x (their owners) to shared memory at their
+ * linear index in a buffer of extents bdims, offset by off (no barrier). */
+static void smem_put(NvFn *f, GV *x, LLVMValueRef base, const int64_t *off, const int64_t *bdims)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	LLVMTypeRef mt = nv_smem_type(f, x->dt);
+	LLVMValueRef own = nv_owner(f, x->L);
+	for (int r = 0; r < x->n; r++) {
+		LLVMValueRef ok = nv_valid(f, x->L, r);
+		ok = ok && own ? LLVMBuildAnd(b, ok, own, "") : ok ? ok : own;
+		LLVMBasicBlockRef join = ok ? guard_open(f, ok) : NULL;
+		LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, base, (LLVMValueRef[]){linear_index(f, x->L, r, off, bdims)}, 1, "");
+		LLVMBuildStore(b, cg_to_mem(g, x->dt, x->r[r]), p);
+		if (join)
+			guard_close(f, join);
+	}
+}
+
+/* Reads a value in layout L back from the buffer smem_put wrote: element
+ * r from its linear index in bdims, offset by off. */
+static GV *smem_get(NvFn *f, LLVMValueRef base, const GpuLayout *L, DType dt, const int64_t *off, const int64_t *bdims)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	LLVMTypeRef mt = nv_smem_type(f, dt);
+	GV *y = gv_new(f, L, dt);
+	for (int r = 0; r < y->n; r++) {
+		/* Padding elements read element 0 (any real one will do). */
+		LLVMValueRef idx = linear_index(f, L, r, off, bdims);
+		LLVMValueRef ok = nv_valid(f, L, r);
+		if (ok)
+			idx = LLVMBuildSelect(b, ok, idx, cg_i32(g, 0), "");
+		LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, base, &idx, 1, "");
+		y->r[r] = cg_from_mem(g, dt, LLVMBuildLoad2(b, mt, p, ""));
+	}
+	f->smem_busy = true;
+	return y;
 }
 
 /* A reshape the layouts cannot express (non-power-of-two extents move):
@@ -522,36 +564,32 @@ static LLVMValueRef linear_index(NvFn *f, const GpuLayout *L, int r)
  * back at the new shape's. */
 static GV *reshape_general(NvFn *f, GV *x, const Type *rt, const GpuLayout *L)
 {
-	Cg *g = f->g;
-	LLVMBuilderRef b = g->b;
-	int es = nv_smem_elem(x->dt);
-	LLVMTypeRef mt = nv_smem_type(f, x->dt);
-	nv_temp_need(f, (uint64_t)type_numel(rt) * (uint64_t)es);
+	nv_temp_need(f, (uint64_t)type_numel(rt) * (uint64_t)nv_smem_elem(x->dt));
 	nv_temp_begin(f);
 	LLVMValueRef base = nv_temp_ptr(f, 0);
-	LLVMValueRef own = nv_owner(f, x->L);
-	for (int r = 0; r < x->n; r++) {
-		LLVMValueRef ok = nv_valid(f, x->L, r);
-		ok = ok && own ? LLVMBuildAnd(b, ok, own, "") : ok ? ok : own;
-		LLVMBasicBlockRef join = ok ? guard_open(f, ok) : NULL;
-		LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, base, (LLVMValueRef[]){linear_index(f, x->L, r)}, 1, "");
-		LLVMBuildStore(b, cg_to_mem(g, x->dt, x->r[r]), p);
-		if (join)
-			guard_close(f, join);
+	smem_put(f, x, base, NULL, x->L->dims);
+	nv_barrier(f);
+	return smem_get(f, base, L, x->dt, NULL, L->dims);
+}
+
+/* slice and concat (value indexing and joining, lang-spec §7.9, §7.12):
+ * through shared memory, the operands at their place in the larger shape. */
+static GV *slice_concat(NvFn *f, const Inst *i, const GpuLayout *L)
+{
+	const Type *rt = i->results[0]->type;
+	const Type *big = i->op == IR_SLICE ? i->args[0]->type : rt;
+	nv_temp_need(f, (uint64_t)type_numel(big) * (uint64_t)nv_smem_elem(rt->dtype));
+	nv_temp_begin(f);
+	LLVMValueRef base = nv_temp_ptr(f, 0);
+	int64_t *off = arena_alloc(arena(f), (size_t)(rt->rank + 1) * sizeof *off);
+	memset(off, 0, (size_t)rt->rank * sizeof *off);
+	for (int k = 0; k < i->nargs; k++) {
+		smem_put(f, nv_get(f, i->args[k], NULL), base, i->op == IR_CONCAT ? off : NULL, big->dims);
+		if (i->op == IR_CONCAT)
+			off[i->ival] += i->args[k]->type->dims[i->ival];
 	}
 	nv_barrier(f);
-	GV *y = gv_new(f, L, x->dt);
-	for (int r = 0; r < y->n; r++) {
-		/* Padding elements read element 0 (any real one will do). */
-		LLVMValueRef idx = linear_index(f, L, r);
-		LLVMValueRef ok = nv_valid(f, L, r);
-		if (ok)
-			idx = LLVMBuildSelect(b, ok, idx, cg_i32(g, 0), "");
-		LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, base, &idx, 1, "");
-		y->r[r] = cg_from_mem(g, x->dt, LLVMBuildLoad2(b, mt, p, ""));
-	}
-	f->smem_busy = true;
-	return y;
+	return smem_get(f, base, L, rt->dtype, i->op == IR_SLICE ? i->perm : NULL, big->dims);
 }
 
 /* ---- shuffles ------------------------------------------------------------------------ */
@@ -857,6 +895,9 @@ bool nv_tensor_op(NvFn *f, const Inst *i)
 		}
 		return true;
 	}
+	case IR_SLICE: case IR_CONCAT:
+		f->vals[res->id] = slice_concat(f, i, L);
+		return true;
 	case IR_BROADCAST:
 		if (!L) {
 			f->vals[res->id] = nv_val(f, i->args[0]);

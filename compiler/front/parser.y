@@ -732,7 +732,8 @@ idx
 	;
 
 /* primary = INT | FLOAT | "true" | "false" | "inf" | "nan" | "None" | IDENT | DTYPE
- *         | "(" expr ")" | "(" [ expr "," { expr "," } [ expr ] ] ")" ;  (tuples: () (a,) (a, b)) */
+ *         | "(" expr ")" | "(" [ expr "," { expr "," } [ expr ] ] ")" ;  (tuples: () (a,) (a, b))
+ *         | "[" expr { "," expr } [ "," ] "]" ;  (a list: a tuple, as concatenate([a, b]) takes) */
 primary
 	: INT                                  { $$ = mk_int(pc, $1, @1); }
 	| FLOAT                                { $$ = mk_float(pc, $1, @1); }
@@ -746,6 +747,7 @@ primary
 	| '(' expr ')'                         { $$ = $2; }
 	| '(' ')'                              { $$ = mk_tuple(pc, @$, (Vec){0}); }
 	| '(' expr ',' ')'                     { $$ = mk_tuple(pc, @$, list1(pc, $2)); }
+	| '[' tuple_items opt_comma ']'        { $$ = mk_tuple(pc, @$, $2); }
 	| '(' expr ',' tuple_items opt_comma ')' {
 		Vec v = list1(pc, $2);
 		for (int i = 0; i < $4.len; i++)
@@ -1294,7 +1296,7 @@ static bool starts_expr(yysymbol_kind_t k)
 		return true;
 	default: {
 		int c = char_token(k);
-		return c && strchr("(-+~", c) != NULL;
+		return c && strchr("(-+~[", c) != NULL;
 	}
 	}
 }

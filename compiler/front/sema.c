@@ -523,13 +523,15 @@ static void assign_ref(Sema *s, AstStmt *st)
 		sema_expr(s, st->value);
 		return;
 	}
-	if (base.kind != EX_REF) {
+	bool view = base.kind == EX_ACCESS && base.acc->view; /* x.at[i][...] = v */
+	if (base.kind != EX_REF && !view) {
 		error_at(s->cc, tg->loc, "cannot assign to an element of %s; only Refs can be stored into [§6.3]",
 		         ex_type_str(s, &base));
 		sema_expr(s, st->value);
 		return;
 	}
-	Access *acc = build_access(s, base, tg);
+	Ex whole = view ? sema_view_index(s, base, tg) : base;
+	Access *acc = !view ? build_access(s, base, tg) : whole.kind == EX_ACCESS ? whole.acc : NULL;
 	const char *verb = st->assign_op == OP_COUNT ? "store to" : "update";
 	if (!acc || !access_ready(s, acc, verb) || !access_writable(s, acc, tg->lhs->loc, verb)) {
 		sema_expr(s, st->value);

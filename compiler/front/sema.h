@@ -41,6 +41,8 @@ typedef struct Access {
 	Type *type;                    /* value type a read yields (and a write takes) */
 	int dyn_dim;                   /* a FULL dimension of dynamic size (-1: none); type is NULL then */
 	Loc loc;                       /* of the whole index expression */
+	bool view;                     /* x.at[...] (§7.5): not read until indexed again or passed
+	                                  to load/store/an atomic */
 } Access;
 
 typedef enum ExKind {
@@ -248,6 +250,17 @@ bool used_before_declaration(Sema *s, const char *name, Loc loc);
 bool shape_arg(Sema *s, Ex e, const char *fname, const char *clause, bool allow_minus1,
                int *rank, int64_t **dims);
 int normalize_axis(Sema *s, int64_t axis, int rank, Loc loc, const char *fname, const char *clause);
+
+/* ---- sema_shape.c: value indexing (§7.9), joining and regrouping (§7.12) */
+
+Ex sema_value_index(Sema *s, Ex base, AstExpr *ix);
+/* x.at[idx] (e: the index whose base is the field .at), and a view indexed again. */
+Ex sema_ref_view(Sema *s, AstExpr *e);
+Ex sema_view_index(Sema *s, Ex view, AstExpr *e);
+Ex sema_concatenate(Sema *s, Loc loc, Ex list, int64_t axis, bool stack);
+Ex sema_tile(Sema *s, Loc loc, Ex x, Ex reps);
+Ex sema_repeat(Sema *s, Loc loc, Ex x, Ex count, bool has_axis, int64_t axis);
+Ex sema_expand_squeeze(Sema *s, Loc loc, Ex x, const Ex *axes, bool expand);
 
 /* ---- sema_builtins.c --------------------------------------------------- */
 

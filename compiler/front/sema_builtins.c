@@ -858,6 +858,22 @@ static Ex bi_broadcast_to(Sema *s, Call *c)
 	return ex_value(to_value(s, x, t), ex_weak(&x), c->loc);
 }
 
+/* The joining and regrouping builtins (sema_shape.c); arg: 1 = stack, squeeze. */
+static Ex bi_join(Sema *s, Call *c)
+{
+	int64_t axis = 0;
+	int op = c->bi->arg;
+	if (op != 5 && c->has[KW_AXIS] && !const_int_arg(s, c->kw[KW_AXIS], "the axis", "§7.12", &axis))
+		return ex_error(c->loc);
+	switch (op) {
+	case 0: case 1: return sema_concatenate(s, c->loc, c->pos[0], axis, op == 1);
+	case 2: return sema_tile(s, c->loc, c->pos[0], c->pos[1]);
+	case 3: return sema_repeat(s, c->loc, c->pos[0], c->pos[1], c->has[KW_AXIS], axis);
+	case 4: return sema_expand_squeeze(s, c->loc, c->pos[0], &c->pos[1], true);
+	default: return sema_expand_squeeze(s, c->loc, c->pos[0], c->has[KW_AXIS] ? &c->kw[KW_AXIS] : NULL, false);
+	}
+}
+
 /* triu(x, k) / tril(x, k): x with the elements below / above diagonal k of
  * its last two dims zeroed (jnp.triu/tril), by the iota idiom of §7.12:
  * where(iota(s, dim = r-1) - iota(s, dim = r-2) >= k, x, 0). */
@@ -1104,6 +1120,12 @@ static const Builtin builtins[] = {
 	{"reshape", 2, 2, NOKW, 0, "§7.12", bi_reshape, 0, false},
 	{"transpose", 1, 2, NOKW, 0, "§7.12", bi_transpose, 0, false},
 	{"broadcast_to", 2, 2, NOKW, 0, "§7.12", bi_broadcast_to, 0, false},
+	{"concatenate", 1, 1, KW_AXIS, K(AXIS), "§7.12", bi_join, 0, false},
+	{"stack", 1, 1, KW_AXIS, K(AXIS), "§7.12", bi_join, 1, false},
+	{"tile", 2, 2, NOKW, 0, "§7.12", bi_join, 2, false},
+	{"repeat", 2, 2, KW_AXIS, K(AXIS), "§7.12", bi_join, 3, false},
+	{"expand_dims", 2, 2, NOKW, 0, "§7.12", bi_join, 4, false},
+	{"squeeze", 1, 1, KW_AXIS, K(AXIS), "§7.12", bi_join, 5, false},
 	{"triu", 1, 1, KW_K, K(K), "§7.12", bi_tri, 1, false},
 	{"tril", 1, 1, KW_K, K(K), "§7.12", bi_tri, 0, false},
 	{"dot", 2, 2, NOKW, K(ACC) | K(TRANS_A) | K(TRANS_B), "§7.13", bi_dot, 0, false},
@@ -1188,7 +1210,7 @@ static const PallasName pallas_names[] = {
 	{"floor_divide", "a // b or floordiv(a, b)", "§7.2"}, {"remainder", "a % b", "§7.2"}, {"mod", "a % b", "§7.2"},
 	{"true_divide", "a / b", "§7.2"}, {"divide", "a / b", "§7.2"}, {"matmul", "a @ b or dot(a, b)", "§7.13"},
 	{"dot_general", "dot(a, b, trans_a = ..., trans_b = ...)", "§7.13"},
-	{"expand_dims", "x[:, None] or x[None, :]", "§7.9"}, {"logical_and", "a and b", "§7.3"},
+	{"logical_and", "a and b", "§7.3"},
 	{"logical_or", "a or b", "§7.3"}, {"logical_not", "not a", "§7.3"}, {"select", "where(c, a, b)", "§7.16"},
 	{"convert_element_type", "astype(x, T) or T(x)", "§7.14"}, {"dslice", "ds(start, size)", "§7.6"},
 	{"cond", "if c { ... } else { ... }", "§6.4"}, {"fori_loop", "a var and for i in range(lo, hi) { ... }", "§6.5"},

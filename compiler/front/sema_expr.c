@@ -533,6 +533,11 @@ Ex rvalue(Sema *s, Ex e)
 	case EX_VALUE:
 		return e;
 	case EX_ACCESS:
+		if (e.acc->view) {
+			error_at(s->cc, e.loc, "x.at[...] is a view of a Ref, not a value: read it with x.at[...][...] or "
+			         "load(x.at[...]) [§7.5]");
+			return ex_error(e.loc);
+		}
 		if (!access_ready(s, e.acc, "load"))
 			return ex_error(e.loc);
 		return ex_value(emit_load(s, e.acc, NULL, NULL, e.loc), false, e.loc);
@@ -1311,52 +1316,6 @@ void emit_store(Sema *s, Access *acc, Value *v, Value *mask, Loc loc)
 	i->has_mask = mask != NULL;
 }
 
-/* ---- value indexing (§7.9) -------------------------------------------------- */
-
-static Ex value_index(Sema *s, Ex base, AstExpr *ix)
-{
-	base = rvalue(s, base);
-	if (base.kind == EX_ERROR)
-		return base;
-	Value *v = as_value(s, base);
-	int rank = v->type->rank, nkeep = 0, nnew = 0, ell = -1;
-	for (int i = 0; i < ix->nitems; i++) {
-		AstExpr *it = ix->items[i];
-		if (it->kind == AE_NONE) {
-			nnew++;
-		} else if (it->kind == AE_SLICE && !it->lhs && !it->rhs) {
-			nkeep++;
-		} else if (it->kind == AE_ELLIPSIS && ell < 0) {
-			ell = i;
-		} else {
-			error_at(s->cc, it->loc, "a value can only be indexed with None and ':' (new axes); to select elements, index the Ref instead [§7.9]");
-			return ex_error(ix->loc);
-		}
-	}
-	if (nkeep > rank) {
-		error_at(s->cc, ix->loc, "too many ':' for a value of type %s (rank %d) [§7.9]", type_str(s->a, v->type),
-		         rank);
-		return ex_error(ix->loc);
-	}
-	/* Walk the items, taking source dims for ':' and '...', 1 for None;
-	 * dims not mentioned are kept at the end (NumPy). */
-	int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + nnew + 1));
-	int r = 0, src = 0;
-	for (int i = 0; i < ix->nitems; i++) {
-		AstExpr *it = ix->items[i];
-		if (it->kind == AE_NONE)
-			dims[r++] = 1;
-		else if (i == ell)
-			for (int k = 0; k < rank - nkeep; k++)
-				dims[r++] = v->type->dims[src++];
-		else
-			dims[r++] = v->type->dims[src++];
-	}
-	while (src < rank)
-		dims[r++] = v->type->dims[src++];
-	return ex_value(reshape_value(s, v, r, dims, ix->loc), base.kind == EX_VALUE && base.weak, ix->loc);
-}
-
 /* ---- expressions ---------------------------------------------------------- */
 
 static Ex sema_name(Sema *s, AstExpr *e)
@@ -1412,9 +1371,13 @@ static Ex tuple_index(Sema *s, Ex t, AstExpr *ix)
 
 static Ex sema_index(Sema *s, AstExpr *e)
 {
+	if (e->lhs->kind == AE_FIELD && strcmp(e->lhs->name, "at") == 0)
+		return sema_ref_view(s, e);
 	Ex base = sema_expr(s, e->lhs);
 	if (base.kind == EX_ERROR)
 		return base;
+	if (base.kind == EX_ACCESS && base.acc->view)
+		return sema_view_index(s, base, e);
 	if (base.kind == EX_REF) {
 		Access *acc = build_access(s, base, e);
 		if (!acc)
@@ -1424,7 +1387,7 @@ static Ex sema_index(Sema *s, AstExpr *e)
 	}
 	if (base.kind == EX_TUPLE)
 		return tuple_index(s, base, e);
-	return value_index(s, base, e);
+	return sema_value_index(s, base, e);
 }
 
 /* x.shape (a tuple of its extents: constants, and the size for a dynamic
@@ -1472,7 +1435,9 @@ static Ex sema_field(Sema *s, AstExpr *e)
 		return sema_transpose(s, e->loc, base, NULL, 0);
 	if (strcmp(e->name, "shape") == 0 || strcmp(e->name, "ndim") == 0 || strcmp(e->name, "dtype") == 0)
 		return shape_field(s, e, base);
-	if (is_builtin_name(e->name))
+	if (strcmp(e->name, "at") == 0)
+		error_at(s->cc, e->loc, "'.at' makes a view of a Ref and is indexed at once: x.at[i, :] [§7.5]");
+	else if (is_builtin_name(e->name))
 		error_at(s->cc, e->loc, "'.%s' is a method; call it: x.%s(...) [§7.12]", e->name, e->name);
 	else
 		error_at(s->cc, e->loc, "unknown attribute '.%s' (values have .T, .shape, .ndim, .dtype and builtin methods such as .astype(f32)) [§7.12]",

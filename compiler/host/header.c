@@ -457,6 +457,23 @@ static void kernel_prototype(Compiler *cc, StrBuf *b, const IrKernel *k)
 	strbuf_printf(b, ");\n");
 }
 
+/* "_INT_B128" for --name-prefix=int_ --name-suffix=_b128 (runs of '_'
+ * made one), so that variants' include guards differ; "" without them. */
+static const char *name_affix(Arena *a, const IrModule *m)
+{
+	if (!m->name_prefix && !m->name_suffix)
+		return "";
+	const char *raw = arena_printf(a, "_%s_%s", m->name_prefix ? m->name_prefix : "", m->name_suffix ? m->name_suffix : "");
+	char *out = arena_alloc(a, strlen(raw) + 1), *o = out;
+	for (const char *p = raw; *p; p++)
+		if (*p != '_' || (o > out && o[-1] != '_'))
+			*o++ = *p;
+	if (o > out + 1 && o[-1] == '_')
+		o--;
+	*o = '\0';
+	return out[0] == '_' ? out : arena_printf(a, "_%s", out);
+}
+
 static bool uses_half(const IrKernel *k)
 {
 	for (int o = 0; o < k->noperands; o++)
@@ -478,7 +495,8 @@ bool header_generate(Compiler *cc, const IrModule *m, const char *header_path, C
 	/* Include guard from the header's file name: FOO_BAR_H. */
 	const char *slash = strrchr(header_path, '/');
 	const char *base = slash ? slash + 1 : header_path;
-	char *guard = arena_printf(a, "%s%s", is_ident_start(base[0]) && base[0] != '_' ? "" : "PK_", base);
+	char *guard = arena_printf(a, "%s%s%s", is_ident_start(base[0]) && base[0] != '_' ? "" : "PK_", base,
+	                           name_affix(a, m));
 	for (char *p = guard; *p; p++)
 		*p = (*p >= 'a' && *p <= 'z') ? (char)(*p - 'a' + 'A') : is_ident_char(*p) ? *p : '_';
 	if (strcmp(guard, "PK_") == 0 || starts_with(guard, "PK_RUNTIME_H"))

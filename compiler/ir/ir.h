@@ -80,9 +80,9 @@ struct Inst {
 	Region **regions;   /* nested regions (for/if/while) */
 	int nregions;
 	/* attributes; which are meaningful depends on op */
-	int64_t ival;       /* CONST int/bool value, axis, IOTA dim, AtomicKind */
+	int64_t ival;       /* CONST int/bool value, axis (reductions, CUMSUM, CONCAT), IOTA dim, AtomicKind */
 	double fval;        /* CONST float value */
-	int64_t *perm;      /* TRANSPOSE permutation */
+	int64_t *perm;      /* TRANSPOSE permutation; SLICE start per dim */
 	int nperm;
 	Indexer *idx;       /* LOAD/STORE/ATOMIC: one indexer per Ref dimension */
 	int nidx;
@@ -165,6 +165,8 @@ typedef struct IrModule {
 	const char *source;    /* path of the main source file */
 	IrKernel **kernels;
 	int nkernels;
+	const char *name_prefix, *name_suffix; /* added to every kernel's name (--name-prefix/-suffix=);
+	                                          NULL: none; the header's include guard carries them */
 } IrModule;
 
 /* ---- building (ir.c) ------------------------------------------------- */

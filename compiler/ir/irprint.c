@@ -25,10 +25,11 @@
 #include <string.h>
 
 /* Which attribute an opcode prints in braces after its name. */
-enum { A_NONE, A_AXIS, A_DIM, A_PERM, A_ATOMIC, A_ACCESS };
+enum { A_NONE, A_AXIS, A_DIM, A_PERM, A_START, A_ATOMIC, A_ACCESS };
 
 static const unsigned char op_attr[IR_OP_COUNT] = {
-	[IR_PROGRAM_ID] = A_AXIS, [IR_NUM_PROGRAMS] = A_AXIS, [IR_CUMSUM] = A_AXIS,
+	[IR_PROGRAM_ID] = A_AXIS, [IR_NUM_PROGRAMS] = A_AXIS, [IR_CUMSUM] = A_AXIS, [IR_CONCAT] = A_AXIS,
+	[IR_SLICE] = A_START,
 	[IR_IOTA] = A_DIM, [IR_TRANSPOSE] = A_PERM, [IR_ATOMIC] = A_ATOMIC,
 	[IR_LOAD] = A_ACCESS, [IR_STORE] = A_ACCESS,
 	/* F_REDUCE ops get A_AXIS from their flag (attr_of) */
@@ -218,8 +219,9 @@ static void put_attrs(Printer *p, const Inst *i)
 		fprintf(p->out, "dim = %lld", (long long)i->ival);
 		break;
 	case A_PERM:
+	case A_START:
 		SEP();
-		fputs("perm = [", p->out);
+		fputs(a == A_PERM ? "perm = [" : "start = [", p->out);
 		for (int j = 0; j < i->nperm; j++)
 			fprintf(p->out, "%s%lld", j ? ", " : "", (long long)(i->perm ? i->perm[j] : 0));
 		fputs("]", p->out);

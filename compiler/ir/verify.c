@@ -251,6 +251,37 @@ static void check_transpose(Verifier *V, const Inst *i)
 	}
 }
 
+static void check_slice(Verifier *V, const Inst *i)
+{
+	const Type *a = arg_type(i, 0), *r = res_type(i);
+	CHECK(is_value(r) && a->dtype == r->dtype && a->rank == r->rank && a->rank >= 1, i, "%s is not a window of %s",
+	      tstr(V, r), tstr(V, a));
+	CHECK(i->nperm == a->rank && i->perm, i, "%d starts for rank %d", i->nperm, a->rank);
+	for (int d = 0; d < a->rank; d++)
+		CHECK(i->perm[d] >= 0 && r->dims[d] >= 1 && i->perm[d] <= a->dims[d] - r->dims[d], i,
+		      "window [%lld, +%lld) outside dim %d of %s", (long long)i->perm[d], (long long)r->dims[d], d,
+		      tstr(V, a));
+}
+
+static void check_concat(Verifier *V, const Inst *i)
+{
+	const Type *r = res_type(i);
+	int axis = (int)i->ival;
+	CHECK(is_value(r) && r->rank >= 1 && axis >= 0 && axis < r->rank, i, "axis %d for %s", axis, tstr(V, r));
+	int64_t sum = 0;
+	for (int k = 0; k < i->nargs; k++) {
+		const Type *a = arg_type(i, k);
+		CHECK(a->dtype == r->dtype && a->rank == r->rank, i, "operand %d is %s, the result %s", k, tstr(V, a),
+		      tstr(V, r));
+		for (int d = 0; d < r->rank; d++)
+			CHECK(d == axis || a->dims[d] == r->dims[d], i, "operand %d is %s, the result %s", k, tstr(V, a),
+			      tstr(V, r));
+		sum += a->dims[axis];
+	}
+	CHECK(sum == r->dims[axis], i, "the operands' extents sum to %lld, the result's is %lld", (long long)sum,
+	      (long long)r->dims[axis]);
+}
+
 static void check_iota(Verifier *V, const Inst *i)
 {
 	const Type *r = res_type(i);
@@ -472,7 +503,7 @@ static const OpCheck op_check[IR_OP_COUNT] = {
 	[IR_CONST] = check_const,
 	[IR_PROGRAM_ID] = check_program_id, [IR_NUM_PROGRAMS] = check_program_id,
 	[IR_BROADCAST] = check_broadcast, [IR_RESHAPE] = check_reshape,
-	[IR_TRANSPOSE] = check_transpose, [IR_IOTA] = check_iota,
+	[IR_TRANSPOSE] = check_transpose, [IR_IOTA] = check_iota, [IR_SLICE] = check_slice, [IR_CONCAT] = check_concat,
 	[IR_CUMSUM] = check_cumsum, [IR_DOT] = check_dot, [IR_ALLOC] = check_alloc,
 	[IR_LOAD] = check_access, [IR_STORE] = check_access, [IR_ATOMIC] = check_access,
 	[IR_FOR] = check_for, [IR_IF] = check_if, [IR_WHILE] = check_while,

@@ -385,6 +385,13 @@ static Value *elem_lazy(TileHost *t, const Inst *i, Value **idx)
 		case IR_RESHAPE:
 			out = elem(t, x, reshape_index(t, x->type, rt, idx));
 			break;
+		case IR_SLICE: {
+			Value **o = arena_alloc(t->a, (size_t)(rt->rank + 1) * sizeof *o);
+			for (int d = 0; d < rt->rank; d++)
+				o[d] = i->perm[d] ? add64(t, idx[d], ki64(t, i->perm[d])) : idx[d];
+			out = elem(t, x, o);
+			break;
+		}
 		case IR_IOTA:
 			out = cast(t, idx[i->ival], rt->dtype);
 			break;
@@ -737,6 +744,27 @@ static Value **drop_axis(TileHost *t, int r, int axis, Value **idx)
 		if (d != axis)
 			o[s++] = idx[d];
 	return o;
+}
+
+/* concat: each operand copied into its place in the result's buffer. */
+static void lower_concat(TileHost *t, const Inst *i)
+{
+	const Type *rt = i->results[0]->type;
+	int axis = (int)i->ival;
+	Value *buf = alloc_local(t, rt->dtype, rt->rank, rt->dims);
+	int64_t off = 0;
+	for (int k = 0; k < i->nargs; k++) {
+		const Type *xt = i->args[k]->type;
+		Nest n;
+		Value **idx = nest_open(t, &n, xt->rank, xt->dims, NULL, NULL);
+		Value **o = arena_alloc(t->a, (size_t)(xt->rank + 1) * sizeof *o);
+		for (int d = 0; d < xt->rank; d++)
+			o[d] = d == axis && off ? add64(t, idx[d], ki64(t, off)) : idx[d];
+		store_point(t, buf, o, elem(t, i->args[k], idx), -1, NULL);
+		nest_close(t, &n);
+		off += xt->dims[axis];
+	}
+	*tile(t, i->results[0]) = (Tile){.kind = T_BUFFER, .v = buf};
 }
 
 /* Sets the tile of a finished result: a buffer, or the scalar x. */
@@ -1185,6 +1213,9 @@ static void lower_inst(TileHost *t, const Inst *i)
 		return;
 	case IR_DOT:
 		lower_dot(t, i);
+		return;
+	case IR_CONCAT:
+		lower_concat(t, i);
 		return;
 	case IR_ALLOC:
 		*tl = (Tile){.kind = T_VALUE,

@@ -409,6 +409,41 @@ static MlirValue reshape(Lower *L, MlirValue x, const Type *from, const Type *to
 	return shape_cast(L, t, x);
 }
 
+/* [a : i64, b : i64, ...], the array attribute vector.extract_strided_slice takes. */
+static MlirAttribute i64_list(Lower *L, int n, const int64_t *v)
+{
+	Mz *z = L->z;
+	MlirAttribute *e = arena_alloc(z->a, (size_t)(n + 1) * sizeof *e);
+	for (int d = 0; d < n; d++)
+		e[d] = mlirIntegerAttrGet(mlirIntegerTypeGet(z->ctx, 64), v[d]);
+	return mlirArrayAttrGet(z->ctx, n, e);
+}
+
+/* A static window (value indexing, §7.9) as Pallas lowers it. */
+static MlirValue slice(Lower *L, const Inst *i, MlirType t)
+{
+	Mz *z = L->z;
+	const Type *rt = i->results[0]->type;
+	int64_t *ones = int_array(L, rt->rank);
+	for (int d = 0; d < rt->rank; d++)
+		ones[d] = 1;
+	MlirNamedAttribute a[3] = {mz_named(z, "offsets", i64_list(L, rt->rank, i->perm)),
+	                           mz_named(z, "sizes", i64_list(L, rt->rank, rt->dims)),
+	                           mz_named(z, "strides", i64_list(L, rt->rank, ones))};
+	MlirValue x = get(L, i->args[0]);
+	return mz_op1(z, "vector.extract_strided_slice", t, 1, &x, 3, a);
+}
+
+static MlirValue concat(Lower *L, const Inst *i, MlirType t)
+{
+	Mz *z = L->z;
+	MlirValue *xs = arena_alloc(z->a, (size_t)(i->nargs + 1) * sizeof *xs);
+	for (int k = 0; k < i->nargs; k++)
+		xs[k] = get(L, i->args[k]);
+	MlirNamedAttribute a = mz_named(z, "dimension", mz_attrf(z, "%d : i32", (int)i->ival));
+	return mz_op1(z, "tpu.concatenate", t, i->nargs, xs, 1, &a);
+}
+
 static MlirValue iota(Lower *L, const Inst *i)
 {
 	Mz *z = L->z;
@@ -855,6 +890,8 @@ static void lower_inst(Lower *L, const Inst *i)
 		break;
 	}
 	case IR_IOTA: r = iota(L, i); break;
+	case IR_SLICE: r = slice(L, i, t); break;
+	case IR_CONCAT: r = concat(L, i, t); break;
 	case IR_REDUCE_SUM:
 	case IR_REDUCE_MAX:
 	case IR_REDUCE_MIN: r = reduce(L, i); break;

@@ -24,12 +24,38 @@ void mz_print_cb(MlirStringRef s, void *buf)
 
 /* ---- text and bytecode ------------------------------------------------------------ */
 
+/* LLVM 22 prints vector.extract_strided_slice's attributes in braces,
+ * `%0 {offsets = [..], sizes = [..], strides = [..]} : T to U`; jaxlib's
+ * MLIR (which JAX users read the text with) spells the same op without
+ * them, as Pallas prints it.  Writes that form: the braces dropped. */
+static void put_text(StrBuf *b, const char *t, size_t n)
+{
+	static const char op[] = "vector.extract_strided_slice %";
+	const char *end = t + n;
+	for (const char *p; (p = memmem(t, (size_t)(end - t), op, sizeof op - 1)) != NULL;) {
+		const char *open = memchr(p, '{', (size_t)(end - p)), *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *close = open ? memchr(open, '}', (size_t)(end - open)) : NULL;
+		if (!close || (nl && close > nl)) {
+			strbuf_put(b, t, (size_t)(p + sizeof op - 1 - t));
+			t = p + sizeof op - 1;
+			continue;
+		}
+		strbuf_put(b, t, (size_t)(open - t));
+		strbuf_put(b, open + 1, (size_t)(close - open - 1));
+		t = close + 1;
+	}
+	strbuf_put(b, t, (size_t)(end - t));
+}
+
 void mz_emit_text(MlirOperation module, StrBuf *b)
 {
+	StrBuf raw = {0};
 	MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
 	mlirOpPrintingFlagsEnableDebugInfo(flags, false, false);
-	mlirOperationPrintWithFlags(module, flags, mz_print_cb, b);
+	mlirOperationPrintWithFlags(module, flags, mz_print_cb, &raw);
 	mlirOpPrintingFlagsDestroy(flags);
+	put_text(b, raw.data ? raw.data : "", raw.len);
+	free(raw.data);
 	if (b->len == 0 || b->data[b->len - 1] != '\n')
 		strbuf_puts(b, "\n");
 }

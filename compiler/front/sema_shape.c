@@ -1,0 +1,354 @@
+/* sema_shape.c - value indexing (lang-spec §7.9) and the shape builtins
+ * that join, copy or regroup values (§7.12: concatenate, stack, tile,
+ * repeat, expand_dims, squeeze).  Everything here is built from the IR's
+ * shape ops: SLICE for static windows, CONCAT, RESHAPE and BROADCAST; a
+ * run-time point index is a masked max-reduction (every target has one). */
+#include "sema.h"
+
+#include <string.h>
+
+static Value *slice_value(Sema *s, Value *v, const int64_t *start, const int64_t *size, Loc loc)
+{
+	bool whole = true;
+	for (int d = 0; d < v->type->rank; d++)
+		whole &= start[d] == 0 && size[d] == v->type->dims[d];
+	if (whole)
+		return v;
+	Value *out = emit(s, IR_SLICE, loc, type_tensor(s->a, v->type->dtype, v->type->rank, size), 1, v);
+	ir_set_perm(s->a, out->def, v->type->rank, start);
+	return out;
+}
+
+/* v with dim d reduced to element i (a run-time integer scalar, counted
+ * from the end when negative and then clamped to the dim, as jnp indexing
+ * does), the dim kept with extent 1: max over d of where(iota == i, v,
+ * lowest). */
+static Value *dynamic_point(Sema *s, Value *v, int d, Value *i, Loc loc)
+{
+	const Type *t = v->type;
+	if (dtype_bits(i->type->dtype) < 32)
+		i = cast_value(s, i, DT_I32, loc); /* so that the extent fits its dtype */
+	DType it = i->type->dtype;
+	Type *st = type_tensor(s->a, it, 0, NULL), *bt = type_tensor(s->a, DT_BOOL, 0, NULL);
+	Value *n = ir_const_int(s->a, s->k, s->region, loc, st, t->dims[d]);
+	Value *zero = ir_const_int(s->a, s->k, s->region, loc, st, 0);
+	if (dtype_is_signed(it)) {
+		Value *neg = emit(s, IR_LT, loc, bt, 2, i, zero);
+		i = emit(s, IR_SELECT, loc, st, 3, neg, emit(s, IR_ADD, loc, st, 2, i, n), i);
+		i = emit(s, IR_MAX, loc, st, 2, i, zero);
+	}
+	i = emit(s, IR_MIN, loc, st, 2, i, ir_const_int(s->a, s->k, s->region, loc, st, t->dims[d] - 1));
+	i = cast_value(s, i, DT_I32, loc);
+	Type *it32 = type_tensor(s->a, DT_I32, t->rank, t->dims);
+	Value *io = emit(s, IR_IOTA, loc, it32, 0);
+	io->def->ival = d;
+	Value *m = emit(s, IR_EQ, loc, type_with_dtype(s->a, it32, DT_BOOL), 2, io, broadcast_value(s, i, t->rank, t->dims, loc));
+	int64_t iv;
+	double fv;
+	ir_reduce_identity(IR_REDUCE_MAX, t->dtype, &iv, &fv);
+	Type *et = type_tensor(s->a, t->dtype, 0, NULL);
+	Value *low = dtype_is_float(t->dtype) ? ir_const_float(s->a, s->k, s->region, loc, et, fv)
+	                                      : ir_const_int(s->a, s->k, s->region, loc, et, iv);
+	Value *sel = emit(s, IR_SELECT, loc, v->type, 3, m, v, broadcast_value(s, low, t->rank, t->dims, loc));
+	int64_t *rd = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->rank + 1));
+	for (int k = 0, r = 0; k < t->rank; k++)
+		if (k != d)
+			rd[r++] = t->dims[k];
+	Value *red = emit(s, IR_REDUCE_MAX, loc, type_tensor(s->a, t->dtype, t->rank - 1, rd), 1, sel);
+	red->def->ival = d;
+	int64_t *kd = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->rank + 1));
+	memcpy(kd, t->dims, sizeof(int64_t) * (size_t)t->rank);
+	kd[d] = 1;
+	return reshape_value(s, red, t->rank, kd, loc);
+}
+
+/* A constant bound of a slice, negative from the end (NumPy). */
+static bool slice_bound(Sema *s, AstExpr *e, int64_t dflt, int64_t n, int64_t *out)
+{
+	if (!e) {
+		*out = dflt;
+		return true;
+	}
+	if (!const_int_arg(s, sema_expr(s, e), "a slice bound of a value", "§7.9", out))
+		return false;
+	if (*out < 0)
+		*out += n;
+	return true;
+}
+
+Ex sema_value_index(Sema *s, Ex base, AstExpr *ix)
+{
+	base = rvalue(s, base);
+	if (base.kind == EX_ERROR)
+		return base;
+	Value *v = as_value(s, base);
+	const Type *t = v->type;
+	int rank = t->rank, nsrc = 0, nnew = 0, ell = -1;
+	for (int i = 0; i < ix->nitems; i++) {
+		AstExpr *it = ix->items[i];
+		if (it->kind == AE_NONE)
+			nnew++;
+		else if (it->kind == AE_ELLIPSIS && ell < 0)
+			ell = i;
+		else if (it->kind == AE_ELLIPSIS) {
+			error_at(s->cc, it->loc, "an index may contain at most one '...' [§7.9]");
+			return ex_error(ix->loc);
+		} else
+			nsrc++;
+	}
+	if (nsrc > rank) {
+		error_at(s->cc, ix->loc, "too many indices for a value of type %s (rank %d) [§7.9]", type_str(s->a, t), rank);
+		return ex_error(ix->loc);
+	}
+	/* Per source dim: the window (start, size), and whether it stays;
+	 * per result dim: its extent.  Dims not mentioned are kept (NumPy). */
+	int64_t *start = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
+	int64_t *size = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
+	Value **dyn = vals(s, rank);
+	int64_t *out = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + nnew + 1));
+	int r = 0, src = 0;
+	for (int i = 0; i <= ix->nitems; i++) {
+		AstExpr *it = i < ix->nitems ? ix->items[i] : NULL;
+		if (it && it->kind == AE_NONE) {
+			out[r++] = 1;
+			continue;
+		}
+		int nfull = !it ? rank - src : it->kind == AE_ELLIPSIS ? rank - nsrc : 0;
+		for (int k = 0; k < nfull; k++, src++)
+			start[src] = 0, size[src] = out[r++] = t->dims[src];
+		if (!it || it->kind == AE_ELLIPSIS)
+			continue;
+		int64_t n = t->dims[src], lo, hi;
+		if (it->kind == AE_SLICE) {
+			if (!slice_bound(s, it->lhs, 0, n, &lo) || !slice_bound(s, it->rhs, n, n, &hi))
+				return ex_error(ix->loc);
+			if (lo < 0 || hi > n || lo >= hi) {
+				error_at(s->cc, it->loc, "the slice %lld:%lld is empty or outside dim %d (extent %lld) of %s [§7.9]",
+				         (long long)lo, (long long)hi, src, (long long)n, type_str(s->a, t));
+				return ex_error(ix->loc);
+			}
+			start[src] = lo, size[src] = out[r++] = hi - lo;
+			src++;
+			continue;
+		}
+		Ex e = rvalue(s, sema_expr(s, it));
+		if (e.kind == EX_ERROR)
+			return e;
+		if (ex_rank(&e) != 0 || !dtype_is_int(ex_dtype(&e))) {
+			error_at(s->cc, it->loc, "a value is indexed with integer scalars, constant slices lo:hi, ':', '...' "
+			         "and None, found %s; to gather, index the Ref instead [§7.9]", ex_type_str(s, &e));
+			return ex_error(ix->loc);
+		}
+		start[src] = 0, size[src] = e.kind == EX_CONST ? 1 : n;
+		if (e.kind == EX_CONST) {
+			lo = e.c.i < 0 ? e.c.i + n : e.c.i;
+			if (lo < 0 || lo >= n) {
+				error_at(s->cc, it->loc, "index %lld is outside dim %d (extent %lld) of %s [§7.9]",
+				         (long long)e.c.i, src, (long long)n, type_str(s->a, t));
+				return ex_error(ix->loc);
+			}
+			start[src] = lo;
+		} else {
+			dyn[src] = e.v;
+		}
+		src++;
+	}
+	v = slice_value(s, v, start, size, ix->loc);
+	for (int d = 0; d < rank; d++)
+		if (dyn[d])
+			v = dynamic_point(s, v, d, dyn[d], ix->loc);
+	return ex_value(reshape_value(s, v, r, out, ix->loc), base.kind == EX_VALUE && base.weak, ix->loc);
+}
+
+/* ---- joining and copying ------------------------------------------------------------ */
+
+static Value *concat_values(Sema *s, int n, Value **xs, int axis, Loc loc)
+{
+	if (n == 1)
+		return xs[0];
+	const Type *t0 = xs[0]->type;
+	int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t0->rank + 1));
+	memcpy(dims, t0->dims, sizeof(int64_t) * (size_t)t0->rank);
+	dims[axis] = 0;
+	for (int k = 0; k < n; k++)
+		dims[axis] += xs[k]->type->dims[axis];
+	Type *rt = type_tensor(s->a, t0->dtype, t0->rank, dims);
+	Value *out = emit_inst(s, IR_CONCAT, loc, n, xs, 1, &rt)->results[0];
+	out->def->ival = axis;
+	return out;
+}
+
+/* concatenate(xs, axis) (jnp.concatenate) and stack(xs, axis) (jnp.stack:
+ * a new axis of extent 1 on each first). */
+Ex sema_concatenate(Sema *s, Loc loc, Ex list, int64_t axis, bool stack)
+{
+	const char *fname = stack ? "stack" : "concatenate";
+	if (list.kind == EX_ERROR)
+		return list;
+	if (list.kind != EX_TUPLE || list.nitems == 0) {
+		error_at(s->cc, list.loc, "%s() takes a list of values, e.g. %s([a, b], axis = 0) [§7.12]", fname, fname);
+		return ex_error(loc);
+	}
+	int n = list.nitems;
+	Ex *xs = list.items;
+	for (int k = 0; k < n; k++)
+		if ((xs[k] = rvalue(s, xs[k])).kind == EX_ERROR)
+			return xs[k];
+	bool weak = ex_weak(&xs[0]);
+	DType dt = ex_dtype(&xs[0]);
+	for (int k = 1; k < n; k++)
+		dt = promote_dtypes(dt, weak, ex_dtype(&xs[k]), ex_weak(&xs[k]), &weak);
+	int rank = ex_rank(&xs[0]);
+	if (rank + stack == 0) {
+		error_at(s->cc, xs[0].loc, "concatenate() of scalars: use stack() [§7.12]");
+		return ex_error(loc);
+	}
+	int ax = normalize_axis(s, axis, rank + stack, loc, fname, "§7.12");
+	if (ax < 0)
+		return ex_error(loc);
+	Value **vs = vals(s, n);
+	for (int k = 0; k < n; k++) {
+		const int64_t *d0 = ex_dims(&xs[0]), *dk = ex_dims(&xs[k]);
+		bool ok = ex_rank(&xs[k]) == rank;
+		for (int d = 0; ok && d < rank; d++)
+			ok = d == ax && !stack ? true : d0[d] == dk[d];
+		if (!ok) {
+			error_at(s->cc, xs[k].loc, "%s(): %s does not match %s%s [§7.12]", fname, ex_type_str(s, &xs[k]),
+			         ex_type_str(s, &xs[0]), stack ? "" : " outside the axis");
+			return ex_error(loc);
+		}
+		vs[k] = to_value(s, xs[k], type_tensor(s->a, dt, rank, dk));
+		if (stack) {
+			int64_t *sd = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 2));
+			for (int d = 0, j = 0; d <= rank; d++)
+				sd[d] = d == ax ? 1 : dk[j++];
+			vs[k] = reshape_value(s, vs[k], rank + 1, sd, loc);
+		}
+	}
+	return ex_value(concat_values(s, n, vs, ax, loc), weak, loc);
+}
+
+/* The integers of a constant integer or tuple of them. */
+static bool int_list(Sema *s, Ex e, const char *what, int *n, int64_t **out)
+{
+	Ex *items = e.kind == EX_TUPLE ? e.items : &e;
+	*n = e.kind == EX_TUPLE ? e.nitems : 1;
+	*out = arena_alloc(s->a, sizeof(int64_t) * (size_t)(*n + 1));
+	for (int i = 0; i < *n; i++)
+		if (!const_int_arg(s, items[i], what, "§7.12", &(*out)[i]))
+			return false;
+	return true;
+}
+
+/* tile(x, reps) (jnp.tile): copies joined along each axis, as Pallas
+ * lowers it; a longer reps adds leading axes. */
+Ex sema_tile(Sema *s, Loc loc, Ex x, Ex reps)
+{
+	x = rvalue(s, x);
+	int n;
+	int64_t *rp;
+	if (x.kind == EX_ERROR || reps.kind == EX_ERROR || !int_list(s, reps, "a repetition count of tile()", &n, &rp))
+		return ex_error(loc);
+	for (int i = 0; i < n; i++)
+		if (rp[i] < 1) {
+			error_at(s->cc, reps.loc, "tile(): repetition counts must be >= 1 [§7.12]");
+			return ex_error(loc);
+		}
+	Value *v = as_value(s, x);
+	int rank = v->type->rank > n ? v->type->rank : n;
+	int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
+	for (int d = 0; d < rank; d++)
+		dims[d] = d < rank - v->type->rank ? 1 : v->type->dims[d - (rank - v->type->rank)];
+	v = reshape_value(s, v, rank, dims, loc);
+	for (int d = 0; d < rank; d++) {
+		int64_t k = d < rank - n ? 1 : rp[d - (rank - n)];
+		if (k > 4096) {
+			error_at(s->cc, reps.loc, "tile(): %lld copies along one axis; at most 4096 [§7.12]", (long long)k);
+			return ex_error(loc);
+		}
+		Value **cs = vals(s, (int)k);
+		for (int j = 0; j < k; j++)
+			cs[j] = v;
+		v = concat_values(s, (int)k, cs, d, loc);
+	}
+	return ex_value(v, ex_weak(&x), loc);
+}
+
+/* repeat(x, n, axis) (jnp.repeat with a constant count): each element n
+ * times along axis; without axis, of the flattened x.  A new axis of
+ * extent n after it, broadcast, merged (Pallas' lowering). */
+Ex sema_repeat(Sema *s, Loc loc, Ex x, Ex count, bool has_axis, int64_t axis)
+{
+	x = rvalue(s, x);
+	int64_t n;
+	if (x.kind == EX_ERROR || !const_int_arg(s, count, "the count of repeat()", "§7.12", &n))
+		return ex_error(loc);
+	if (n < 1) {
+		error_at(s->cc, count.loc, "repeat(): the count must be >= 1 [§7.12]");
+		return ex_error(loc);
+	}
+	Value *v = as_value(s, x);
+	if (!has_axis) {
+		int64_t m = type_numel(v->type);
+		v = reshape_value(s, v, 1, &m, loc);
+		axis = 0;
+	}
+	const Type *t = v->type;
+	int ax = normalize_axis(s, axis, t->rank, loc, "repeat", "§7.12");
+	if (ax < 0)
+		return ex_error(loc);
+	int64_t *e = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->rank + 2));
+	int64_t *m = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->rank + 1));
+	for (int d = 0, j = 0; d < t->rank; d++) {
+		e[j++] = t->dims[d];
+		if (d == ax)
+			e[j++] = 1;
+		m[d] = t->dims[d] * (d == ax ? n : 1);
+	}
+	v = reshape_value(s, v, t->rank + 1, e, loc);
+	e[ax + 1] = n;
+	Type *bt = type_tensor(s->a, t->dtype, t->rank + 1, e);
+	if (!check_fits(s, bt, loc))
+		return ex_error(loc);
+	v = broadcast_value(s, v, t->rank + 1, e, loc);
+	return ex_value(reshape_value(s, v, t->rank, m, loc), ex_weak(&x), loc);
+}
+
+/* expand_dims(x, axes) (jnp.expand_dims) and squeeze(x [, axes])
+ * (jnp.squeeze): reshapes that add or drop extent-1 axes. */
+Ex sema_expand_squeeze(Sema *s, Loc loc, Ex x, const Ex *axes, bool expand)
+{
+	const char *fname = expand ? "expand_dims" : "squeeze";
+	x = rvalue(s, x);
+	int n = 0;
+	int64_t *ax = NULL;
+	if (x.kind == EX_ERROR || (axes && (axes->kind == EX_ERROR || !int_list(s, *axes, "an axis", &n, &ax))))
+		return ex_error(loc);
+	Value *v = as_value(s, x);
+	const Type *t = v->type;
+	int rank = expand ? t->rank + n : t->rank;
+	bool *mark = arena_alloc(s->a, (size_t)rank + 1);
+	for (int i = 0; i < n; i++) {
+		int a = normalize_axis(s, ax[i], rank, loc, fname, "§7.12");
+		if (a < 0)
+			return ex_error(loc);
+		if (mark[a]) {
+			error_at(s->cc, axes->loc, "%s(): axis %d given twice [§7.12]", fname, a);
+			return ex_error(loc);
+		}
+		if (!expand && t->dims[a] != 1) {
+			error_at(s->cc, axes->loc, "squeeze(): axis %d has extent %lld, not 1 [§7.12]", a, (long long)t->dims[a]);
+			return ex_error(loc);
+		}
+		mark[a] = true;
+	}
+	int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
+	int r = 0;
+	for (int d = 0, j = 0; d < rank; d++) {
+		if (expand)
+			dims[r++] = mark[d] ? 1 : t->dims[j++];
+		else if (axes ? !mark[d] : t->dims[d] != 1)
+			dims[r++] = t->dims[d];
+	}
+	return ex_value(reshape_value(s, v, r, dims, loc), ex_weak(&x), loc);
+}
