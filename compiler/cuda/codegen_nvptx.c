@@ -16,7 +16,6 @@
  * has the targets and the helpers every file uses, nvptx_tensor.c tensor
  * ops and layout conversions, nvptx_mem.c Ref accesses and barriers,
  * nvptx_dot.c matrix products. */
-#include "codegen.h" /* codegen_check_kernel_name: a kernel's launch function is C */
 #include "nvptx.h"
 #include "pk_runtime.h" /* PK_MAX_GRID */
 
@@ -1043,7 +1042,7 @@ static bool check_kernels(Compiler *cc, const IrModule *m)
 			error_at(cc, k->loc, "%s: the grid has %d axes; at most %d are supported", k->name, k->ngrid, PK_MAX_GRID);
 			return false;
 		}
-		if (!codegen_check_kernel_name(cc, k))
+		if (!check_kernel_name(cc, k->name, k->loc))
 			return false;
 	}
 	return true;

@@ -560,7 +560,7 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 	int nerr = cc->diag.nerrors;
 	bool usable = true;
 	for (int i = 0; i < m->nkernels; i++) {
-		usable &= codegen_check_kernel_name(cc, m->kernels[i]);
+		usable &= check_kernel_name(cc, m->kernels[i]->name, m->kernels[i]->loc);
 		usable &= check_kernel(cc, m->kernels[i]);
 	}
 	if (!usable)
