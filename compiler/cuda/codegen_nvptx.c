@@ -1035,11 +1035,13 @@ static bool check_kernels(Compiler *cc, const IrModule *m)
 		const IrKernel *k = m->kernels[i];
 		int w = k->num_warps > 0 ? k->num_warps : 4;
 		if (w > 32 || (w & (w - 1)) != 0) {
-			error_at(cc, k->loc, "%s: num_warps = %d: the CUDA back end needs a power of two up to 32", k->name, w);
+			error_at(cc, k->loc, "%s: num_warps = %d: the CUDA back end needs a power of two up to 32 [§5.8]", k->name,
+			         w);
 			return false;
 		}
 		if (k->ngrid > PK_MAX_GRID) {
-			error_at(cc, k->loc, "%s: the grid has %d axes; at most %d are supported", k->name, k->ngrid, PK_MAX_GRID);
+			error_at(cc, k->loc, "%s: the grid has %d axes; at most %d are supported [§5.3]", k->name, k->ngrid,
+			         PK_MAX_GRID);
 			return false;
 		}
 		if (!check_kernel_name(cc, k->name, k->loc))

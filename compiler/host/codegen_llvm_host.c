@@ -547,7 +547,7 @@ static bool check_kernel(Compiler *cc, const IrKernel *k)
 		return false;
 	}
 	if (k->ngrid > PK_MAX_GRID) {
-		error_at(cc, k->loc, "%s: the grid has %d axes; the host runtime supports at most %d", k->name,
+		error_at(cc, k->loc, "%s: the grid has %d axes; the host runtime supports at most %d [§5.3]", k->name,
 		         k->ngrid, PK_MAX_GRID);
 		return false;
 	}
