@@ -318,9 +318,6 @@ static bool emit_scalar_op(NvFn *f, const Inst *i)
 	return true;
 }
 
-/* nvptx_dot.c (belongs in nvptx.h next to nv_dot). */
-const Inst *nv_dot_fused_add(NvFn *f, const Inst *d);
-
 /* Whether a tensor of type t with 2^regbits elements on each thread of a
  * CTA of 2^warpbits warps fits. */
 static bool fits_thread(NvFn *f, Loc loc, const Type *t, int regbits, int warpbits)
