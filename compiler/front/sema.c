@@ -2,8 +2,9 @@
  * kernel's parameters and clauses (grid, semantics, specs, scratch, params,
  * requires) and its body, fns, building the typed IR of ir.h.
  *
- * Statements are in sema_stmt.c, names in sema_scope.c, expressions in
- * sema_expr.c, Ref access in sema_access.c, builtins in sema_builtins.c. */
+ * Statements are in sema_stmt.c, types written in the source in
+ * sema_type.c, names in sema_scope.c, expressions in sema_expr.c, Ref access
+ * in sema_access.c, builtins in sema_builtins.c. */
 #include "sema.h"
 
 #include <stdlib.h>
@@ -77,14 +78,6 @@ static Ex const_init_value(Sema *s, Ex e)
 	return e.kind == EX_DTYPE ? e : rvalue(s, e);
 }
 
-/* Whether a constant of dtype `from` may initialize a const of dtype `to`:
- * as in an assignment, a weak value converts, a strong one must match. */
-bool implicitly_converts(DType from, bool weak, DType to)
-{
-	bool w;
-	return from == to || (weak && promote_dtypes(from, true, to, false, &w) == to);
-}
-
 /* Evaluates a const declaration (or its -D override) into b->ex. */
 static void eval_const_decl(Sema *s, Binding *b)
 {
@@ -128,27 +121,6 @@ static void eval_const_decl(Sema *s, Binding *b)
 	b->ex = e;
 }
 
-/* The names a declaration may not take (§5.10): builtins (and range),
- * and anything declared in the scopes from `sc` outwards (no shadowing). */
-bool check_new_name(Sema *s, Scope *sc, const char *name, Loc loc)
-{
-	if (is_builtin_name(name)) {
-		error_at(s->cc, loc, "'%s' is the name of a builtin and cannot be declared [§5.10]", name);
-		return false;
-	}
-	for (; sc; sc = sc->parent) {
-		Binding *prev = lookup_in(sc, name);
-		if (prev) {
-			error_at(s->cc, loc, "'%s' is already declared (as %s); names cannot be redeclared or shadowed [§5.10]",
-			         name, binding_desc(prev));
-			if (prev->loc.line)
-				note_at(s->cc, prev->loc, "'%s' is declared here", name);
-			return false;
-		}
-	}
-	return true;
-}
-
 /* ---- helpers ------------------------------------------------------------------- */
 
 static Scope *new_scope(Sema *s, Scope *parent)
@@ -156,100 +128,6 @@ static Scope *new_scope(Sema *s, Scope *parent)
 	Scope *sc = arena_alloc(s->a, sizeof *sc);
 	sc->parent = parent;
 	return sc;
-}
-
-/* Enters a constant context (dims, block shapes, params) for one
- * expression and evaluates it. */
-static Ex eval_const(Sema *s, AstExpr *e, const char *clause)
-{
-	Sema saved = *s;
-	s->ctx = CTX_CONST;
-	s->clause = clause;
-	s->region = s->dummy_r;
-	s->k = s->dummy_k;
-	Ex r = rvalue(s, sema_expr(s, e));
-	if (r.kind == EX_VALUE) {
-		error_at(s->cc, e->loc, "expected a compile-time constant [%s]", clause);
-		r = ex_error(e->loc);
-	}
-	*s = saved;
-	return r;
-}
-
-/* A positive constant integer (dims, block dims). */
-static bool positive_int(Sema *s, Ex e, const char *what, const char *clause, int64_t *out)
-{
-	if (e.kind == EX_ERROR)
-		return false;
-	if (e.kind != EX_CONST || !dtype_is_int(e.c.dtype) || e.c.i <= 0) {
-		if (e.kind == EX_CONST && dtype_is_int(e.c.dtype))
-			error_at(s->cc, e.loc, "%s must be positive, found %lld [%s]", what, (long long)e.c.i, clause);
-		else
-			error_at(s->cc, e.loc, "%s must be a positive integer constant, found %s [%s]", what, ex_type_str(s, &e),
-			         clause);
-		return false;
-	}
-	*out = e.c.i;
-	return true;
-}
-
-/* The dtype of a type: a dtype keyword, or the name of a const holding
- * one (const DT = f16; x: in DT[n], §4.3).  DT_NONE after an error. */
-static DType type_dtype(Sema *s, const AstType *t)
-{
-	if (!t->dtype_name)
-		return t->dtype;
-	Loc loc = t->loc;
-	loc.len = (int)strlen(t->dtype_name);
-	Binding *b = lookup(s, t->dtype_name);
-	if (b && b->kind == B_CONST && (b->ex.kind == EX_DTYPE || b->ex.kind == EX_ERROR))
-		return b->ex.kind == EX_DTYPE ? b->ex.dt : DT_NONE;
-	if (b) {
-		error_at(s->cc, loc, "'%s' is %s, not a dtype; a type starts with a dtype or a const holding one [§4.1]",
-		         t->dtype_name, binding_desc(b));
-		if (b->loc.line)
-			note_at(s->cc, b->loc, "'%s' is declared here", t->dtype_name);
-	} else if (!used_before_declaration(s, t->dtype_name, loc) &&
-	           !report_pallas_name(s, "dtype", t->dtype_name, loc)) {
-		error_at(s->cc, loc, "unknown dtype '%s'; a type starts with a dtype (f32, bf16, ...) or a const holding one [§4.1]",
-		         t->dtype_name);
-	}
-	return DT_NONE;
-}
-
-/* The static shape of a type annotation (scratch, let, var). */
-Type *static_type(Sema *s, AstType *t, const char *clause)
-{
-	int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->ndims + 1));
-	DType dt = type_dtype(s, t);
-	bool ok = dt != DT_NONE;
-	if (t->any_shape) {
-		error_at(s->cc, t->loc, "any shape ([...]) is only for the parameters and results of a fn; write the shape [%s]",
-		         clause);
-		return NULL;
-	}
-	for (int d = 0; d < t->ndims; d++)
-		ok &= positive_int(s, eval_const(s, t->dims[d], clause), "a dimension", clause, &dims[d]);
-	Type *r = ok ? type_tensor(s->a, dt, t->ndims, dims) : NULL;
-	return r && check_fits(s, r, t->loc) ? r : NULL;
-}
-
-void name_arg(Region *r, int i, const char *name)
-{
-	r->args[i]->name = name;
-}
-
-/* A bool scalar condition (if, when, while, requires). */
-Value *condition(Sema *s, Ex e, const char *what, const char *clause)
-{
-	e = rvalue(s, e);
-	if (e.kind == EX_ERROR)
-		return NULL;
-	if (ex_dtype(&e) != DT_BOOL || ex_rank(&e) != 0) {
-		error_at(s->cc, e.loc, "%s must be a bool scalar, found %s [%s]", what, ex_type_str(s, &e), clause);
-		return NULL;
-	}
-	return as_value(s, e);
 }
 
 /* ---- kernels ----------------------------------------------------------------- */

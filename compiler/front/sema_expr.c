@@ -566,10 +566,13 @@ Ex sema_value_expr(Sema *s, AstExpr *e)
 
 /* Whether the dtype of e may implicitly become `to` under JAX promotion
  * (weak values adapt; strong ones only widen). */
-static bool promotes_to(DType from, bool weak, DType to)
+/* Whether a value of dtype `from` converts implicitly to `to` (a const's
+ * initializer, an assignment, a store): a weak value converts, a strong one
+ * must match. */
+bool implicitly_converts(DType from, bool weak, DType to)
 {
 	bool w;
-	return promote_dtypes(from, weak, to, false, &w) == to;
+	return from == to || (weak && promote_dtypes(from, true, to, false, &w) == to);
 }
 
 /* Whether shape (ra, a) broadcasts to exactly (rt, t). */
@@ -594,7 +597,7 @@ Value *coerce_value(Sema *s, Ex e, Type *t, const char *what, const char *clause
 	if (e.kind == EX_ERROR)
 		return NULL;
 	DType dt = ex_dtype(&e);
-	if (dt != t->dtype && !(ex_weak(&e) && promotes_to(dt, true, t->dtype))) {
+	if (!implicitly_converts(dt, ex_weak(&e), t->dtype)) {
 		error_at(s->cc, e.loc, "%s: expected dtype %s, found %s%s; convert with astype(..., %s) [%s]", what,
 		         dtype_str(t->dtype), ex_type_str(s, &e),
 		         ex_weak(&e) ? " (a weak float converts only to float dtypes)" : "", dtype_str(t->dtype), clause);
@@ -606,6 +609,19 @@ Value *coerce_value(Sema *s, Ex e, Type *t, const char *what, const char *clause
 		return NULL;
 	}
 	return to_value(s, e, type_tensor(s->a, t->dtype, t->rank, t->dims));
+}
+
+/* A bool scalar condition (if, when, while, requires). */
+Value *condition(Sema *s, Ex e, const char *what, const char *clause)
+{
+	e = rvalue(s, e);
+	if (e.kind == EX_ERROR)
+		return NULL;
+	if (ex_dtype(&e) != DT_BOOL || ex_rank(&e) != 0) {
+		error_at(s->cc, e.loc, "%s must be a bool scalar, found %s [%s]", what, ex_type_str(s, &e), clause);
+		return NULL;
+	}
+	return as_value(s, e);
 }
 
 /* ---- names ------------------------------------------------------------------ */
