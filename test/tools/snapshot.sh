@@ -1,17 +1,32 @@
 #!/bin/sh
 # Snapshot pkc's outputs for every .pk file of the repository on every target, to
 # prove a refactor changes no output:
-#   test/tools/snapshot.sh build/bin/pkc /tmp/before
+#   test/tools/snapshot.sh build/bin/pkc /tmp/before main
 #   ... change, rebuild ...
-#   test/tools/snapshot.sh build/bin/pkc /tmp/after
+#   test/tools/snapshot.sh build/bin/pkc /tmp/after main
 #   diff -r /tmp/before /tmp/after && echo identical
-# Each file/mode pair writes its output, its diagnostics and its exit status, so
-# errors must stay the same too. Run from the repository root. (test/fuzz/known
-# holds inputs that time out on purpose; they are left out.)
+# The inputs are the .pk files of git revision REV (default: the work tree),
+# so that edited tests do not count as changes. Each file/mode pair writes its
+# output, its diagnostics and its exit status, so errors must stay the same
+# too. Run from the repository root. (test/fuzz/known holds inputs that time
+# out on purpose; they are left out.)
 set -u
-pkc=${1:?usage: snapshot.sh PKC OUTDIR}
-out=${2:?usage: snapshot.sh PKC OUTDIR}
+usage='usage: snapshot.sh PKC OUTDIR [REV]'
+pkc=$(realpath "${1:?$usage}")
+out=$(realpath -m "${2:?$usage}")
+rev=${3:-}
 mkdir -p "$out"
+list=$(mktemp)
+if [ -n "$rev" ]; then
+	src=$(mktemp -d)
+	trap 'rm -rf "$src" "$list"' EXIT
+	git -c core.quotePath=false ls-tree -r --name-only "$rev" >"$list"
+	git archive "$rev" | tar -x -C "$src"
+	cd "$src" || exit 1
+else
+	trap 'rm -f "$list"' EXIT
+	git -c core.quotePath=false ls-files >"$list"
+fi
 modes='ir:--emit=ir
 llvm:--emit=llvm
 asm:--emit=asm
@@ -22,7 +37,7 @@ sm80-ptx:--target=sm_80 --emit=ptx
 sm80-nvvm:--target=sm_80 --emit=nvvm
 emu-nvvm:--target=sm_90a --emit=nvvm PKC_GPU_EMULATE
 header:--emit=obj -H'
-git ls-files '*.pk' | grep -v '^test/fuzz/known/' | while read -r pk; do
+grep '\.pk$' "$list" | grep -v '^test/fuzz/known/' | while read -r pk; do
 	name=$(echo "$pk" | tr / _)
 	dir=$(dirname "$pk")
 	echo "$modes" | while IFS=: read -r tag flags; do
