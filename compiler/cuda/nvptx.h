@@ -397,6 +397,9 @@ bool nv_ptxas_compile(Nv *nv, const GpuTarget *t, const char *ptx, size_t n, cha
 /* ---- nvptx_dot.c ---------------------------------------------------------------- */
 
 bool nv_dot(NvFn *f, const Inst *i);
+/* The add that `acc + dot(a, b)` fuses into dot d (the dot starts from acc),
+ * or NULL. */
+const Inst *nv_dot_fused_add(NvFn *f, const Inst *d);
 /* Software pipelining of a FOR (num_stages >= 2) whose body has dots fed
  * by loads: the plan (NULL: not applicable), the copies of the first
  * iterations before the loop (builder in the preheader, after the trip
