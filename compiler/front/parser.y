@@ -311,9 +311,11 @@ mode
 type
 	: DTYPE                                { $$ = mk_type(pc, @$, $1, false, (Vec){0}); }
 	| DTYPE '[' exprs ']'                  { $$ = mk_type(pc, @$, $1, true, $3); }
+	| DTYPE '[' ']'                        { $$ = mk_type(pc, @$, $1, true, (Vec){0}); }
 	| DTYPE '[' ELLIPSIS ']'               { $$ = mk_type(pc, @$, $1, true, (Vec){0}); $$->any_shape = true; }
 	| IDENT                                { $$ = mk_type(pc, @$, DT_NONE, false, (Vec){0}); $$->dtype_name = $1; }
 	| IDENT '[' exprs ']'                  { $$ = mk_type(pc, @$, DT_NONE, true, $3); $$->dtype_name = $1; }
+	| IDENT '[' ']'                        { $$ = mk_type(pc, @$, DT_NONE, true, (Vec){0}); $$->dtype_name = $1; }
 	| IDENT '[' ELLIPSIS ']'               { $$ = mk_type(pc, @$, DT_NONE, true, (Vec){0}); $$->dtype_name = $1; $$->any_shape = true; }
 	;
 

@@ -249,9 +249,9 @@ static void sema_params(Sema *s, AstKernel *ak, Scope *ks, KernelBuild *kb)
 			push_order(s, kb, KP_SCALAR, b->index);
 			continue;
 		}
-		if (t->ndims == 0)
-			error_at(s->cc, t->loc, "array parameter '%s' needs a shape of rank 1 or more, e.g. %s[1] [§5.1]", p->name,
-			         dtype_str(dt));
+		if (!t->has_shape)
+			error_at(s->cc, t->loc, "array parameter '%s' needs a shape, e.g. %s[1] (%s[] for one element) [§5.1]",
+			         p->name, dtype_str(dt), dtype_str(dt));
 		int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->ndims + 1));
 		const char **syms = arena_alloc(s->a, sizeof(char *) * (size_t)(t->ndims + 1));
 		bool dynamic = false, ok = true;

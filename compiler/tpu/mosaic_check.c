@@ -310,6 +310,11 @@ static bool check_operands(Compiler *cc, Arena *a, MzKernel *mk)
 		for (int d = 0; d < t->rank; d++)
 			whole = whole && win[d] == dims[d];
 		mk->trivial[o] = whole && (!op->has_spec || index_map_zero(op));
+		if (t->rank == 0) {
+			error_at(cc, op->loc, "rank-0 array operands are not supported by " MZ_TARGET " (a VMEM block is a "
+			         "vector: pass a scalar parameter or an array of shape [1]) [§10.1]");
+			ok = false;
+		}
 		if (!array_dtype_ok(t->dtype)) {
 			error_at(cc, op->loc, "%s arrays are not supported by " MZ_TARGET " (%s) [§4.1]",
 			         dtype_str(t->dtype),
