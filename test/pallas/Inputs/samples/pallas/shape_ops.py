@@ -2,7 +2,8 @@
 
 Value indexing (static points and slices, a data-dependent point that JAX
 clamps after counting a negative one from the end), jnp.concatenate,
-jnp.stack, jnp.tile, jnp.repeat, jnp.expand_dims, jnp.squeeze.  The scalar
+jnp.stack, jnp.tile, jnp.repeat, jnp.expand_dims, jnp.squeeze, and Ref views
+x_ref.at[...].  The scalar
 k is closed over (a static index here, a run-time one in pkc).
 """
 import functools
@@ -22,7 +23,7 @@ def shape_ops_kernel(x_ref, y_ref, cat_ref, til_ref, rep_ref, pt_ref, row_ref, s
     cat_ref[...] = jnp.concatenate([b, a], axis=1)
     til_ref[...] = jnp.tile(v[0:1, 0:h], (m, 2))
     rep_ref[...] = jnp.repeat(v[:, 0:h], 2, axis=1)
-    pt_ref[...] = a * v[0, 0] + b[m - 1, -1] + v[k, 3]
+    pt_ref[...] = x_ref.at[:, 0:h][...] * v[0, 0] + b[m - 1, -1] + v[k, 3] + x_ref.at[1, h:][...]
     w = y_ref[...]
     j = w[0, 0] & 7
     row_ref[...] = jnp.stack([v[j], v[j - 12]])
