@@ -313,9 +313,9 @@ $(FUZZ_BIN): $(FUZZ_SRCS) $(FUZZ_DEPS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_FLAGS) $(ALL_CPPFLAGS) -o $@ $(FUZZ_SRCS) $(LDLIBS)
 
-$(FUZZ_PIPE_BIN): $(FUZZ_PIPE_SRCS) $(FUZZ_DEPS) test/fuzz/known.ignorelist
+$(FUZZ_PIPE_BIN): $(FUZZ_PIPE_SRCS) $(FUZZ_DEPS)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) -fsanitize-ignorelist=test/fuzz/known.ignorelist $(ALL_CPPFLAGS) -o $@ \
+	$(CLANG) $(FUZZ_FLAGS) $(ALL_CPPFLAGS) -o $@ \
 		$(FUZZ_PIPE_SRCS) $(LDLIBS) $(MLIR_LIBS)
 
 # New inputs go to $(FUZZ_CORPUS) and $(FUZZ_CORPUS)-pipeline (the first

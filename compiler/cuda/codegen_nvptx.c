@@ -703,7 +703,7 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
 		return false;
 	LLVMBuildRetVoid(f->g->b);
 	finish_smem(f, info);
-	return !f->g->failed;
+	return !f->g->failed && nv_bound_kernel(nv, k, fn);
 }
 
 /* ---- the module ------------------------------------------------------------------------ */

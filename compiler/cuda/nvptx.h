@@ -408,4 +408,11 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop);
 void nv_pipe_prologue(NvFn *f, LoopPipe *p);
 void nv_pipe_epilogue(NvFn *f, LoopPipe *p);
 
+/* ---- nvptx_size.c --------------------------------------------------------------- */
+
+/* Kernel k's function fn, once built, against the size limits of §10.2:
+ * an error when too large to compile, optnone (and a warning) when too
+ * large to optimise. */
+bool nv_bound_kernel(Nv *nv, const IrKernel *k, LLVMValueRef fn);
+
 #endif

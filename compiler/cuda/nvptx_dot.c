@@ -265,10 +265,15 @@ static void stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const
 	const GpuLayout *L = operand_layout(o);
 	int kd = o->kd, kb = lay_log2_ceil(kc);
 	LLVMValueRef own = nv_owner(f, L);
-	/* Whether a register's slice depends on the thread. */
+	/* Whether a register's slice depends on the thread; the bits of its
+	 * slice number the register sets (those must be k0's). */
 	bool thread_k = false;
-	for (int bit = L->dlo[kd] + kb; bit < L->dlo[kd] + L->dbits[kd]; bit++)
+	int64_t regk = 0;
+	for (int bit = L->dlo[kd] + kb; bit < L->dlo[kd] + L->dbits[kd]; bit++) {
 		thread_k |= L->kind[bit] != LB_REG;
+		if (L->kind[bit] == LB_REG)
+			regk |= INT64_C(1) << (bit - L->dlo[kd]);
+	}
 	int v = lay_contig(L);
 	while (v * s->es > 16)
 		v /= 2;
@@ -279,8 +284,8 @@ static void stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const
 	int64_t c[2];
 	for (int r = 0; r < 1 << L->nregbits; r += v) {
 		lay_reg_coord(L, r, c);
-		if (!thread_k && (c[kd] >> kb) != (k0 >> kb))
-			continue;
+		if (((c[kd] ^ k0) & regk) != 0)
+			continue; /* in another slice whatever the thread */
 		LLVMValueRef row = nv_coord(f, L, r, 0), col = nv_coord(f, L, r, 1);
 		LLVMValueRef kk = kd == 0 ? row : col;
 		LLVMValueRef p = own;
@@ -334,6 +339,38 @@ typedef struct Pipeline {
 
 typedef bool (*SliceFn)(NvFn *f, void *ctx, const Pipeline *p, int buf, int64_t k0);
 
+static NvAccess *slice_access(NvFn *f, const Operand *o, const GpuLayout *LS, LLVMValueRef k0);
+static const GpuLayout *slice_layout(NvFn *f, const Operand *o, int64_t kc);
+
+/* Whether layout L of an operand spreads its K (dim kd) over threads above
+ * the slices of kc: then which registers lie in a slice depends on the
+ * thread. */
+static bool spread_k(const GpuLayout *L, int kd, int64_t kc)
+{
+	for (int bit = L->dlo[kd] + lay_log2_ceil(kc); bit < L->dlo[kd] + L->dbits[kd]; bit++)
+		if (L->kind[bit] != LB_REG)
+			return true;
+	return false;
+}
+
+/* Stages the slice of o at k0 into s.  A load whose layout spreads K over
+ * threads is copied in a layout of the slice alone (as run_rolled does),
+ * so that each slice costs its own elements, not every register of the
+ * operand under a predicate (the code would grow with K squared). */
+static void stage_part(NvFn *f, const Pipeline *p, const Operand *o, int64_t k0, const Stage *s)
+{
+	const NvAccess *A = o->load;
+	const GpuLayout *LS;
+	if (A && A->ref && A->L->dims[o->kd] % p->kc == 0 && spread_k(A->L, o->kd, p->kc) &&
+	    (LS = slice_layout(f, o, p->kc))) {
+		Operand x = *o;
+		x.load = slice_access(f, o, LS, cg_i32(f->g, (int32_t)k0));
+		stage_slice(f, &x, 0, p->kc, s, NULL);
+		return;
+	}
+	stage_slice(f, o, k0, p->kc, s, NULL);
+}
+
 static bool run_pipeline(NvFn *f, Pipeline *p, SliceFn compute, void *ctx)
 {
 	bool async = p->a->load || p->b->load;
@@ -344,8 +381,8 @@ static bool run_pipeline(NvFn *f, Pipeline *p, SliceFn compute, void *ctx)
 			if (issued >= p->stages)
 				nv_barrier(f); /* the buffer's last readers are done */
 			int buf = (int)(issued % p->stages);
-			stage_slice(f, p->a, issued * p->kc, p->kc, &p->sa[buf], NULL);
-			stage_slice(f, p->b, issued * p->kc, p->kc, &p->sb[buf], NULL);
+			stage_part(f, p, p->a, issued * p->kc, &p->sa[buf]);
+			stage_part(f, p, p->b, issued * p->kc, &p->sb[buf]);
 			if (async)
 				commit(f);
 		}

@@ -98,71 +98,6 @@ static void scan_defines(Compiler *cc, const char *s, size_t size)
 	}
 }
 
-/* ---- known defects ------------------------------------------------------------ */
-
-/* Defects of issue 11 that are being fixed elsewhere (test/fuzz/README.md,
- * "Known defects") and that mutated sizes reach all the time: an input
- * that reaches one is not explored further, so that the campaign finds new
- * ones.  Remove each check with its fix.  (The signed overflow in
- * type_numel itself is not instrumented: known.ignorelist.)
- *
- * The GPU back end unrolls block values: compile time grows with their
- * elements, much faster at -O1 (#3; a dot of a [4096, 32] block takes a
- * minute).  Limits on the elements of all values of a module: */
-enum {
-	GPU_VALUE_LIMIT = 1 << 17, /* no GPU targets above */
-	GPU_O1_LIMIT = 1 << 15,    /* -O0 above */
-};
-
-typedef struct Sizes {
-	bool overflow;     /* a dim above 2^62 or a byte size past int64: #1, #4 */
-	int64_t values;    /* elements of all values (TY_VALUE), at most INT64_MAX: #3 */
-} Sizes;
-
-static void size_type(Sizes *z, const Type *t)
-{
-	int64_t n = 1;
-	for (int i = 0; t && i < t->rank; i++) {
-		int64_t d = t->dims[i] < 0 ? 1 : t->dims[i];
-		if (d > INT64_C(1) << 62 || __builtin_mul_overflow(n, d, &n) || n > INT64_MAX / 8) {
-			z->overflow = true;
-			return;
-		}
-	}
-	if (t && t->kind == TY_VALUE && __builtin_add_overflow(z->values, n, &z->values))
-		z->values = INT64_MAX;
-}
-
-static void size_region(Sizes *z, const Region *r)
-{
-	for (int i = 0; r && i < r->nargs; i++)
-		size_type(z, r->args[i]->type);
-	for (const Inst *i = r ? r->first : NULL; i; i = i->next) {
-		for (int k = 0; k < i->nresults; k++)
-			size_type(z, i->results[k]->type);
-		for (int k = 0; k < i->nregions; k++)
-			size_region(z, i->regions[k]);
-	}
-}
-
-static Sizes module_sizes(const IrModule *m)
-{
-	Sizes z = {false, 0};
-	for (int i = 0; i < m->nkernels; i++) {
-		const IrKernel *k = m->kernels[i];
-		for (int o = 0; o < k->noperands; o++) {
-			size_type(&z, k->operands[o]->array);
-			size_region(&z, k->operands[o]->index_map);
-		}
-		for (int s = 0; s < k->nscratch; s++)
-			size_type(&z, k->scratch[s]->type);
-		size_region(&z, k->grid);
-		size_region(&z, k->requires);
-		size_region(&z, k->body);
-	}
-	return z;
-}
-
 /* ---- the pipeline ---------------------------------------------------------------- */
 
 /* What main.c's run loop does after each pass: stop at reported errors; a
@@ -178,11 +113,9 @@ static bool after(Compiler *cc, bool ok, const IrModule *m, const char *pass)
 	return true;
 }
 
-/* parse and sema, diagnostics counted but not printed; NULL after errors
- * or when the sizes *z of the module reach a known defect. */
-static IrModule *front_end(Compiler *cc, const uint8_t *data, size_t size, Sizes *z)
+/* parse and sema, diagnostics counted but not printed; NULL after errors. */
+static IrModule *front_end(Compiler *cc, const uint8_t *data, size_t size)
 {
-	*z = (Sizes){false, 0};
 	cc->diag.stream = NULL;
 	scan_defines(cc, (const char *)data, size);
 	Source *src = source_from_memory(cc, "fuzz.pk", (const char *)data, size);
@@ -190,15 +123,11 @@ static IrModule *front_end(Compiler *cc, const uint8_t *data, size_t size, Sizes
 	if (!after(cc, ast != NULL, NULL, "parse"))
 		return NULL;
 	IrModule *m = sema_file(cc, ast);
-	if (m && cc->diag.nerrors == 0)
-		*z = module_sizes(m);
-	if (z->overflow) /* before the verifier, which trips over such sizes too */
-		return NULL;
 	return after(cc, m != NULL, m, "sema") ? m : NULL;
 }
 
 /* --target=host[,sm_XX] or sm_90a, by the hash h.  Returns whether the
- * front end accepted the input (and it reaches no known defect). */
+ * front end accepted the input. */
 static bool compile_host_cuda(const uint8_t *data, size_t size, unsigned h)
 {
 	/* GPU targets for 7 inputs in 8 (the 8th: the host-only object) */
@@ -219,15 +148,11 @@ static bool compile_host_cuda(const uint8_t *data, size_t size, unsigned h)
 	compiler_init(&cc);
 	GpuOutput gpu = {0};
 	CodegenOutput obj = {0}, header = {0};
-	Sizes z;
-	IrModule *m = front_end(&cc, data, size, &z);
-	if (z.values > GPU_VALUE_LIMIT)
-		ngpu = 0, host = true;
-	if (z.values > GPU_O1_LIMIT && ngpu)
-		olev = 0;
+	IrModule *m = front_end(&cc, data, size);
 	bool accepted = m != NULL;
 	if (m && after(&cc, pass_lower_refs(&cc, m), m, "lower-refs")) {
-		GpuOptions go = {gpus, ngpu, olev, "none", false, GPU_EMIT_IMAGES};
+		GpuOptions go = {.targets = gpus, .ntargets = ngpu, .opt_level = olev, .ptxas = "none",
+		                 .emit = GPU_EMIT_IMAGES};
 		if ((!ngpu || after(&cc, codegen_nvptx(&cc, m, &go, &gpu), m, "nvptx")) &&
 		    after(&cc, pass_tile_host(&cc, m), m, "tile-host")) {
 			CodegenOptions cg = {.opt_level = olev, .emit = CG_EMIT_OBJ, .gpu = ngpu ? &gpu : NULL,
@@ -248,8 +173,7 @@ static void compile_mosaic(const uint8_t *data, size_t size, unsigned h)
 {
 	Compiler cc;
 	compiler_init(&cc);
-	Sizes z;
-	IrModule *m = front_end(&cc, data, size, &z);
+	IrModule *m = front_end(&cc, data, size);
 	if (m) {
 		for (int i = 0; i < m->nkernels; i++)
 			for (int s = 0; s < m->kernels[i]->nsizes; s++)
