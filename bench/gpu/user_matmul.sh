@@ -13,6 +13,8 @@
 # on those of their K), checks 1024 sampled elements against a double
 # reference, and prints TFLOP/s (median of --reps launches); with
 # PEERS=1 run also times cuBLAS (bench/gpu/cublas_shapes.py) first.
+# FORMS (default "spec ds ds16") and KS (the spec kernels' K, default
+# "8192 4096 1024") narrow the build.
 #
 #   bench/gpu/user_matmul.sh build build/user     here (needs pkc)
 #   bench/gpu/user_matmul.sh run build/user       on the GPU machine
@@ -26,7 +28,8 @@ PKC=${PKC:-build/bin/pkc}
 LIB=${LIBPKRT:-build/lib/libpkrt.a}
 CC=${CC:-cc}
 configs=${*:-"first:128:128:32:4:0 tri:128:256:64:8:3 k64:128:128:64:4:0 k128:128:128:128:4:0 bench:128:128:32:4:4 n256:64:256:32:4:4"}
-KS="8192 4096 1024"
+KS=${KS:-"8192 4096 1024"}   # the K of the spec kernels
+FORMS=${FORMS:-"spec ds ds16"}
 
 # spec NAME BM BN BK W S DT K / ds NAME BM BN BK W S DT REQ: one kernel.
 params() { if [ "$2" = 0 ]; then echo "params(num_warps = $1)"; else echo "params(num_warps = $1, num_stages = $2)"; fi; }
@@ -81,13 +84,18 @@ build)
 		for dt in f16 bf16; do
 			bf=0; [ "$dt" = bf16 ] && bf=1
 			for K in $KS; do
+				[[ " $FORMS " == *" spec "* ]] || break
 				spec "$nm" "$bm" "$bn" "$bk" "$w" "$s" "$dt" "$K" >>"$pk"
 				echo "UM_SPEC(${nm}_spec${K}_$dt, \"$c\", $bf, $K)" >>"$list"
 			done
-			ds "$nm" "$bm" "$bn" "$bk" "$w" "$s" "$dt" "" >>"$pk"
-			echo "UM_DS(${nm}_ds_$dt, \"$c\", $bf)" >>"$list"
-			ds "$nm" "$bm" "$bn" "$bk" "$w" "$s" "$dt" "requires n % 16 == 0 and k % 16 == 0" >>"$pk"
-			echo "UM_DS(${nm}_ds16_$dt, \"$c\", $bf)" >>"$list"
+			if [[ " $FORMS " == *" ds "* ]]; then
+				ds "$nm" "$bm" "$bn" "$bk" "$w" "$s" "$dt" "" >>"$pk"
+				echo "UM_DS(${nm}_ds_$dt, \"$c\", $bf)" >>"$list"
+			fi
+			if [[ " $FORMS " == *" ds16 "* ]]; then
+				ds "$nm" "$bm" "$bn" "$bk" "$w" "$s" "$dt" "requires n % 16 == 0 and k % 16 == 0" >>"$pk"
+				echo "UM_DS(${nm}_ds16_$dt, \"$c\", $bf)" >>"$list"
+			fi
 		done
 	done
 	t0=$(date +%s.%N)
