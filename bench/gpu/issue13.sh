@@ -28,7 +28,11 @@ for s in $steps; do
 		awk '/Function :/ { f = $3 } /HGMMA/ { h[f]++ } /HMMA/ && !/HGMMA/ { m[f]++ } /LDL|STL/ { l[f]++ }
 		     /Function :/ { all[$3] = 1 }
 		     END { for (f in all) printf "%-26s HGMMA %4d  HMMA %4d  LDL/STL %4d\n", f, h[f], m[f], l[f] }' \
-			"$OUT/user.sass" | sort
+			"$OUT/user.sass" | sort >"$OUT/sass-summary.txt"
+		rm -f "$OUT/user.sass"
+		awk '{ n++; h += $3; m += $5; l += $7; if ($3 == 0) z++ } END { printf "%d kernels: HGMMA in all but %d; HMMA %d; LDL/STL %d\n", n, z, m, l }' \
+			"$OUT/sass-summary.txt"
+		grep -v 'LDL/STL    0' "$OUT/sass-summary.txt" | head -n 20
 		;;
 	tests)
 		test/gpu/run.sh run "$D/gpu" --budget "${GPU_BUDGET:-200}" \

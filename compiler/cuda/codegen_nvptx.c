@@ -147,6 +147,18 @@ static bool emit_for(NvFn *f, const Inst *i)
 	nv_sync_regions(f, &body, 1);
 	LLVMValueRef trips = cg_for_trips(g, dt, lo, hi, step);
 	LoopPipe *pipe = nv_pipe_plan(f, i);
+	LLVMBasicBlockRef guard_bb = NULL, join = NULL;
+	if (pipe && nv_pipe_in_flight(pipe)) {
+		/* Only when it runs: on a path that skips it, the copies of the
+		 * initial values into the accumulators' registers would join the
+		 * wgmma groups still in flight before the epilogue's wait, and
+		 * ptxas would serialize every wgmma (warning C7515). */
+		LLVMBasicBlockRef run = cg_block(g, "pipe.run");
+		join = cg_block(g, "pipe.join");
+		guard_bb = LLVMGetInsertBlock(b);
+		LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, trips, cg_i64(g, 0), ""), run, join);
+		LLVMPositionBuilderAtEnd(b, run);
+	}
 	if (pipe) {
 		pipe->trips = trips;
 		pipe->lo = lo;
@@ -199,7 +211,18 @@ static bool emit_for(NvFn *f, const Inst *i)
 	LLVMPositionBuilderAtEnd(b, exit);
 	if (pipe) {
 		f->pipe = pipe->outer;
-		nv_pipe_epilogue(f, pipe);
+		nv_pipe_epilogue(f, pipe, phis, n);
+	}
+	if (join) {
+		LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
+		LLVMBuildBr(b, join);
+		LLVMPositionBuilderAtEnd(b, join);
+		GV **out = carried_phis(f, i->results, ls, n);
+		for (int j = 0; j < n; j++) {
+			add_incoming(out[j], phis[j], from);
+			add_incoming(out[j], inits[j], guard_bb);
+		}
+		phis = out;
 	}
 	for (int j = 0; j < n; j++)
 		f->vals[i->results[j]->id] = phis[j];

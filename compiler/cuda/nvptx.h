@@ -408,10 +408,15 @@ bool nv_dot(NvFn *f, const Inst *i);
 /* Software pipelining of a FOR (num_stages >= 2) whose body has dots fed
  * by loads: the plan (NULL: not applicable), the copies of the first
  * iterations before the loop (builder in the preheader, after the trip
- * count), and the wait for the last (empty) copies after it. */
+ * count), and the wait for the last (empty) copies after it, with the
+ * wgmma groups still in flight: then res[0..n) (the loop's results) are
+ * replaced by registers that no use can read before the wait. */
 LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop);
 void nv_pipe_prologue(NvFn *f, LoopPipe *p);
-void nv_pipe_epilogue(NvFn *f, LoopPipe *p);
+void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n);
+/* Whether wgmma groups of pipeline p are still in flight when its loop
+ * ends (the epilogue waits for them). */
+bool nv_pipe_in_flight(const LoopPipe *p);
 
 /* ---- nvptx_sched.c ---------------------------------------------------------------- */
 

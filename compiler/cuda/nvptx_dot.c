@@ -160,6 +160,19 @@ static void proxy_fence(NvFn *f, bool wg)
 		inline_ptx(f, f->g->t_void, "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0);
 }
 
+/* The f32 registers of v once a wgmma.wait_group has completed the group
+ * that wrote them: each through an empty asm after the wait (in place),
+ * so that no use of them moves above it.  LLVM sees no dependence between
+ * the wait and the accumulators; a use hoisted above it (the epilogue's
+ * conversion after a loop of run-time trip count) made ptxas serialize
+ * every wgmma (warning C7514) and cost 15 % on the H100. */
+static void wg_fence(NvFn *f, GV *v)
+{
+	for (int r = 0; r < v->n; r++)
+		if (LLVMTypeOf(v->r[r]) == f->g->t_f32)
+			v->r[r] = inline_ptx(f, f->g->t_f32, "", "=f,0", &v->r[r], 1);
+}
+
 /* One K slice of an operand, [rows, cols] row-major in shared memory.
  * Swizzled (MMA): in 16-byte chunks whose index is XORed, within each
  * 128-byte line, with the line's number, so that the eight rows an ldmatrix
@@ -545,12 +558,13 @@ static bool run_rolled(NvFn *f, Pipeline *p, SliceFn compute, void *ctx, GV **ac
 	LLVMPositionBuilderAtEnd(b, exit);
 	if (S >= 2) /* the zeros may still be on their way into the temporary area */
 		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
+	GV *res = gv_new(f, out->L, out->dt);
+	memcpy(res->r, out->r, (size_t)out->n * sizeof *out->r);
 	if (p->wg_pending) {
 		LLVMValueRef none = cg_i64(g, 0);
 		nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &none, 1);
+		wg_fence(f, res);
 	}
-	GV *res = gv_new(f, out->L, out->dt);
-	memcpy(res->r, out->r, (size_t)out->n * sizeof *out->r);
 	*acc = res;
 	f->smem_busy = true;
 	return true;
@@ -850,12 +864,23 @@ static bool wg_pending(const LoopPipe *p)
 	return p->wg && p->ahead < p->stages - 1;
 }
 
-void nv_pipe_epilogue(NvFn *f, LoopPipe *p)
+bool nv_pipe_in_flight(const LoopPipe *p)
+{
+	return wg_pending(p);
+}
+
+void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 {
 	nv_intrinsic(f, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
 	if (wg_pending(p)) {
 		LLVMValueRef none = cg_i64(f->g, 0);
 		nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &none, 1);
+		for (int j = 0; j < n; j++) {
+			GV *v = gv_new(f, res[j]->L, res[j]->dt);
+			memcpy(v->r, res[j]->r, (size_t)v->n * sizeof *v->r);
+			wg_fence(f, v);
+			res[j] = v;
+		}
 	}
 }
 
@@ -1306,6 +1331,8 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 	nv_intrinsic(f, "llvm.nvvm.wgmma.commit_group.sync.aligned", NULL, 0, NULL, 0);
 	LLVMValueRef pending = cg_i64(g, x->pending);
 	nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &pending, 1);
+	if (!x->pending)
+		wg_fence(f, x->D);
 	return true;
 }
 
