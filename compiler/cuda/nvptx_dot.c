@@ -38,9 +38,6 @@
  * slice: the code holds one k-step, whatever K. */
 #define ROLL_MIN_K 64
 #define ROLL_KC 32
-/* ... and wgmma dots over slices of 64 when two buffers fit (nvptx_sched.c
- * picks the stages). */
-#define WG_ROLL_KC 64
 /* FMA dots (whose slices already loop over k) loop over their slices from
  * this many slices on. */
 #define ROLL_MIN_SLICES 3
@@ -168,9 +165,31 @@ static void proxy_fence(NvFn *f, bool wg)
  * every wgmma (warning C7514) and cost 15 % on the H100. */
 static void wg_fence(NvFn *f, GV *v)
 {
-	for (int r = 0; r < v->n; r++)
-		if (LLVMTypeOf(v->r[r]) == f->g->t_f32)
-			v->r[r] = inline_ptx(f, f->g->t_f32, "", "=f,0", &v->r[r], 1);
+	Cg *g = f->g;
+	enum { CHUNK = 64 }; /* registers per asm statement */
+	int idx[CHUNK];
+	LLVMValueRef args[CHUNK];
+	LLVMTypeRef ft[CHUNK];
+	char cons[CHUNK * 8];
+	for (int r = 0; r < v->n;) {
+		int k = 0;
+		for (; r < v->n && k < CHUNK; r++)
+			if (LLVMTypeOf(v->r[r]) == g->t_f32) {
+				idx[k] = r;
+				args[k] = v->r[r];
+				ft[k++] = g->t_f32;
+			}
+		if (!k)
+			break;
+		size_t c = 0;
+		for (int j = 0; j < k; j++)
+			c += (size_t)snprintf(cons + c, sizeof cons - c, "%s=f", j ? "," : "");
+		for (int j = 0; j < k; j++)
+			c += (size_t)snprintf(cons + c, sizeof cons - c, ",%d", j);
+		LLVMValueRef out = inline_ptx(f, LLVMStructTypeInContext(g->ctx, ft, (unsigned)k, 0), "", cons, args, k);
+		for (int j = 0; j < k; j++)
+			v->r[idx[j]] = LLVMBuildExtractValue(g->b, out, (unsigned)j, "");
+	}
 }
 
 /* One K slice of an operand, [rows, cols] row-major in shared memory.
@@ -1411,8 +1430,6 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	if (!in_loop && K > ROLL_MIN_K && a.load && bo.load) {
 		Pipeline q = p;
 		q.kc = p.kc < ROLL_KC ? p.kc : ROLL_KC;
-		if (wg && (uint64_t)(M + N) * WG_ROLL_KC * 2 * 2 <= pipe_cap(f))
-			q.kc = WG_ROLL_KC;
 		if ((rolled = can_roll(f, &q, K)))
 			p.kc = q.kc;
 		if (rolled && wg)
