@@ -146,6 +146,18 @@ static bool emit_for(NvFn *f, const Inst *i)
 	nv_sync_regions(f, &body, 1);
 	LLVMValueRef trips = cg_for_trips(g, dt, lo, hi, step);
 	LoopPipe *pipe = nv_pipe_plan(f, i);
+	LLVMBasicBlockRef guard_bb = NULL, join = NULL;
+	if (pipe && nv_pipe_in_flight(pipe)) {
+		/* Only when it runs: on a path that skips it, the copies of the
+		 * initial values into the accumulators' registers would join the
+		 * wgmma groups still in flight before the epilogue's wait, and
+		 * ptxas would serialize every wgmma (warning C7515). */
+		LLVMBasicBlockRef run = cg_block(g, "pipe.run");
+		join = cg_block(g, "pipe.join");
+		guard_bb = LLVMGetInsertBlock(b);
+		LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, trips, cg_i64(g, 0), ""), run, join);
+		LLVMPositionBuilderAtEnd(b, run);
+	}
 	if (pipe) {
 		pipe->trips = trips;
 		pipe->lo = lo;
@@ -198,7 +210,18 @@ static bool emit_for(NvFn *f, const Inst *i)
 	LLVMPositionBuilderAtEnd(b, exit);
 	if (pipe) {
 		f->pipe = pipe->outer;
-		nv_pipe_epilogue(f, pipe);
+		nv_pipe_epilogue(f, pipe, phis, n);
+	}
+	if (join) {
+		LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
+		LLVMBuildBr(b, join);
+		LLVMPositionBuilderAtEnd(b, join);
+		GV **out = carried_phis(f, i->results, ls, n);
+		for (int j = 0; j < n; j++) {
+			add_incoming(out[j], phis[j], from);
+			add_incoming(out[j], inits[j], guard_bb);
+		}
+		phis = out;
 	}
 	for (int j = 0; j < n; j++)
 		f->vals[i->results[j]->id] = phis[j];
@@ -458,12 +481,17 @@ static int count_allocs(const Region *r)
 
 /* The shared memory block of the kernel: the placeholder every access
  * addresses becomes a static array, or the dynamic one. */
+static uint64_t smem_total(NvFn *f)
+{
+	if (f->wgmma)
+		f->smem_temp = nv_align_up(f->smem_temp, NV_WGMMA_ALIGN);
+	return f->smem_scratch + f->smem_temp + f->smem_pipe_bytes;
+}
+
 static void finish_smem(NvFn *f, GpuKernel *info)
 {
 	Cg *g = f->g;
-	if (f->wgmma)
-		f->smem_temp = nv_align_up(f->smem_temp, NV_WGMMA_ALIGN);
-	uint64_t total = f->smem_scratch + f->smem_temp + f->smem_pipe_bytes;
+	uint64_t total = smem_total(f);
 	info->dynamic_smem = 0;
 	if (total == 0) {
 		LLVMReplaceAllUsesWith(f->smem, LLVMGetUndef(LLVMTypeOf(f->smem)));
@@ -497,7 +525,7 @@ static void finish_smem(NvFn *f, GpuKernel *info)
 
 /* The kernel's entry function: parameters operands, scalars (memory form),
  * sizes, grid extents; a CTA of `warps` warps. */
-static LLVMValueRef kernel_entry(Nv *nv, const IrKernel *k, int warps)
+static LLVMValueRef kernel_entry(Nv *nv, const IrKernel *k, const char *name, int warps)
 {
 	Cg *g = &nv->g;
 	Arena *a = nv->cc->arena;
@@ -512,7 +540,7 @@ static LLVMValueRef kernel_entry(Nv *nv, const IrKernel *k, int warps)
 		pt[p++] = g->t_i64;
 	for (int d = 0; d < k->ngrid; d++)
 		pt[p++] = g->t_i32;
-	LLVMValueRef fn = LLVMAddFunction(g->mod, k->name, LLVMFunctionType(g->t_void, pt, (unsigned)np, 0));
+	LLVMValueRef fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(g->t_void, pt, (unsigned)np, 0));
 	LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
 	cg_attr(g, fn, LLVMAttributeFunctionIndex, "nounwind", 0);
 	str_attr(g, fn, "nvvm.reqntid", arena_printf(a, "%d", warps * 32));
@@ -572,11 +600,11 @@ static NvFn *new_fn(Nv *nv, const IrKernel *k, LLVMValueRef fn, int warpbits, LL
 	return f;
 }
 
-/* Program ids: blockIdx.x is the row-major index over the parallel axes;
- * the arbitrary axes are loops (emit_task). */
+/* Program ids: blockIdx.x is the index over the parallel axes, row-major
+ * or grouped (nv_sched_program_ids); the arbitrary axes are loops
+ * (emit_task). */
 static void program_ids(NvFn *f)
 {
-	Cg *g = f->g;
 	const IrKernel *k = f->k;
 	Arena *a = f->nv->cc->arena;
 	LLVMValueRef fn = f->fn;
@@ -587,13 +615,7 @@ static void program_ids(NvFn *f)
 		f->nprog[d] = LLVMGetParam(fn, (unsigned)(base + d));
 		LLVMSetValueName2(f->nprog[d], arena_printf(a, "nprog%d", d), strlen(arena_printf(a, "nprog%d", d)));
 	}
-	LLVMValueRef lin = sreg(f, "llvm.nvvm.read.ptx.sreg.ctaid.x");
-	for (int d = k->ngrid - 1; d >= 0; d--) {
-		if (k->semantics && k->semantics[d] == AXIS_ARBITRARY)
-			continue;
-		f->pid[d] = LLVMBuildURem(g->b, lin, f->nprog[d], "pid");
-		lin = LLVMBuildUDiv(g->b, lin, f->nprog[d], "");
-	}
+	nv_sched_program_ids(f, sreg(f, "llvm.nvvm.read.ptx.sreg.ctaid.x"));
 }
 
 /* Binds the body's arguments: operand Refs, scalars, sizes; places the
@@ -688,12 +710,13 @@ static bool emit_task(NvFn *f, LLVMBasicBlockRef prog)
 	return true;
 }
 
-static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
+/* Entry `name` for kernel k; info gets its launch geometry. */
+static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *info)
 {
-	int warps = k->num_warps > 0 ? k->num_warps : 4;
-	info->name = k->name;
+	int warps = nv_sched_warps(nv, k);
+	info->name = name;
 	info->threads = warps * 32;
-	LLVMValueRef fn = kernel_entry(nv, k, warps);
+	LLVMValueRef fn = kernel_entry(nv, k, name, warps);
 	LLVMBasicBlockRef prog;
 	NvFn *f = new_fn(nv, k, fn, lay_log2_ceil(warps), &prog);
 	if (!f)
@@ -702,8 +725,65 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, GpuKernel *info)
 	if (!bind_body_args(f) || !emit_task(f, prog))
 		return false;
 	LLVMBuildRetVoid(f->g->b);
+	if (f->sched_raised && !nv->hint_stages && smem_total(f) > nv_smem_cap(nv)) {
+		/* The stages pkc added do not fit beside the rest: again with
+		 * num_stages. */
+		LLVMDeleteFunction(fn);
+		LLVMReplaceAllUsesWith(f->smem, LLVMGetUndef(LLVMTypeOf(f->smem)));
+		LLVMDeleteGlobal(f->smem);
+		LLVMReplaceAllUsesWith(f->smem_pipe, LLVMGetUndef(LLVMTypeOf(f->smem_pipe)));
+		LLVMDeleteGlobal(f->smem_pipe);
+		nv->hint_stages = true;
+		bool ok = emit_kernel(nv, k, name, info);
+		nv->hint_stages = false;
+		return ok;
+	}
 	finish_smem(f, info);
 	return !f->g->failed && nv_bound_kernel(nv, k, fn);
+}
+
+/* The name of kernel k's aligned variant. */
+static const char *aligned_name(Nv *nv, const IrKernel *k)
+{
+	return arena_printf(nv->cc->arena, "%s__a%d", k->name, GPU_ALIGNED_DIV);
+}
+
+static bool has_mma_dot(const Region *r)
+{
+	for (const Inst *i = r->first; i; i = i->next) {
+		if (i->op == IR_DOT && lay_dot_is_mma(i->args[0]->type, i->args[1]->type, i->results[0]->type))
+			return true;
+		for (int k = 0; k < i->nregions; k++)
+			if (has_mma_dot(i->regions[k]))
+				return true;
+	}
+	return false;
+}
+
+/* The size symbols kernel k's aligned variant assumes to be multiples of
+ * GPU_ALIGNED_DIV (bit s for symbol s; 0: no variant): those that give an
+ * operand's rows their stride (a dim after the first) and that its
+ * requires clauses do not prove multiples, when k has a tensor-core dot
+ * (whose operand copies need 16-byte rows: cp.async, the pipelines) and
+ * the variant's name is free. */
+static uint64_t wants_aligned(Nv *nv, const IrKernel *k)
+{
+	uint64_t mask = 0;
+	for (int o = 0; o < k->noperands; o++) {
+		const Type *t = k->operands[o]->array;
+		for (int d = 1; t->syms && d < t->rank; d++)
+			for (int s = 0; s < k->nsizes && s < 64; s++)
+				if (t->dims[d] < 0 && t->syms[d] && strcmp(t->syms[d], k->sizes[s]) == 0 &&
+				    nv_requires_divisor(k, s) < GPU_ALIGNED_DIV)
+					mask |= UINT64_C(1) << s;
+	}
+	if (!mask || !has_mma_dot(k->body))
+		return 0;
+	const char *name = aligned_name(nv, k);
+	for (int i = 0; i < nv->m->nkernels; i++)
+		if (strcmp(nv->m->kernels[i]->name, name) == 0)
+			return 0;
+	return mask;
 }
 
 /* ---- the module ------------------------------------------------------------------------ */
@@ -986,12 +1066,14 @@ static void emulate_module(Nv *nv, LLVMModuleRef mod)
 					LLVMSetAtomicSyncScopeID(in, sys);
 	/* Kernels: entries taking cuLaunchKernel-style parameters. */
 	LLVMBuilderRef b = LLVMCreateBuilderInContext(g->ctx);
-	for (int i = 0; i < nv->m->nkernels; i++) {
-		LLVMValueRef k = LLVMGetNamedFunction(mod, nv->m->kernels[i]->name);
+	for (int i = 0; i < 2 * nv->m->nkernels; i++) {
+		if (!nv->kinfo[i].name) /* no aligned variant */
+			continue;
+		LLVMValueRef k = LLVMGetNamedFunction(mod, nv->kinfo[i].name);
 		LLVMSetFunctionCallConv(k, LLVMCCallConv);
 		LLVMSetLinkage(k, LLVMInternalLinkage);
 		LLVMTypeRef kty = LLVMGlobalGetValueType(k);
-		LLVMValueRef e = LLVMAddFunction(mod, arena_printf(a, "pk_emu_%s", nv->m->kernels[i]->name),
+		LLVMValueRef e = LLVMAddFunction(mod, arena_printf(a, "pk_emu_%s", nv->kinfo[i].name),
 		                                 LLVMFunctionType(g->t_void, &g->t_ptr, 1, 0));
 		LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(g->ctx, e, "entry"));
 		unsigned np = LLVMCountParamTypes(kty);
@@ -1052,8 +1134,9 @@ static bool check_kernels(Compiler *cc, const IrModule *m)
 static bool check_smem(Nv *nv)
 {
 	const GpuOptions *opt = nv->opt;
-	for (int i = 0; i < nv->m->nkernels; i++) {
-		uint64_t total = nv->kinfo[i].dynamic_smem;
+	for (int j = 0; j < 2 * nv->m->nkernels; j++) {
+		int i = j % nv->m->nkernels;
+		uint64_t total = nv->kinfo[j].dynamic_smem;
 		for (int t = 0; t < opt->ntargets && total; t++)
 			if (total > nv_smem_limit(opt->targets[t])) {
 				error_at(nv->cc, nv->m->kernels[i]->loc, "%s needs %llu bytes of shared memory; %s allows at most %llu [§10.2]",
@@ -1164,12 +1247,23 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	nv.t_sptr = LLVMPointerTypeInContext(g->ctx, 3);
 
 	int nerr = cc->diag.nerrors;
-	GpuKernel *kinfo = xmalloc((size_t)(m->nkernels + 1) * sizeof *kinfo);
-	memset(kinfo, 0, (size_t)(m->nkernels + 1) * sizeof *kinfo);
+	/* Per kernel, then per kernel its aligned variant (if any). */
+	GpuKernel *kinfo = xmalloc((size_t)(2 * m->nkernels + 1) * sizeof *kinfo);
+	memset(kinfo, 0, (size_t)(2 * m->nkernels + 1) * sizeof *kinfo);
 	nv.kinfo = kinfo;
 	double t0 = time_ms();
-	for (int i = 0; i < m->nkernels && !g->failed; i++)
-		emit_kernel(&nv, m->kernels[i], &kinfo[i]);
+	for (int i = 0; i < m->nkernels && !g->failed; i++) {
+		const IrKernel *k = m->kernels[i];
+		uint64_t mask;
+		if (!emit_kernel(&nv, k, k->name, &kinfo[i]) || !(mask = wants_aligned(&nv, k)))
+			continue;
+		nv.assume_div16 = mask;
+		if (emit_kernel(&nv, k, aligned_name(&nv, k), &kinfo[m->nkernels + i])) {
+			kinfo[i].aligned = &kinfo[m->nkernels + i];
+			kinfo[i].aligned_sizes = mask;
+		}
+		nv.assume_div16 = 0;
+	}
 	time_note(cc, t0, "nvptx: NVVM IR");
 	bool ok = !g->failed && cc->diag.nerrors == nerr && check_smem(&nv);
 

@@ -53,11 +53,18 @@ typedef struct GpuImage {
 	size_t size;             /* how many */
 } GpuImage;
 
+/* Size symbols a kernel's aligned variant assumes to be multiples of (as
+ * Triton's divisibility specialisation). */
+#define GPU_ALIGNED_DIV 16
+
 /* How the launch stub launches one kernel (the same for every image). */
 typedef struct GpuKernel {
 	const char *name;        /* the entry's name: the kernel's */
-	int threads;             /* CTA size: num_warps * 32 */
+	int threads;             /* CTA size: num_warps * 32, or what pkc chose (nvptx_sched.c) */
 	uint32_t dynamic_smem;   /* dynamic shared memory bytes (0: static shared memory only) */
+	const struct GpuKernel *aligned; /* the variant the stub launches when the size symbols of
+	                                    aligned_sizes are multiples of GPU_ALIGNED_DIV, or NULL */
+	uint64_t aligned_sizes;  /* bit s: size symbol s */
 } GpuKernel;
 
 /* Everything codegen_nvptx produced; free with gpu_output_free. */

@@ -141,6 +141,9 @@ typedef struct Nv {
 	LLVMTypeRef t_sptr;       /* ptr addrspace(3): shared memory */
 	GpuKernel *kinfo;         /* per kernel: launch geometry (filled while emitting) */
 	bool wgmma;               /* every target sm_90a, no --gpu-mma-sync, not emulated */
+	bool hint_stages;         /* pipelines take num_stages (the kernel did not fit with more) */
+	uint64_t assume_div16;    /* emitting an aligned variant: bit s, size symbol s is a multiple of
+	                             GPU_ALIGNED_DIV */
 	Vec builders;             /* LLVMBuilderRef: the kernels' entry builders, disposed at the end */
 } Nv;
 
@@ -244,6 +247,7 @@ typedef struct NvFn {
 	LLVMValueRef smem_pipe;   /* placeholder for the pipeline buffers (after the temporary area) */
 	uint64_t smem_pipe_bytes; /* their bytes */
 	bool wgmma;               /* some dot uses wgmma: its buffers are NV_WGMMA_ALIGN-aligned */
+	bool sched_raised;        /* a pipeline took more stages than num_stages (nv_sched_stages) */
 } NvFn;
 
 /* Alignment of wgmma operand buffers in shared memory: the largest
@@ -324,6 +328,10 @@ LLVMValueRef nv_shfl_up(NvFn *f, LLVMValueRef x, int delta);
 
 /* ---- nvptx_mem.c: Refs and accesses ---------------------------------------------- */
 
+/* A power of two that kernel k's `requires sym % C == 0` clauses prove
+ * dividing size symbol s (1 if none). */
+int64_t nv_requires_divisor(const IrKernel *k, int s);
+
 /* One LOAD/STORE/ATOMIC being emitted (or deferred: a dot's operand). */
 typedef struct NvAccess {
 	const Inst *i;         /* the access */
@@ -403,10 +411,26 @@ const Inst *nv_dot_fused_add(NvFn *f, const Inst *d);
 /* Software pipelining of a FOR (num_stages >= 2) whose body has dots fed
  * by loads: the plan (NULL: not applicable), the copies of the first
  * iterations before the loop (builder in the preheader, after the trip
- * count), and the wait for the last (empty) copies after it. */
+ * count), and the wait for the last (empty) copies after it, with the
+ * wgmma groups still in flight: then res[0..n) (the loop's results) are
+ * replaced by registers that no use can read before the wait. */
 LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop);
 void nv_pipe_prologue(NvFn *f, LoopPipe *p);
-void nv_pipe_epilogue(NvFn *f, LoopPipe *p);
+void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n);
+/* Whether wgmma groups of pipeline p are still in flight when its loop
+ * ends (the epilogue waits for them). */
+bool nv_pipe_in_flight(const LoopPipe *p);
+
+/* ---- nvptx_sched.c ---------------------------------------------------------------- */
+
+/* Warps of kernel k's CTA: num_warps, or more for its wgmma dots. */
+int nv_sched_warps(const Nv *nv, const IrKernel *k);
+/* Stages of a pipeline of wgmma dot d whose buffers take `bytes` each, in
+ * `avail` bytes of shared memory (fewer than 2: no pipeline). */
+int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail);
+/* This program's ids on the parallel axes from blockIdx.x (lin, i32), in
+ * f->pid. */
+void nv_sched_program_ids(NvFn *f, LLVMValueRef lin);
 
 /* ---- nvptx_size.c --------------------------------------------------------------- */
 

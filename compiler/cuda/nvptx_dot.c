@@ -157,6 +157,41 @@ static void proxy_fence(NvFn *f, bool wg)
 		inline_ptx(f, f->g->t_void, "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0);
 }
 
+/* The f32 registers of v once a wgmma.wait_group has completed the group
+ * that wrote them: each through an empty asm after the wait (in place),
+ * so that no use of them moves above it.  LLVM sees no dependence between
+ * the wait and the accumulators; a use hoisted above it (the epilogue's
+ * conversion after a loop of run-time trip count) made ptxas serialize
+ * every wgmma (warning C7514) and cost 15 % on the H100. */
+static void wg_fence(NvFn *f, GV *v)
+{
+	Cg *g = f->g;
+	enum { CHUNK = 64 }; /* registers per asm statement */
+	int idx[CHUNK];
+	LLVMValueRef args[CHUNK];
+	LLVMTypeRef ft[CHUNK];
+	char cons[CHUNK * 8];
+	for (int r = 0; r < v->n;) {
+		int k = 0;
+		for (; r < v->n && k < CHUNK; r++)
+			if (LLVMTypeOf(v->r[r]) == g->t_f32) {
+				idx[k] = r;
+				args[k] = v->r[r];
+				ft[k++] = g->t_f32;
+			}
+		if (!k)
+			break;
+		size_t c = 0;
+		for (int j = 0; j < k; j++)
+			c += (size_t)snprintf(cons + c, sizeof cons - c, "%s=f", j ? "," : "");
+		for (int j = 0; j < k; j++)
+			c += (size_t)snprintf(cons + c, sizeof cons - c, ",%d", j);
+		LLVMValueRef out = inline_ptx(f, LLVMStructTypeInContext(g->ctx, ft, (unsigned)k, 0), "", cons, args, k);
+		for (int j = 0; j < k; j++)
+			v->r[idx[j]] = LLVMBuildExtractValue(g->b, out, (unsigned)j, "");
+	}
+}
+
 /* One K slice of an operand, [rows, cols] row-major in shared memory.
  * Swizzled (MMA): in 16-byte chunks whose index is XORed, within each
  * 128-byte line, with the line's number, so that the eight rows an ldmatrix
@@ -335,6 +370,8 @@ typedef struct Pipeline {
 	Stage *sa, *sb;       /* per buffer: the operands' slices */
 	uint64_t a_bytes;     /* offset of b's slice in a buffer */
 	uint64_t buf_bytes;   /* bytes from one buffer to the next */
+	int ahead;            /* run_rolled: slices copied ahead (stages - 1, or stages - 2 with wg_pending) */
+	bool wg_pending;      /* run_rolled: a slice's wgmma group stays in flight into the next */
 } Pipeline;
 
 typedef bool (*SliceFn)(NvFn *f, void *ctx, const Pipeline *p, int buf, int64_t k0);
@@ -504,11 +541,12 @@ static void no_unroll(Cg *g, LLVMValueRef br)
 }
 
 /* Pipeline p as a loop over its slices (can_roll): the copies of slices
- * 0 .. stages - 2 before it; in iteration s, wait for slice s, barrier (so
+ * 0 .. ahead - 1 before it; in iteration s, wait for slice s, barrier (so
  * that every copy of slice s is in and everyone is done reading the
- * buffer of slice s - 1), start slice s + stages - 1 into that buffer,
- * compute slice s.  The last stages - 1 iterations copy zeros instead
- * (no branch), which are waited for after the loop.  With one stage:
+ * buffer of slice s + ahead: slice s - 1's, or s - 2's when its wgmma
+ * group stayed in flight through slice s - 1), start slice s + ahead
+ * into that buffer, compute slice s.  The last `ahead` iterations copy
+ * zeros instead (no branch), which are waited for after the loop.  With one stage:
  * barrier, copy, wait, barrier, compute.  LLVM may not unroll or peel the
  * loop.  *acc (the accumulators `compute` updates or replaces) is carried
  * around it. */
@@ -516,10 +554,10 @@ static bool run_rolled(NvFn *f, Pipeline *p, SliceFn compute, void *ctx, GV **ac
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
-	int S = p->stages;
+	int S = p->stages, ahead = p->ahead ? p->ahead : S - 1;
 	PKC_ASSERT(p->nslices >= 2 && p->nslices <= INT32_MAX);
 	nv_temp_begin(f);
-	for (int j = 0; j + 1 < S; j++) {
+	for (int j = 0; j < ahead; j++) {
 		rolled_issue(f, p, cg_i32(g, j), cg_i32(g, j), false);
 		commit(f);
 	}
@@ -535,11 +573,11 @@ static bool run_rolled(NvFn *f, Pipeline *p, SliceFn compute, void *ctx, GV **ac
 	*acc = ph; /* compute may update it in place */
 	LLVMValueRef nsl = cg_i32(g, (int32_t)p->nslices);
 	if (S >= 2) {
-		LLVMValueRef pending = cg_i32(g, S - 2);
+		LLVMValueRef pending = cg_i32(g, ahead - 1);
 		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &pending, 1);
 		proxy_fence(f, p->sa[0].wg);
 		nv_barrier(f);
-		LLVMValueRef j = LLVMBuildAdd(b, s, cg_i32(g, S - 1), "");
+		LLVMValueRef j = LLVMBuildAdd(b, s, cg_i32(g, ahead), "");
 		rolled_issue(f, p, j, LLVMBuildURem(b, j, cg_i32(g, S), ""), true);
 		commit(f);
 	} else {
@@ -578,6 +616,11 @@ static bool run_rolled(NvFn *f, Pipeline *p, SliceFn compute, void *ctx, GV **ac
 		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
 	GV *res = gv_new(f, out->L, out->dt);
 	memcpy(res->r, out->r, (size_t)out->n * sizeof *out->r);
+	if (p->wg_pending) {
+		LLVMValueRef none = cg_i64(g, 0);
+		nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &none, 1);
+		wg_fence(f, res);
+	}
 	*acc = res;
 	f->smem_busy = true;
 	return true;
@@ -728,18 +771,24 @@ static uint64_t pipe_bytes(NvFn *f, const Inst *d)
 LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 {
 	int S = f->k->num_stages;
-	if (S < 2)
-		return NULL;
 	const Region *body = loop->regions[0];
 	int n = 0;
-	uint64_t total = 0;
-	const Inst *ld[2];
+	uint64_t per = 0;
+	const Inst *ld[2], *wd = NULL;
 	for (const Inst *d = body->first; d; d = d->next)
 		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld)) {
 			n++;
-			total += (uint64_t)S * pipe_bytes(f, d);
+			per += pipe_bytes(f, d);
+			if (!wd && f->plan->wgmma[d->results[0]->id])
+				wd = d;
 		}
-	if (!n || total > pipe_cap(f))
+	if (!n)
+		return NULL;
+	/* wgmma pipelines: as deep as pkc chooses (nvptx_sched.c). */
+	uint64_t used = f->smem_pipe_bytes + f->smem_scratch, cap = pipe_cap(f);
+	if (wd)
+		S = nv_sched_stages(f, wd, per, cap > used ? cap - used : 0);
+	if (S < 2 || (uint64_t)S * per > cap)
 		return NULL;
 	LoopPipe *p = arena_alloc(arena(f), sizeof *p);
 	p->loop = loop;
@@ -871,12 +920,23 @@ static bool wg_pending(const LoopPipe *p)
 	return p->wg && p->ahead < p->stages - 1;
 }
 
-void nv_pipe_epilogue(NvFn *f, LoopPipe *p)
+bool nv_pipe_in_flight(const LoopPipe *p)
+{
+	return wg_pending(p);
+}
+
+void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 {
 	nv_intrinsic(f, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
 	if (wg_pending(p)) {
 		LLVMValueRef none = cg_i64(f->g, 0);
 		nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &none, 1);
+		for (int j = 0; j < n; j++) {
+			GV *v = gv_new(f, res[j]->L, res[j]->dt);
+			memcpy(v->r, res[j]->r, (size_t)v->n * sizeof *v->r);
+			wg_fence(f, v);
+			res[j] = v;
+		}
 	}
 }
 
@@ -1023,7 +1083,7 @@ static bool dot_fma(NvFn *f, const Inst *i)
 	const GpuLayout *LA = operand_layout(&a), *LB = operand_layout(&b);
 	int64_t Mp = INT64_C(1) << LA->dbits[0], Kp = INT64_C(1) << LA->dbits[1], Np = INT64_C(1) << LB->dbits[1];
 	int es = nv_smem_elem(x.ot);
-	Pipeline p = {&a, &b, 0, 0, a.load || b.load ? f->k->num_stages : 1, NULL, NULL, 0, 0};
+	Pipeline p = {&a, &b, 0, 0, a.load || b.load ? f->k->num_stages : 1, NULL, NULL, 0, 0, 0, false};
 	if (p.stages < 1)
 		p.stages = 1;
 	/* A slice holds whole 16-byte vectors of both operands. */
@@ -1327,6 +1387,8 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 	nv_intrinsic(f, "llvm.nvvm.wgmma.commit_group.sync.aligned", NULL, 0, NULL, 0);
 	LLVMValueRef pending = cg_i64(g, x->pending);
 	nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &pending, 1);
+	if (!x->pending)
+		wg_fence(f, x->D);
 	return true;
 }
 
@@ -1362,6 +1424,23 @@ static void wg_setup(NvFn *f, WgCtx *x, const GpuLayout *LC, int64_t N)
 	x->wrow = trow ? LLVMBuildAnd(b, trow, cg_i32(f->g, ~63), "") : cg_i32(f->g, 0);
 }
 
+/* The stages of wgmma dot i over K slices in a loop (run_rolled), as
+ * pkc chooses them, and whether a slice's group stays in flight (the
+ * pipelined loops' rule, nv_pipe_plan). */
+static void wg_roll_stages(NvFn *f, const Inst *i, Pipeline *p)
+{
+	int64_t M = i->args[0]->type->dims[0], N = i->args[1]->type->dims[1];
+	uint64_t bytes = nv_align_up((uint64_t)(M * p->kc * 2), NV_WGMMA_ALIGN) + (uint64_t)(N * p->kc * 2);
+	uint64_t cap = pipe_cap(f);
+	int S = nv_sched_stages(f, i, nv_align_up(bytes, NV_WGMMA_ALIGN),
+	                        cap > f->smem_scratch ? cap - f->smem_scratch : 0);
+	p->stages = S < 1 ? 1 : S;
+	if (S >= 3 && (S - 2) * p->kc >= 64) {
+		p->ahead = S - 2;
+		p->wg_pending = true;
+	}
+}
+
 static bool dot_mma(NvFn *f, const Inst *i)
 {
 	Cg *g = f->g;
@@ -1377,11 +1456,12 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	x.D = gv_new(f, LC, DT_F32);
 	memcpy(x.D->r, C->r, (size_t)C->n * sizeof *C->r);
 
-	Pipeline p = {&a, &bo, 0, 0, a.load || bo.load ? f->k->num_stages : 1, NULL, NULL, 0, 0};
+	Pipeline p = {&a, &bo, 0, 0, a.load || bo.load ? f->k->num_stages : 1, NULL, NULL, 0, 0, 0, false};
 	if (p.stages < 1)
 		p.stages = 1;
 	int px;
 	bool in_loop = pipe_of(f, i, &px) != NULL;
+	bool wg = f->plan->wgmma[res->id];
 	p.kc = in_loop ? K : slice_depth(K, M + N, 2, p.stages, 16, MMA_SLICE_BYTES);
 	bool rolled = false;
 	if (!in_loop && K > ROLL_MIN_K && a.load && bo.load) {
@@ -1389,16 +1469,21 @@ static bool dot_mma(NvFn *f, const Inst *i)
 		q.kc = p.kc < ROLL_KC ? p.kc : ROLL_KC;
 		if ((rolled = can_roll(f, &q, K)))
 			p.kc = q.kc;
+		if (rolled && wg)
+			wg_roll_stages(f, i, &p);
 	}
 	p.nslices = K / p.kc;
 	if (p.stages > p.nslices)
 		p.stages = (int)p.nslices;
-	bool wg = f->plan->wgmma[res->id];
+	if (p.ahead >= p.stages) { /* fewer slices than stages */
+		p.ahead = 0;
+		p.wg_pending = false;
+	}
 	if (!in_loop)
 		pipeline_buffers(f, &p, M, N, 2, true, wg);
 	if (wg) {
 		const LoopPipe *lp = pipe_of(f, i, &px);
-		WgCtx w = {.D = x.D, .ot = a.dt, .pending = lp && wg_pending(lp)};
+		WgCtx w = {.D = x.D, .ot = a.dt, .pending = lp ? wg_pending(lp) : rolled && p.wg_pending};
 		wg_setup(f, &w, LC, N);
 		if (!run_dot(f, i, &p, wg_slice, &w, rolled, &w.D))
 			return false;

@@ -61,18 +61,19 @@ static bool const_int(const Value *v, int64_t *out)
 	return true;
 }
 
-/* What `requires sym % C == 0` says about size symbol `s`: a power of two
- * dividing it (the launch stub has checked the clause). */
-static int64_t size_divisor(const IrKernel *k, int s)
+/* What the clause c (or its `and` terms) says of size symbol s: a power of
+ * two dividing it, from `s % C == 0`. */
+static int64_t clause_divisor(const Region *r, const Value *c, int s, int depth)
 {
-	const Region *r = k->requires;
 	int64_t best = 1;
-	if (!r || !r->last)
+	if (!c->def || depth > 16)
 		return best;
-	for (int j = 0; j < r->last->nargs; j++) {
-		const Value *c = r->last->args[j];
-		if (!c->def || c->def->op != IR_EQ)
-			continue;
+	if (c->def->op == IR_AND && c->type->dtype == DT_BOOL) {
+		int64_t a = clause_divisor(r, c->def->args[0], s, depth + 1);
+		int64_t b = clause_divisor(r, c->def->args[1], s, depth + 1);
+		return a > b ? a : b;
+	}
+	if (c->def->op == IR_EQ) {
 		for (int side = 0; side < 2; side++) {
 			int64_t zero, m;
 			const Value *x = c->def->args[side], *z = c->def->args[1 - side];
@@ -91,6 +92,29 @@ static int64_t size_divisor(const IrKernel *k, int s)
 	return best;
 }
 
+/* What `requires sym % C == 0` says about size symbol `s`: a power of two
+ * dividing it (the launch stub has checked the clause). */
+int64_t nv_requires_divisor(const IrKernel *k, int s)
+{
+	const Region *r = k->requires;
+	int64_t best = 1;
+	if (!r || !r->last)
+		return best;
+	for (int j = 0; j < r->last->nargs; j++) {
+		int64_t d = clause_divisor(r, r->last->args[j], s, 0);
+		if (d > best)
+			best = d;
+	}
+	return best;
+}
+
+/* ... and in an aligned variant, what its launch stub checked. */
+static int64_t size_divisor(NvFn *f, int s)
+{
+	int64_t d = nv_requires_divisor(f->k, s);
+	return s < 64 && (f->nv->assume_div16 >> s & 1) && d < GPU_ALIGNED_DIV ? GPU_ALIGNED_DIV : d;
+}
+
 static int64_t divisor(NvFn *f, const Value *v, int depth)
 {
 	if (depth > 24 || v->type->rank != 0 || !dtype_is_int(v->type->dtype))
@@ -100,7 +124,7 @@ static int64_t divisor(NvFn *f, const Value *v, int depth)
 		const IrKernel *k = f->k;
 		int first = k->noperands + k->nscalars;
 		if (r == k->body && v->index >= first && v->index < first + k->nsizes)
-			return size_divisor(k, v->index - first);
+			return size_divisor(f, v->index - first);
 		const Inst *o = r->owner;
 		if (o && o->op == IR_FOR && v->index == 0) {
 			int64_t a = divisor(f, o->args[0], depth + 1), b = divisor(f, o->args[2], depth + 1);
@@ -175,7 +199,7 @@ GRef *nv_make_ref(NvFn *f, const Type *t, LLVMValueRef base, unsigned as, int sl
 			return NULL;
 		}
 		r->extent[d] = f->sizes[s];
-		ediv[d] = size_divisor(k, s);
+		ediv[d] = size_divisor(f, s);
 	}
 	LLVMValueRef stride = cg_i64(g, 1);
 	int64_t sd = 1;
@@ -449,7 +473,7 @@ static int64_t extent_divisor(NvFn *f, const Inst *i, int d)
 		return lowbit(rt->dims[d]);
 	for (int s = 0; s < f->k->nsizes; s++)
 		if (rt->syms && strcmp(f->k->sizes[s], rt->syms[d]) == 0)
-			return size_divisor(f->k, s);
+			return size_divisor(f, s);
 	return 1;
 }
 

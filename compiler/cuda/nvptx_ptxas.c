@@ -177,6 +177,12 @@ static Loc kernel_loc(Nv *nv, const char *name, size_t n)
 	for (int i = 0; i < nv->m->nkernels; i++)
 		if (strlen(nv->m->kernels[i]->name) == n && strncmp(nv->m->kernels[i]->name, name, n) == 0)
 			return nv->m->kernels[i]->loc;
+	/* An aligned variant: its kernel's. */
+	for (int i = 0; nv->kinfo && i < nv->m->nkernels; i++) {
+		const char *kn = nv->kinfo[nv->m->nkernels + i].name;
+		if (kn && strlen(kn) == n && strncmp(kn, name, n) == 0)
+			return nv->m->kernels[i]->loc;
+	}
 	return (Loc){0};
 }
 
@@ -216,9 +222,12 @@ static void resource_notes(Nv *nv, const GpuTarget *t, const char *log)
 			long long regs = number_before(l, " registers");
 			long long smem = number_before(l, " bytes smem");
 			uint32_t dyn = 0;
-			for (int i = 0; i < nv->m->nkernels; i++)
-				if (strlen(nv->m->kernels[i]->name) == nlen && strncmp(nv->m->kernels[i]->name, name, nlen) == 0)
-					dyn = nv->kinfo ? nv->kinfo[i].dynamic_smem : 0;
+			/* Every entry: the kernels, then their aligned variants. */
+			for (int i = 0; nv->kinfo && i < 2 * nv->m->nkernels; i++) {
+				const char *kn = nv->kinfo[i].name;
+				if (kn && strlen(kn) == nlen && strncmp(kn, name, nlen) == 0)
+					dyn = nv->kinfo[i].dynamic_smem;
+			}
 			note_at(nv->cc, kernel_loc(nv, name, nlen),
 			        "kernel '%.*s' on %s: %lld registers, %lld bytes shared memory%s, %lld bytes stack, "
 			        "%lld bytes spill stores, %lld bytes spill loads", (int)nlen, name, t->name, regs,

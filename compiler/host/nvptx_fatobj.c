@@ -189,11 +189,26 @@ void cg_cuda_dispatch(Cg *g, const IrKernel *k, const GpuKernel *gk, LLVMValueRe
 	LLVMValueRef grid3 = LLVMGetUndef(LLVMArrayType2(g->t_i32, 3));
 	for (unsigned d = 0; d < 3; d++)
 		grid3 = LLVMBuildInsertValue(b, grid3, g3[d], d, "");
-	LLVMValueRef b3[3] = {cg_i32(g, gk->threads), cg_i32(g, 1), cg_i32(g, 1)};
-	LLVMValueRef fields[6] = {
-		LLVMBuildGlobalString(b, k->name, ""), module, grid3,
-		LLVMConstArray2(g->t_i32, b3, 3), cg_i32(g, (int32_t)gk->dynamic_smem), params,
-	};
+	/* The aligned variant when the size symbols it assumes are multiples
+	 * of GPU_ALIGNED_DIV (its 16-byte row copies then hold). */
+	LLVMValueRef name = LLVMBuildGlobalString(b, gk->name, ""), threads = cg_i32(g, gk->threads);
+	LLVMValueRef smem = cg_i32(g, (int32_t)gk->dynamic_smem);
+	if (gk->aligned) {
+		LLVMValueRef bits = cg_i64(g, 0);
+		for (int s = 0; s < k->nsizes && s < 64; s++)
+			if (gk->aligned_sizes >> s & 1)
+				bits = LLVMBuildOr(b, bits, param[order_pos(k, KP_SIZE, s)], "");
+		LLVMValueRef al = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, bits, cg_i64(g, GPU_ALIGNED_DIV - 1), ""),
+		                                cg_i64(g, 0), "aligned");
+		const GpuKernel *v = gk->aligned;
+		name = LLVMBuildSelect(b, al, LLVMBuildGlobalString(b, v->name, ""), name, "");
+		threads = LLVMBuildSelect(b, al, cg_i32(g, v->threads), threads, "");
+		smem = LLVMBuildSelect(b, al, cg_i32(g, (int32_t)v->dynamic_smem), smem, "");
+	}
+	LLVMValueRef b3 = LLVMGetUndef(LLVMArrayType2(g->t_i32, 3));
+	for (unsigned d = 0; d < 3; d++)
+		b3 = LLVMBuildInsertValue(b, b3, d ? cg_i32(g, 1) : threads, d, "");
+	LLVMValueRef fields[6] = {name, module, grid3, b3, smem, params};
 	for (unsigned j = 0; j < 6; j++)
 		LLVMBuildStore(b, fields[j], LLVMBuildStructGEP2(b, lt, launch, j, ""));
 	LLVMValueRef cargs[2] = {stream, launch};

@@ -18,8 +18,10 @@
  *    scratch) is marked `masked` unless it provably stays inside its dim:
  *    a partial edge block, an index map that points past the array, a ds()
  *    or a gather off the end must never touch memory outside the array
- *    (lang-spec §8).  Only FULL indexers and constant points/slices inside a
- *    static dim are left unmasked.
+ *    (lang-spec §8).  Only FULL indexers, constant points/slices inside a
+ *    static dim and the slices ds(kk * C, C) of a loop `for kk in
+ *    range(E // C)` over a dim of extent E (loop_slice_in_bounds) are
+ *    left unmasked.
  *
  * Offsets are shared: identical index-map results (e.g. the program id in
  * `(i) -> (i)` of several specs) give the same offset value, and constant
@@ -296,9 +298,49 @@ static bool in_bounds(Indexer x, const Value *start, int64_t extent)
 	return c >= 0 && n <= extent && c <= extent - n;
 }
 
+/* The body argument of kernel k that holds the extent of dim d of Ref
+ * type ref (a size symbol), or NULL. */
+static const Value *size_value(const IrKernel *k, const Type *ref, int d)
+{
+	if (!ref->syms || !ref->syms[d])
+		return NULL;
+	for (int s = 0; s < k->nsizes; s++)
+		if (strcmp(k->sizes[s], ref->syms[d]) == 0)
+			return k->body->args[k->noperands + k->nscalars + s];
+	return NULL;
+}
+
+/* Does slice x (n elements from start) of dim d of Ref type ref stay
+ * inside it as the K loop of a matmul does: start = iv * n (or n * iv)
+ * for the induction variable iv of a FOR from a constant lo >= 0 by a
+ * constant step > 0 to hi, where hi * n <= the extent: hi a constant
+ * within a static extent, or floordiv(E, n) with E the dim's size
+ * symbol (`for kk in range(k // BK)` with `ds(kk * BK, BK)`). */
+static bool loop_slice_in_bounds(const IrKernel *k, Indexer x, const Value *start, const Type *ref, int d)
+{
+	int64_t n = x.size, c, lo, step, hi;
+	if (x.kind != IDX_SLICE || n <= 0 || !start->def || start->def->op != IR_MUL)
+		return false;
+	const Value *iv = NULL;
+	for (int side = 0; side < 2; side++)
+		if (const_value(start->def->args[1 - side], &c) && c == n)
+			iv = start->def->args[side];
+	if (!iv || iv->def || iv->index != 0 || !iv->region->owner || iv->region->owner->op != IR_FOR)
+		return false;
+	const Inst *loop = iv->region->owner;
+	if (!const_value(loop->args[0], &lo) || lo < 0 || !const_value(loop->args[2], &step) || step <= 0)
+		return false;
+	const Value *h = loop->args[1];
+	if (ref->dims[d] != DIM_DYNAMIC)
+		return const_value(h, &hi) && hi <= ref->dims[d] / n;
+	const Value *e = size_value(k, ref, d);
+	return e && h->def && h->def->op == IR_FLOORDIV && h->def->args[0] == e && const_value(h->def->args[1], &c) &&
+	       c == n;
+}
+
 /* Marks `masked` every indexer of every access in r that is not provably in
  * bounds (see the comment at the top), recursively. */
-static void mask_unproven(Region *r)
+static void mask_unproven(const IrKernel *k, Region *r)
 {
 	for (Inst *i = r->first; i; i = i->next) {
 		if (i->op == IR_LOAD || i->op == IR_STORE || i->op == IR_ATOMIC) {
@@ -307,12 +349,12 @@ static void mask_unproven(Region *r)
 			for (int d = 0; d < i->nidx; d++) {
 				Indexer *x = &i->idx[d];
 				const Value *start = x->kind == IDX_FULL ? NULL : i->args[next++];
-				if (!in_bounds(*x, start, ref->dims[d]))
+				if (!in_bounds(*x, start, ref->dims[d]) && !loop_slice_in_bounds(k, *x, start, ref, d))
 					x->masked = true;
 			}
 		}
 		for (int j = 0; j < i->nregions; j++)
-			mask_unproven(i->regions[j]);
+			mask_unproven(k, i->regions[j]);
 	}
 }
 
@@ -399,7 +441,7 @@ static void lower_kernel(LowerRefs *L)
 
 	body->args = args;
 	body->nargs = nparams;
-	mask_unproven(body);
+	mask_unproven(k, body);
 	drop_unused_top(L);
 	k->refs_lowered = true;
 }

@@ -1,0 +1,163 @@
+/* nvptx_sched.c - the schedule pkc picks for tensor-core kernels from the
+ * block shapes: warps per CTA and pipeline depth (wgmma, sm_90a), the
+ * order of the programs.  `num_warps` and `num_stages` (§5.8) are hints: they
+ * never change results, and this file may take more of either than the
+ * kernel asks for (never fewer warps).
+ *
+ * - Warps: a wgmma dot keeps its f32 accumulators in registers, M x N / threads
+ *   of them per thread; more than 128 leave too few registers for the rest
+ *   (ptxas spills), so the CTA gets enough warpgroups for at most 128 each,
+ *   as long as every warpgroup keeps a 64-row tile (up to 8 warps); and two
+ *   warpgroups when its loop's pipeline leaves the SM to one CTA.
+ * - Stages: a pipeline of wgmma operand buffers takes as many buffers as
+ *   fit, up to SCHED_MAX_STAGES, in the shared memory of the CTAs the
+ *   registers let share an SM (at most 2), or of one CTA when fewer than 3
+ *   fit so; a larger num_stages that fits wins.
+ * - Program order (every target): kernels with tensor-core dots run the
+ *   programs of their last two parallel axes in groups of SCHED_GROUP rows
+ *   (CTAs running together share their operands' blocks in L2), as Triton's
+ *   GROUP_SIZE_M.  The order of parallel programs is unspecified (§5.4). */
+#include "nvptx.h"
+
+/* Accumulator registers per thread a wgmma dot may take. */
+#define SCHED_MAX_ACC 128
+/* Warps a wgmma kernel may be given. */
+#define SCHED_MAX_WARPS 8
+/* Buffers a chosen pipeline takes at most. */
+#define SCHED_MAX_STAGES 4
+/* Shared memory and registers of one SM (sm_90), the part of the shared
+ * memory the driver keeps per CTA, and what a pipeline leaves to the
+ * temporary area of each CTA. */
+#define SM_SMEM (228 * 1024)
+#define SM_REGS 65536
+#define CTA_SMEM_RESERVED 1024
+#define SCHED_TEMP_RESERVE (8 * 1024)
+/* Registers per thread besides the accumulators (addresses, operands). */
+#define SCHED_OTHER_REGS 80
+/* Rows of program blocks per group (program order). */
+#define SCHED_GROUP 8
+
+static int64_t pow2_ceil(int64_t x)
+{
+	int64_t p = 1;
+	while (p < x)
+		p *= 2;
+	return p;
+}
+
+/* The warps dot d needs (0: no wgmma there); in_loop: d is in a loop
+ * body (its K slices are a pipeline's stages). */
+static int dot_warps(const Inst *d, bool in_loop)
+{
+	const Type *a = d->args[0]->type, *b = d->args[1]->type, *r = d->results[0]->type;
+	if (!lay_dot_is_wgmma(a, b, r, 2))
+		return 0;
+	int64_t M = a->dims[0], K = a->dims[1], N = r->dims[1];
+	int64_t w = pow2_ceil(M * N / (32 * SCHED_MAX_ACC));
+	/* A pipeline of 3 stages that leaves no room for a second CTA on the
+	 * SM: two warpgroups keep the tensor cores busy instead (on the H100,
+	 * 128 x 128 x 64 with 4 stages: 408 TFLOP/s on 4 warps, 493 on 8). */
+	uint64_t stage = (uint64_t)(M * K + K * N) * 2;
+	if (in_loop && 3 * stage > SM_SMEM / 2 - CTA_SMEM_RESERVED - SCHED_TEMP_RESERVE)
+		w = w > 8 ? w : 8;
+	if (w > M / 16) /* a 64-row tile per warpgroup */
+		w = M / 16;
+	if (w > SCHED_MAX_WARPS)
+		w = SCHED_MAX_WARPS;
+	return w < 4 ? 4 : (int)w;
+}
+
+static int region_warps(const Region *r, bool in_loop)
+{
+	int w = 0;
+	for (const Inst *i = r->first; i; i = i->next) {
+		int x = i->op == IR_DOT ? dot_warps(i, in_loop) : 0;
+		w = x > w ? x : w;
+		for (int k = 0; k < i->nregions; k++) {
+			x = region_warps(i->regions[k], in_loop || i->op == IR_FOR);
+			w = x > w ? x : w;
+		}
+	}
+	return w;
+}
+
+int nv_sched_warps(const Nv *nv, const IrKernel *k)
+{
+	int hint = k->num_warps > 0 ? k->num_warps : 4;
+	if (!nv->wgmma)
+		return hint;
+	int w = region_warps(k->body, false);
+	return w > hint ? w : hint;
+}
+
+/* CTAs of `threads` threads with `acc` accumulators each that the
+ * registers of an SM hold (1 or 2). */
+static int ctas_per_sm(int threads, int64_t acc)
+{
+	int64_t n = SM_REGS / ((int64_t)threads * (acc + SCHED_OTHER_REGS));
+	return n < 1 ? 1 : n > 2 ? 2 : (int)n;
+}
+
+int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail)
+{
+	int hint = f->k->num_stages;
+	if (f->nv->hint_stages)
+		return hint;
+	int threads = 32 << f->plan->lc->warpbits;
+	int64_t acc = type_numel(d->results[0]->type) / threads;
+	int s = 0;
+	for (int ctas = ctas_per_sm(threads, acc); ctas >= 1; ctas--) {
+		uint64_t budget = SM_SMEM / (uint64_t)ctas - CTA_SMEM_RESERVED - SCHED_TEMP_RESERVE;
+		if (budget > avail)
+			budget = avail;
+		uint64_t n = budget / bytes;
+		s = n > SCHED_MAX_STAGES ? SCHED_MAX_STAGES : (int)n;
+		if (s >= 3)
+			break;
+	}
+	if (hint > s && (uint64_t)hint * bytes <= avail)
+		s = hint;
+	if (s > hint)
+		f->sched_raised = true;
+	return s;
+}
+
+void nv_sched_program_ids(NvFn *f, LLVMValueRef lin)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	const IrKernel *k = f->k;
+	int par[2] = {-1, -1}, np = 0;
+	for (int d = k->ngrid - 1; d >= 0 && np < 2; d--)
+		if (!(k->semantics && k->semantics[d] == AXIS_ARBITRARY))
+			par[np++] = d;
+	bool mma = false;
+	for (int v = 0; v <= k->nvalues && !mma; v++)
+		mma = f->plan->mma[v];
+	int skip = -1;
+	if (mma && np == 2) {
+		/* par[1] (rows) and par[0] (columns) from the lowest part of lin. */
+		LLVMValueRef nr = LLVMBuildZExt(b, f->nprog[par[1]], g->t_i64, "");
+		LLVMValueRef nc = LLVMBuildZExt(b, f->nprog[par[0]], g->t_i64, "");
+		LLVMValueRef l = LLVMBuildZExt(b, lin, g->t_i64, "");
+		LLVMValueRef plane = LLVMBuildMul(b, nr, nc, "");
+		LLVMValueRef x = LLVMBuildURem(b, l, plane, "");
+		LLVMValueRef per = LLVMBuildMul(b, nc, cg_i64(g, SCHED_GROUP), "");
+		LLVMValueRef first = LLVMBuildMul(b, LLVMBuildUDiv(b, x, per, ""), cg_i64(g, SCHED_GROUP), "");
+		LLVMValueRef left = LLVMBuildSub(b, nr, first, "");
+		LLVMValueRef gs = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, left, cg_i64(g, SCHED_GROUP), ""), left,
+		                                  cg_i64(g, SCHED_GROUP), "group");
+		LLVMValueRef in = LLVMBuildURem(b, x, per, "");
+		LLVMValueRef row = LLVMBuildAdd(b, first, LLVMBuildURem(b, in, gs, ""), "");
+		f->pid[par[1]] = LLVMBuildTrunc(b, row, g->t_i32, "pid");
+		f->pid[par[0]] = LLVMBuildTrunc(b, LLVMBuildUDiv(b, in, gs, ""), g->t_i32, "pid");
+		lin = LLVMBuildTrunc(b, LLVMBuildUDiv(b, l, plane, ""), g->t_i32, "");
+		skip = par[1];
+	}
+	for (int d = skip >= 0 ? skip - 1 : k->ngrid - 1; d >= 0; d--) {
+		if (k->semantics && k->semantics[d] == AXIS_ARBITRARY)
+			continue;
+		f->pid[d] = LLVMBuildURem(b, lin, f->nprog[d], "pid");
+		lin = LLVMBuildUDiv(b, lin, f->nprog[d], "");
+	}
+}
