@@ -128,6 +128,15 @@ static GV *initial_acc(NvFn *f, const Inst *i, const GpuLayout *LC, DType dt)
 	return c;
 }
 
+/* Whether every accumulator of C is the constant 0. */
+static bool zero_acc(const GV *C)
+{
+	for (int r = 0; r < C->n; r++)
+		if (!LLVMIsAConstantFP(C->r[r]) || LLVMConstRealGetDouble(C->r[r], &(LLVMBool){0}) != 0.0)
+			return false;
+	return true;
+}
+
 /* ---- staging ------------------------------------------------------------------------- */
 
 static void commit(NvFn *f)
@@ -227,6 +236,7 @@ typedef struct Operand {
 	NvAccess *load;      /* a deferred load, copied with cp.async */
 	int kd;              /* its contracted dim: 1 for a, 0 for b */
 	DType dt;            /* element dtype */
+	bool unstaged;       /* read from registers by the dot itself (wgmma's register A) */
 } Operand;
 
 static const GpuLayout *operand_layout(const Operand *o)
@@ -344,7 +354,8 @@ static bool run_pipeline(NvFn *f, Pipeline *p, SliceFn compute, void *ctx)
 			if (issued >= p->stages)
 				nv_barrier(f); /* the buffer's last readers are done */
 			int buf = (int)(issued % p->stages);
-			stage_slice(f, p->a, issued * p->kc, p->kc, &p->sa[buf], NULL);
+			if (!p->a->unstaged)
+				stage_slice(f, p->a, issued * p->kc, p->kc, &p->sa[buf], NULL);
 			stage_slice(f, p->b, issued * p->kc, p->kc, &p->sb[buf], NULL);
 			if (async)
 				commit(f);
@@ -575,6 +586,7 @@ static bool get_operand(NvFn *f, const Inst *i, int k, Operand *o)
 	const Value *v = i->args[k];
 	o->kd = k == 0 ? 1 : 0;
 	o->dt = v->type->dtype;
+	o->unstaged = false;
 	o->load = f->deferred[v->id];
 	if (!o->load && f->pipelined[v->id]) {
 		/* Copied by the loop's pipeline: only its layout matters here. */
@@ -644,7 +656,8 @@ static bool iv_computable(const Inst *loop, const Value *v, int depth)
 
 /* The operand loads of dot d when the pipeline can copy them: global,
  * read-only, unmasked 2-D loads whose indices are computable for any
- * iteration, in 16-byte vectors. */
+ * iteration, in 16-byte vectors.  A may instead be wgmma's register A
+ * (ld[0] NULL): only B is copied. */
 static bool pipe_loads(NvFn *f, const Inst *loop, const Inst *d, const Inst **ld)
 {
 	LayoutPlan *P = f->plan;
@@ -653,6 +666,8 @@ static bool pipe_loads(NvFn *f, const Inst *loop, const Inst *d, const Inst **ld
 	ld[1] = P->dot_b[res->id];
 	for (int k = 0; k < 2; k++) {
 		const Inst *L = ld[k];
+		if (!L && k == 0 && nv_wg_a_regs_planned(f, d))
+			continue;
 		if (!L)
 			return false;
 		const GRef *ref = f->refs[L->args[0]->id];
@@ -674,6 +689,8 @@ static bool pipe_loads(NvFn *f, const Inst *loop, const Inst *d, const Inst **ld
 /* Bytes of one buffer (both operands) of dot d: a is [Mp, Kp], b [Kp, Np]. */
 static uint64_t pipe_a_bytes(NvFn *f, const Inst *d)
 {
+	if (nv_wg_a_regs_planned(f, d))
+		return 0;
 	const Type *a = d->args[0]->type;
 	int es = nv_smem_elem(a->dtype);
 	uint64_t x = (uint64_t)es << (lay_log2_ceil(a->dims[0]) + lay_log2_ceil(a->dims[1]));
@@ -717,7 +734,9 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 			p->bytes[p->ndots] = pipe_bytes(f, d);
 			p->off[p->ndots++] = f->smem_pipe_bytes;
 			f->smem_pipe_bytes += (uint64_t)S * pipe_bytes(f, d);
-			f->pipelined[ld[0]->results[0]->id] = f->pipelined[ld[1]->results[0]->id] = true;
+			for (int k = 0; k < 2; k++)
+				if (ld[k])
+					f->pipelined[ld[k]->results[0]->id] = true;
 			p->wg |= f->plan->wgmma[d->results[0]->id];
 		}
 	/* wgmma may overlap the next iteration's issue (its buffer is then
@@ -791,12 +810,14 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 		pipe_stages(f, p, x, buf, &st[0], &st[1]);
 		for (int k = 0; k < 2 && ok; k++) {
 			const Inst *L = k == 0 ? f->plan->dot_a[d->results[0]->id] : f->plan->dot_b[d->results[0]->id];
+			if (!L)
+				continue; /* wgmma's register A */
 			for (int a = 1; a < L->nargs && ok; a++)
 				ok = eval_at(f, p->loop, L->args[a], done, &saved);
 			NvAccess A;
 			if (!ok || !(ok = nv_access_setup(f, L, &A)))
 				break;
-			Operand o = {NULL, &A, k == 0 ? 1 : 0, L->results[0]->type->dtype};
+			Operand o = {NULL, &A, k == 0 ? 1 : 0, L->results[0]->type->dtype, false};
 			stage_slice(f, &o, 0, INT64_C(1) << A.L->dbits[o.kd], &st[k], NULL);
 		}
 	}
@@ -1209,37 +1230,46 @@ static LLVMValueRef wg_desc(NvFn *f, const Stage *s, LLVMValueRef off, int64_t l
 }
 
 /* wgmma.mma_async m64nNk16: the n / 2 f32 accumulators d of this thread
- * += A (K-major, descriptor da) x B (N-major: imm-trans-b 1, descriptor
- * db), f16 or bf16. */
-static void wgmma(NvFn *f, DType ot, int n, LLVMValueRef da, LLVMValueRef db, LLVMValueRef *d)
+ * += A (K-major, descriptor da; or areg: the 4 fragment registers) x B
+ * (descriptor db; N-major: imm-trans-b 1, or K-major: 0), f16 or bf16. */
+static void wgmma(NvFn *f, DType ot, int n, LLVMValueRef da, const LLVMValueRef *areg, LLVMValueRef db,
+                  bool b_kmajor, bool accumulate, LLVMValueRef *d)
 {
 	Cg *g = f->g;
 	int nd = n / 2;
 	size_t cap = (size_t)nd * 16 + 256;
 	char *text = arena_alloc(arena(f), cap), *cons = arena_alloc(arena(f), cap);
-	size_t t = (size_t)snprintf(text, cap, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n"
-	                            "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", 2 * nd + 2, n,
+	/* scale-d as an immediate: a register holding it, set between two
+	 * wgmmas of a group, makes ptxas serialize the group (C7514). */
+	size_t t = (size_t)snprintf(text, cap, "{\n.reg .pred p;\nsetp.ne.b32 p, %d, 0;\n"
+	                            "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", accumulate, n,
 	                            ot == DT_F16 ? "f16" : "bf16", ot == DT_F16 ? "f16" : "bf16");
 	size_t c = 0;
 	for (int j = 0; j < nd; j++) {
 		t += (size_t)snprintf(text + t, cap - t, "%s$%d", j ? ", " : "", j);
 		c += (size_t)snprintf(cons + c, cap - c, "=f,");
 	}
-	snprintf(text + t, cap - t, "}, $%d, $%d, p, 1, 1, 0, 1;\n}", nd, nd + 1);
-	c += (size_t)snprintf(cons + c, cap - c, "l,l");
+	/* Operands after the accumulators: A (1 descriptor or 4 registers), then B. */
+	int na = areg ? 4 : 1;
+	if (areg)
+		snprintf(text + t, cap - t, "}, {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d;\n}", nd, nd + 1, nd + 2, nd + 3,
+		         nd + 4, !b_kmajor);
+	else
+		snprintf(text + t, cap - t, "}, $%d, $%d, p, 1, 1, 0, %d;\n}", nd, nd + 1, !b_kmajor);
+	c += (size_t)snprintf(cons + c, cap - c, areg ? "r,r,r,r,l" : "l,l");
 	for (int j = 0; j < nd; j++)
 		c += (size_t)snprintf(cons + c, cap - c, ",%d", j);
-	snprintf(cons + c, cap - c, ",r");
-	LLVMValueRef *args = arena_alloc(arena(f), (size_t)(nd + 3) * sizeof *args);
+	LLVMValueRef *args = arena_alloc(arena(f), (size_t)(nd + na + 1) * sizeof *args);
 	LLVMTypeRef *ft = arena_alloc(arena(f), (size_t)nd * sizeof *ft);
-	args[0] = da;
-	args[1] = db;
+	for (int j = 0; j < na; j++)
+		args[j] = areg ? areg[j] : da;
+	args[na] = db;
 	for (int j = 0; j < nd; j++) {
-		args[2 + j] = d[j];
+		args[na + 1 + j] = d[j];
 		ft[j] = g->t_f32;
 	}
-	args[2 + nd] = cg_i32(g, 1); /* scale-d: accumulate */
-	LLVMValueRef out = inline_ptx(f, LLVMStructTypeInContext(g->ctx, ft, (unsigned)nd, 0), text, cons, args, nd + 3);
+	LLVMValueRef out = inline_ptx(f, LLVMStructTypeInContext(g->ctx, ft, (unsigned)nd, 0), text, cons, args,
+	                              nd + na + 1);
 	for (int j = 0; j < nd; j++)
 		d[j] = LLVMBuildExtractValue(g->b, out, (unsigned)j, "");
 }
@@ -1253,6 +1283,9 @@ typedef struct WgCtx {
 	int **regs;             /* per tile and chunk: the accumulator registers, in wgmma's order */
 	LLVMValueRef wrow;      /* the warpgroup's row origin (thread part) */
 	int pending;            /* wgmma groups left in flight after the slice (wg_pending) */
+	GV *areg;               /* A in registers (nv_wg_a_in_regs), else NULL: A staged */
+	bool zero;              /* the accumulators start at zero: the first k-step sets them */
+	bool b_kmajor;          /* B staged K-major (a transposed operand, nv_wg_trans_b) */
 } WgCtx;
 
 /* Every k-step of the slice in buffer buf, as one wgmma group, waited for
@@ -1263,10 +1296,15 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 	WgCtx *x = ctxp;
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
-	(void)k0;
 	const Stage *sa = &p->sa[buf], *sb = &p->sb[buf];
 	int64_t la = wg_line(sa), lb = wg_line(sb), es = sa->es;
 	LLVMValueRef *d = arena_alloc(arena(f), (size_t)x->nch * sizeof *d);
+	/* Register A: every fragment packed before the fence, so that no
+	 * ordinary instruction writes a wgmma operand inside the group. */
+	LLVMValueRef *af = arena_alloc(arena(f), (size_t)(p->kc / 16 * x->nm * 4 + 1) * sizeof *af);
+	for (int64_t kk = 0; x->areg && kk < p->kc; kk += 16)
+		for (int m = 0; m < x->nm; m++)
+			nv_wg_a_frag(f, x->areg, x->mt[m], k0 + kk, af + (kk / 16 * x->nm + m) * 4);
 	nv_intrinsic(f, "llvm.nvvm.wgmma.fence.sync.aligned", NULL, 0, NULL, 0);
 	for (int64_t kk = 0; kk < p->kc; kk += 16) {
 		int64_t kb = kk * es;
@@ -1274,14 +1312,22 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 			LLVMValueRef row = LLVMBuildOr(b, x->wrow, cg_i32(g, (int32_t)x->mt[m]), "");
 			LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, row, cg_i32(g, (int32_t)la), ""),
 			                                cg_i32(g, (int32_t)(kb / la * sa->rows * la + kb % la)), "");
-			LLVMValueRef da = wg_desc(f, sa, off, 16);
+			LLVMValueRef da = x->areg ? NULL : wg_desc(f, sa, off, 16);
+			bool acc = !(x->zero && k0 + kk == 0);
 			for (int c = 0; c < x->nc; c++) {
 				int64_t nb = (int64_t)c * x->nch * es;
-				LLVMValueRef db = wg_desc(f, sb, cg_i32(g, (int32_t)((nb / lb * sb->rows + kk) * lb)), sb->rows * lb);
+				/* K-major B: rows n of the chunk, like A's rows; N-major: lines of N. */
+				LLVMValueRef db = x->b_kmajor
+				                  ? wg_desc(f, sb, cg_i32(g, (int32_t)((int64_t)c * x->nch * lb +
+				                                                       kb / lb * sb->rows * lb + kb % lb)), 16)
+				                  : wg_desc(f, sb, cg_i32(g, (int32_t)((nb / lb * sb->rows + kk) * lb)),
+				                            sb->rows * lb);
 				int *rg = x->regs[m * x->nc + c];
+				/* Zero accumulators are not read: no register copies them in. */
 				for (int q = 0; q < x->nch / 2; q++)
-					d[q] = x->D->r[rg[q]];
-				wgmma(f, x->ot, x->nch, da, db, d);
+					d[q] = acc ? x->D->r[rg[q]] : LLVMGetUndef(g->t_f32);
+				wgmma(f, x->ot, x->nch, da, x->areg ? af + (kk / 16 * x->nm + m) * 4 : NULL, db, x->b_kmajor, acc,
+				      d);
 				for (int q = 0; q < x->nch / 2; q++)
 					x->D->r[rg[q]] = d[q];
 			}
@@ -1334,8 +1380,15 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	int64_t M = i->args[0]->type->dims[0], K = i->args[0]->type->dims[1], N = i->args[1]->type->dims[1];
 	Operand a, bo;
 	GV *C;
-	if (!get_operand(f, i, 0, &a) || !get_operand(f, i, 1, &bo) || !(C = initial_acc(f, i, LC, DT_F32)))
+	/* B = transpose(x): x staged K-major as it lies (nvptx_wgmma_chain.c). */
+	const Value *bt = nv_wg_trans_b(f, i);
+	if (bt)
+		bo = (Operand){nv_get(f, bt, NULL), NULL, 1, bt->type->dtype, false};
+	if (!get_operand(f, i, 0, &a) || (!bt && !get_operand(f, i, 1, &bo)) || (bt && !bo.regs) ||
+	    !(C = initial_acc(f, i, LC, DT_F32)))
 		return false;
+	bool wg = f->plan->wgmma[res->id];
+	a.unstaged = wg && nv_wg_a_in_regs(f, a.regs, M, K);
 	MmaCtx x = {.ot = a.dt};
 	x.D = gv_new(f, LC, DT_F32);
 	memcpy(x.D->r, C->r, (size_t)C->n * sizeof *C->r);
@@ -1356,12 +1409,16 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	p.nslices = K / p.kc;
 	if (p.stages > p.nslices)
 		p.stages = (int)p.nslices;
-	bool wg = f->plan->wgmma[res->id];
 	if (!in_loop)
-		pipeline_buffers(f, &p, M, N, 2, true, wg);
+		pipeline_buffers(f, &p, a.unstaged ? 0 : M, N, 2, true, wg);
+	for (int st = 0; bt && st < p.stages; st++) {
+		p.sb[st].cols = p.kc; /* K-major: N rows of the slice's K */
+		p.sb[st].rows = N;
+	}
 	if (wg) {
 		const LoopPipe *lp = pipe_of(f, i, &px);
-		WgCtx w = {.D = x.D, .ot = a.dt, .pending = lp && wg_pending(lp)};
+		WgCtx w = {.D = x.D, .ot = a.dt, .pending = lp && wg_pending(lp), .areg = a.unstaged ? a.regs : NULL,
+		           .b_kmajor = bt != NULL, .zero = zero_acc(C)};
 		wg_setup(f, &w, LC, N);
 		if (!run_dot(f, i, &p, wg_slice, &w, rolled, &w.D))
 			return false;
