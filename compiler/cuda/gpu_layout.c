@@ -760,6 +760,39 @@ static bool hint_region(Assign *A, const Region *r)
 	return changed;
 }
 
+/* Whether region inner lies inside a loop that lies inside region outer. */
+static bool in_loop_below(const Region *inner, const Region *outer)
+{
+	bool loop = false;
+	for (const Region *r = inner; r; r = r->owner ? r->owner->parent : NULL) {
+		if (r == outer)
+			return loop;
+		loop |= r->owner && (r->owner->op == IR_FOR || r->owner->op == IR_WHILE);
+	}
+	return false;
+}
+
+/* A 16-bit load made before a loop and used once, as A of a wgmma dot in
+ * the loop (attention's q): load it in the dot's accumulator layout, which
+ * is wgmma's register-A fragment layout (cuda/nvptx_wgmma_chain.c), so the
+ * dot reads it from registers every iteration instead of staging it. */
+static void hint_wg_a(Assign *A, const Region *r)
+{
+	LayoutPlan *P = A->P;
+	for (const Inst *i = r->first; i; i = i->next) {
+		for (int j = 0; j < i->nregions; j++)
+			hint_wg_a(A, i->regions[j]);
+		if (i->op != IR_DOT || i->nargs != 2)
+			continue;
+		const Value *x = i->args[0];
+		const Type *at = x->type, *rt = i->results[0]->type;
+		if (!A->wgmma || !lay_dot_is_wgmma(at, i->args[1]->type, rt, P->lc->warpbits) || !x->def ||
+		    x->def->op != IR_LOAD || P->nuses[x->id] != 1 || !in_loop_below(i->parent, x->def->parent))
+			continue;
+		P->hint[x->id] = lay_wgmma_c(P->lc, at->dims[0], at->dims[1]);
+	}
+}
+
 LayoutPlan *gpu_assign_layouts(Arena *a, const IrKernel *k, int warpbits, bool wgmma)
 {
 	LayoutPlan *P = arena_alloc(a, sizeof *P);
@@ -779,6 +812,7 @@ LayoutPlan *gpu_assign_layouts(Arena *a, const IrKernel *k, int warpbits, bool w
 	P->dot_of = arena_alloc(a, n * sizeof *P->dot_of);
 	count_uses(P, k->body);
 	Assign A = {P, k, a, wgmma, false};
+	hint_wg_a(&A, k->body);
 	/* A first walk finds the broadcast hints and the loop preferences; the
 	 * last one is final. */
 	assign_region(&A, k->body);

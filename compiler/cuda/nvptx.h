@@ -407,6 +407,9 @@ bool nv_wg_a_in_regs(NvFn *f, const GV *a, int64_t M, int64_t K);
 /* Whether the layout plan puts A of wgmma dot `dot` in registers as wgmma's
  * register A (before its registers exist: a pipelined loop copies only B). */
 bool nv_wg_a_regs_planned(NvFn *f, const Inst *dot);
+/* The load under dot's transposed B (nv_wg_trans_b) when a pipelined loop
+ * can copy it in place of the transpose (its only use, same region). */
+const Inst *nv_wg_trans_b_load(NvFn *f, const Inst *dot);
 /* The 4 packed A fragment registers (i32) of the 64-row tile at row m0
  * (compile-time part) for the k-step at k0. */
 void nv_wg_a_frag(NvFn *f, const GV *a, int64_t m0, int64_t k0, LLVMValueRef *out);

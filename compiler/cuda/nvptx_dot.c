@@ -658,12 +658,20 @@ static bool iv_computable(const Inst *loop, const Value *v, int depth)
  * read-only, unmasked 2-D loads whose indices are computable for any
  * iteration, in 16-byte vectors.  A may instead be wgmma's register A
  * (ld[0] NULL): only B is copied. */
+/* The load the pipeline copies for operand k of dot d, or NULL. */
+static const Inst *pipe_load(NvFn *f, const Inst *d, int k)
+{
+	const Value *res = d->results[0];
+	if (k == 0)
+		return f->plan->dot_a[res->id];
+	return f->plan->dot_b[res->id] ? f->plan->dot_b[res->id] : nv_wg_trans_b_load(f, d);
+}
+
 static bool pipe_loads(NvFn *f, const Inst *loop, const Inst *d, const Inst **ld)
 {
 	LayoutPlan *P = f->plan;
-	const Value *res = d->results[0];
-	ld[0] = P->dot_a[res->id];
-	ld[1] = P->dot_b[res->id];
+	ld[0] = pipe_load(f, d, 0);
+	ld[1] = pipe_load(f, d, 1);
 	for (int k = 0; k < 2; k++) {
 		const Inst *L = ld[k];
 		if (!L && k == 0 && nv_wg_a_regs_planned(f, d))
@@ -769,8 +777,10 @@ static void pipe_stages(NvFn *f, const LoopPipe *p, int x, LLVMValueRef buf, Sta
 	LLVMValueRef aoff = cg_i32(g, (int32_t)pipe_a_bytes(f, d));
 	int64_t kp = INT64_C(1) << lay_log2_ceil(at->dims[1]);
 	*sa = (Stage){base, kp, es, swz, wg, INT64_C(1) << lay_log2_ceil(at->dims[0])};
-	*sb = (Stage){LLVMBuildInBoundsGEP2(b, g->t_i8, base, &aoff, 1, ""), INT64_C(1) << lay_log2_ceil(bt->dims[1]),
-	              es, swz, wg, kp};
+	int64_t np = INT64_C(1) << lay_log2_ceil(bt->dims[1]);
+	bool kmajor = nv_wg_trans_b(f, d) != NULL; /* B = transpose(x): x's rows are N */
+	*sb = (Stage){LLVMBuildInBoundsGEP2(b, g->t_i8, base, &aoff, 1, ""), kmajor ? kp : np, es, swz, wg,
+	              kmajor ? np : kp};
 }
 
 /* Emits the scalar chain of v for the iteration whose induction variable
@@ -809,7 +819,7 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 		Stage st[2];
 		pipe_stages(f, p, x, buf, &st[0], &st[1]);
 		for (int k = 0; k < 2 && ok; k++) {
-			const Inst *L = k == 0 ? f->plan->dot_a[d->results[0]->id] : f->plan->dot_b[d->results[0]->id];
+			const Inst *L = pipe_load(f, d, k);
 			if (!L)
 				continue; /* wgmma's register A */
 			for (int a = 1; a < L->nargs && ok; a++)
@@ -817,7 +827,8 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 			NvAccess A;
 			if (!ok || !(ok = nv_access_setup(f, L, &A)))
 				break;
-			Operand o = {NULL, &A, k == 0 ? 1 : 0, L->results[0]->type->dtype, false};
+			/* kd: K is dim 1 of a, and of x in B = transpose(x) */
+			Operand o = {NULL, &A, k == 0 || L->results[0] != d->args[1] ? 1 : 0, L->results[0]->type->dtype, false};
 			stage_slice(f, &o, 0, INT64_C(1) << A.L->dbits[o.kd], &st[k], NULL);
 		}
 	}
@@ -1382,9 +1393,10 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	GV *C;
 	/* B = transpose(x): x staged K-major as it lies (nvptx_wgmma_chain.c). */
 	const Value *bt = nv_wg_trans_b(f, i);
-	if (bt)
+	bool bt_regs = bt && !f->pipelined[bt->id]; /* else the loop's pipeline copies x */
+	if (bt_regs)
 		bo = (Operand){nv_get(f, bt, NULL), NULL, 1, bt->type->dtype, false};
-	if (!get_operand(f, i, 0, &a) || (!bt && !get_operand(f, i, 1, &bo)) || (bt && !bo.regs) ||
+	if (!get_operand(f, i, 0, &a) || (!bt_regs && !get_operand(f, i, 1, &bo)) || (bt_regs && !bo.regs) ||
 	    !(C = initial_acc(f, i, LC, DT_F32)))
 		return false;
 	bool wg = f->plan->wgmma[res->id];
@@ -1411,7 +1423,7 @@ static bool dot_mma(NvFn *f, const Inst *i)
 		p.stages = (int)p.nslices;
 	if (!in_loop)
 		pipeline_buffers(f, &p, a.unstaged ? 0 : M, N, 2, true, wg);
-	for (int st = 0; bt && st < p.stages; st++) {
+	for (int st = 0; bt && !in_loop && st < p.stages; st++) {
 		p.sb[st].cols = p.kc; /* K-major: N rows of the slice's K */
 		p.sb[st].rows = N;
 	}

@@ -15,7 +15,13 @@
  * already wgmma's register-A fragment: the A fragment of the k-step at
  * k0 is the pairs at columns k0 and k0 + 8 of rows +0 and +8.  So the
  * accumulator of the first dot, converted elementwise, feeds the second
- * without shared memory (nvptx_dot.c: wg_slice). */
+ * without shared memory (nvptx_dot.c: wg_slice).  A loaded before a loop
+ * and used by a wgmma dot in it is loaded in that layout (gpu_layout.c):
+ * attention's q is read from registers every iteration, never staged.
+ *
+ * In a software-pipelined loop (num_stages >= 2) such dots copy only B,
+ * ahead of the iteration that reads it: a load, or the load under a
+ * transpose (nv_wg_trans_b_load), whose stage is then K-major. */
 #include "nvptx.h"
 
 const Value *nv_wg_trans_b(NvFn *f, const Inst *dot)
@@ -55,4 +61,14 @@ bool nv_wg_a_regs_planned(NvFn *f, const Inst *dot)
 	DType dt = a->type->dtype;
 	return P->wgmma[dot->results[0]->id] && !P->lazy[a->id] && (dt == DT_F16 || dt == DT_BF16) &&
 	       P->of[a->id] == lay_wgmma_c(P->lc, a->type->dims[0], a->type->dims[1]);
+}
+
+const Inst *nv_wg_trans_b_load(NvFn *f, const Inst *dot)
+{
+	const Value *x = nv_wg_trans_b(f, dot);
+	const LayoutPlan *P = f->plan;
+	if (!x || !x->def || x->def->op != IR_LOAD || x->def->parent != dot->parent || P->nuses[x->id] != 1 ||
+	    P->nuses[dot->args[1]->id] != 1)
+		return NULL;
+	return x->def;
 }
