@@ -1430,7 +1430,9 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	if (wg) {
 		const LoopPipe *lp = pipe_of(f, i, &px);
 		WgCtx w = {.D = x.D, .ot = a.dt, .pending = lp && wg_pending(lp), .areg = a.unstaged ? a.regs : NULL,
-		           .b_kmajor = bt != NULL, .zero = zero_acc(C)};
+		           .b_kmajor = bt != NULL,
+		           /* rolled: one body serves every slice, k0 is 0 in each */
+		           .zero = !rolled && zero_acc(C)};
 		wg_setup(f, &w, LC, N);
 		if (!run_dot(f, i, &p, wg_slice, &w, rolled, &w.D))
 			return false;
