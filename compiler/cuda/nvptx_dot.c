@@ -654,11 +654,8 @@ static bool iv_computable(const Inst *loop, const Value *v, int depth)
 	return true;
 }
 
-/* The operand loads of dot d when the pipeline can copy them: global,
- * read-only, unmasked 2-D loads whose indices are computable for any
- * iteration, in 16-byte vectors.  A may instead be wgmma's register A
- * (ld[0] NULL): only B is copied. */
-/* The load the pipeline copies for operand k of dot d, or NULL. */
+/* The load the pipeline copies for operand k of dot d, or NULL: B may be
+ * the load under a transpose (copied K-major). */
 static const Inst *pipe_load(NvFn *f, const Inst *d, int k)
 {
 	const Value *res = d->results[0];
@@ -667,6 +664,10 @@ static const Inst *pipe_load(NvFn *f, const Inst *d, int k)
 	return f->plan->dot_b[res->id] ? f->plan->dot_b[res->id] : nv_wg_trans_b_load(f, d);
 }
 
+/* The operand loads of dot d when the pipeline can copy them: global,
+ * read-only, unmasked 2-D loads whose indices are computable for any
+ * iteration, in 16-byte vectors.  A may instead be wgmma's register A
+ * (ld[0] NULL): only B is copied. */
 static bool pipe_loads(NvFn *f, const Inst *loop, const Inst *d, const Inst **ld)
 {
 	LayoutPlan *P = f->plan;
