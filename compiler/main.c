@@ -715,11 +715,6 @@ static const Option options[] = {
 };
 enum { NOPTIONS = sizeof options / sizeof options[0] };
 
-static bool starts_with(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
 /* The option `a` is: an exact ARG_NONE name, else the longest name that
  * starts it; NULL if none. */
 static const Option *find_option(const char *a)

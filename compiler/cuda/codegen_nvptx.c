@@ -16,7 +16,6 @@
  * has the targets and the helpers every file uses, nvptx_tensor.c tensor
  * ops and layout conversions, nvptx_mem.c Ref accesses and barriers,
  * nvptx_dot.c matrix products. */
-#include "codegen.h" /* codegen_check_kernel_name: a kernel's launch function is C */
 #include "nvptx.h"
 #include "pk_runtime.h" /* PK_MAX_GRID */
 
@@ -318,9 +317,6 @@ static bool emit_scalar_op(NvFn *f, const Inst *i)
 	f->vals[res->id] = gv_scalar(f, res->type->dtype, r);
 	return true;
 }
-
-/* nvptx_dot.c (belongs in nvptx.h next to nv_dot). */
-const Inst *nv_dot_fused_add(NvFn *f, const Inst *d);
 
 /* Whether a tensor of type t with 2^regbits elements on each thread of a
  * CTA of 2^warpbits warps fits. */
@@ -1036,14 +1032,16 @@ static bool check_kernels(Compiler *cc, const IrModule *m)
 		const IrKernel *k = m->kernels[i];
 		int w = k->num_warps > 0 ? k->num_warps : 4;
 		if (w > 32 || (w & (w - 1)) != 0) {
-			error_at(cc, k->loc, "%s: num_warps = %d: the CUDA back end needs a power of two up to 32", k->name, w);
+			error_at(cc, k->loc, "%s: num_warps = %d: the CUDA back end needs a power of two up to 32 [§5.8]", k->name,
+			         w);
 			return false;
 		}
 		if (k->ngrid > PK_MAX_GRID) {
-			error_at(cc, k->loc, "%s: the grid has %d axes; at most %d are supported", k->name, k->ngrid, PK_MAX_GRID);
+			error_at(cc, k->loc, "%s: the grid has %d axes; at most %d are supported [§5.3]", k->name, k->ngrid,
+			         PK_MAX_GRID);
 			return false;
 		}
-		if (!codegen_check_kernel_name(cc, k))
+		if (!check_kernel_name(cc, k->name, k->loc))
 			return false;
 	}
 	return true;

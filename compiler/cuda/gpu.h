@@ -74,7 +74,7 @@ void gpu_output_free(GpuOutput *out);
 
 /* Compiles every kernel of m (after lower-refs, before tile-host) for every
  * target of opt.  Constructs the GPU back end does not implement are
- * reported with error_at ("... is not supported yet by --target=sm_XX");
+ * reported with error_at ("... is not supported yet by --target=sm_XX [§10.4]");
  * LLVM failures are internal errors.  Returns false after an error. */
 bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOutput *out);
 

@@ -590,10 +590,10 @@ static void record_pref(Assign *A, Value *const *inits, Value *const *outs, cons
 	}
 }
 
-static void assign_inst(Assign *A, const Inst *i)
+/* for, while, if: their regions, and the layouts of the tensors they carry
+ * and yield. False for any other op. */
+static bool assign_control(Assign *A, const Inst *i)
 {
-	LayoutPlan *P = A->P;
-	LayoutCtx *lc = P->lc;
 	switch (i->op) {
 	case IR_FOR: {
 		int n = i->nargs - 3;
@@ -601,7 +601,7 @@ static void assign_inst(Assign *A, const Inst *i)
 		assign_carried(A, i->args + 3, body->args + 1, i->results, n);
 		assign_region(A, body);
 		record_pref(A, i->args + 3, i->results, body->last, n);
-		return;
+		return true;
 	}
 	case IR_WHILE: {
 		int n = i->nargs;
@@ -610,7 +610,7 @@ static void assign_inst(Assign *A, const Inst *i)
 		assign_region(A, i->regions[0]);
 		assign_region(A, i->regions[1]);
 		record_pref(A, i->args, i->results, i->regions[1]->last, n);
-		return;
+		return true;
 	}
 	case IR_IF:
 		assign_region(A, i->regions[0]);
@@ -623,11 +623,67 @@ static void assign_inst(Assign *A, const Inst *i)
 				L = fixed(A, i->regions[1]->last->args[j]);
 			set_fixed(A, i->results[j], or_default(A, L, i->results[j]));
 		}
-		return;
+		return true;
 	default:
-		break;
+		return false;
 	}
-	if (i->nresults != 1 || !is_tensor(i->results[0]))
+}
+
+/* A dot's result: the wgmma or mma.sync accumulator layout where the dot
+ * takes the tensor cores, else the default; and which operands are loads
+ * the dot may read itself (single use, same region). */
+static void assign_dot(Assign *A, const Inst *i)
+{
+	LayoutPlan *P = A->P;
+	LayoutCtx *lc = P->lc;
+	const Value *res = i->results[0];
+	const Type *at = i->args[0]->type, *bt = i->args[1]->type, *rt = res->type;
+	P->mma[res->id] = lay_dot_is_mma(at, bt, rt);
+	P->wgmma[res->id] = A->wgmma && lay_dot_is_wgmma(at, bt, rt, lc->warpbits);
+	if (P->wgmma[res->id])
+		set_fixed(A, res, lay_wgmma_c(lc, rt->dims[0], rt->dims[1]));
+	else if (P->mma[res->id])
+		set_fixed(A, res, lay_mma_c(lc, rt->dims[0], rt->dims[1],
+		                            lay_mma_wm_bits(rt->dims[0], rt->dims[1], lc->warpbits)));
+	else
+		set_fixed(A, res, lay_default(lc, rt));
+	for (int k = 0; k < 2; k++) {
+		const Value *o = i->args[k];
+		const Inst **slot = k == 0 ? &P->dot_a[res->id] : &P->dot_b[res->id];
+		*slot = o->def && o->def->op == IR_LOAD && P->nuses[o->id] == 1 && o->def->parent == i->parent
+		        ? o->def : NULL;
+		if (*slot)
+			P->dot_of[o->id] = i;
+	}
+}
+
+/* An elementwise op takes the layout of an operand: a tensor-core dot's
+ * accumulator layout first, so that `acc + dot(a, b)` keeps acc in it (and
+ * the dot accumulates in place); else the first fixed one; else lazy. */
+static void assign_elementwise(Assign *A, const Inst *i)
+{
+	const Value *res = i->results[0];
+	for (int j = 0; j < i->nargs; j++) {
+		const Value *d = i->args[j];
+		if (d->def && d->def->op == IR_DOT && A->P->mma[d->id] && fixed(A, d) &&
+		    same_shape(d->type, res->type)) {
+			set_fixed(A, res, fixed(A, d));
+			return;
+		}
+	}
+	for (int j = 0; j < i->nargs; j++)
+		if (fixed(A, i->args[j])) {
+			set_fixed(A, res, fixed(A, i->args[j]));
+			return;
+		}
+	set_lazy(A, res);
+}
+
+static void assign_inst(Assign *A, const Inst *i)
+{
+	LayoutPlan *P = A->P;
+	LayoutCtx *lc = P->lc;
+	if (assign_control(A, i) || i->nresults != 1 || !is_tensor(i->results[0]))
 		return;
 	const Value *res = i->results[0];
 	const Value *x = i->nargs ? i->args[0] : NULL;
@@ -646,27 +702,9 @@ static void assign_inst(Assign *A, const Inst *i)
 	case IR_CONST: case IR_IOTA: case IR_BROADCAST:
 		set_lazy(A, res);
 		return;
-	case IR_DOT: {
-		const Type *at = i->args[0]->type, *bt = i->args[1]->type, *rt = res->type;
-		P->mma[res->id] = lay_dot_is_mma(at, bt, rt);
-		P->wgmma[res->id] = A->wgmma && lay_dot_is_wgmma(at, bt, rt, lc->warpbits);
-		if (P->wgmma[res->id])
-			set_fixed(A, res, lay_wgmma_c(lc, rt->dims[0], rt->dims[1]));
-		else if (P->mma[res->id])
-			set_fixed(A, res, lay_mma_c(lc, rt->dims[0], rt->dims[1],
-			                            lay_mma_wm_bits(rt->dims[0], rt->dims[1], lc->warpbits)));
-		else
-			set_fixed(A, res, lay_default(lc, rt));
-		for (int k = 0; k < 2; k++) {
-			const Value *o = i->args[k];
-			const Inst **slot = k == 0 ? &P->dot_a[res->id] : &P->dot_b[res->id];
-			*slot = o->def && o->def->op == IR_LOAD && P->nuses[o->id] == 1 && o->def->parent == i->parent
-			        ? o->def : NULL;
-			if (*slot)
-				P->dot_of[o->id] = i;
-		}
+	case IR_DOT:
+		assign_dot(A, i);
 		return;
-	}
 	case IR_REDUCE_SUM: case IR_REDUCE_MAX: case IR_REDUCE_MIN: case IR_REDUCE_PROD: case IR_ARGMAX: case IR_ARGMIN:
 		set_fixed(A, res, lay_slice(lc, or_default(A, fixed(A, x), x), (int)i->ival));
 		return;
@@ -690,27 +728,10 @@ static void assign_inst(Assign *A, const Inst *i)
 	default:
 		break;
 	}
-	if (op_info[i->op].flags & F_ELEMWISE) {
-		/* A tensor-core dot's accumulator layout first: `acc + dot(a, b)`
-		 * then keeps acc in it (and the dot accumulates in place). */
-		for (int j = 0; j < i->nargs; j++) {
-			const Value *d = i->args[j];
-			if (d->def && d->def->op == IR_DOT && P->mma[d->id] && fixed(A, d) &&
-			    same_shape(d->type, res->type)) {
-				set_fixed(A, res, fixed(A, d));
-				return;
-			}
-		}
-		for (int j = 0; j < i->nargs; j++)
-			if (fixed(A, i->args[j])) {
-				set_fixed(A, res, fixed(A, i->args[j]));
-				return;
-			}
-		set_lazy(A, res);
-		return;
-	}
-	/* Anything else producing a tensor: the default layout. */
-	set_fixed(A, res, lay_default(lc, res->type));
+	if (op_info[i->op].flags & F_ELEMWISE)
+		assign_elementwise(A, i);
+	else /* anything else producing a tensor: the default layout */
+		set_fixed(A, res, lay_default(lc, res->type));
 }
 
 static void assign_region(Assign *A, const Region *r)

@@ -397,6 +397,9 @@ bool nv_ptxas_compile(Nv *nv, const GpuTarget *t, const char *ptx, size_t n, cha
 /* ---- nvptx_dot.c ---------------------------------------------------------------- */
 
 bool nv_dot(NvFn *f, const Inst *i);
+/* The add that `acc + dot(a, b)` fuses into dot d (the dot starts from acc),
+ * or NULL. */
+const Inst *nv_dot_fused_add(NvFn *f, const Inst *d);
 
 /* ---- nvptx_wgmma_chain.c: chained wgmma dots (attention) ---------------------------------- */
 

@@ -64,7 +64,7 @@ bool nv_unsupported(NvFn *f, Loc loc, const char *fmt, ...)
 	char *what = arena_alloc(f->nv->cc->arena, (size_t)(n > 0 ? n : 0) + 1);
 	vsnprintf(what, (size_t)(n > 0 ? n : 0) + 1, fmt, aq);
 	va_end(aq);
-	error_at(f->nv->cc, loc, "%s is not supported yet by --target=%s", what, f->nv->target_name);
+	error_at(f->nv->cc, loc, "%s is not supported yet by --target=%s [§10.4]", what, f->nv->target_name);
 	f->g->failed = true;
 	return false;
 }

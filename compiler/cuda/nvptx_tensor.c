@@ -654,125 +654,168 @@ static Pair combine_arg(NvFn *f, Op op, DType dt, Pair a, Pair b)
 	return (Pair){LLVMBuildSelect(bl, take_b, b.v, a.v, ""), LLVMBuildSelect(bl, take_b, b.i, a.i, "")};
 }
 
-static bool reduce(NvFn *f, const Inst *i)
+/* One reduction being emitted: x's layout Lx, the result's R (NULL for a
+ * scalar), and the partial result of each of the nr result registers. */
+typedef struct Red {
+	NvFn *f;
+	const Inst *i;
+	DType dt;
+	bool arg; /* argmax/argmin: acc[q].i is the index */
+	int axis;
+	const GpuLayout *Lx, *R;
+	int nr;
+	Pair *acc;
+} Red;
+
+/* a then b, combined by the reduction's op (a.v is NULL when the op failed). */
+static Pair red_combine(Red *rd, Pair a, Pair b)
 {
+	if (rd->arg)
+		return combine_arg(rd->f, rd->i->op, rd->dt, a, b);
+	a.v = combine(rd->f, rd->i->op, rd->dt, a.v, b.v, rd->i->loc);
+	return a;
+}
+
+/* Register r of x as an element of the reduction. Padding never counts: the
+ * identity for a reduction; for an arg-reduction a value that loses (-inf for
+ * argmax, never NaN) at an index past every real one (ties go to the lower). */
+static Pair red_element(Red *rd, GV *x, int r, bool padded)
+{
+	NvFn *f = rd->f;
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
-	const Value *xv = i->args[0], *res = i->results[0];
-	int axis = (int)i->ival;
-	bool arg = i->op == IR_ARGMAX || i->op == IR_ARGMIN;
-	LayoutCtx *lc = f->plan->lc;
-	const GpuLayout *Lx = f->plan->lazy[xv->id] ? lay_default(lc, xv->type) : f->plan->of[xv->id];
-	GV *x = nv_get(f, xv, Lx);
-	if (!x)
-		return false;
-	DType dt = xv->type->dtype;
-	const GpuLayout *R = is_tensor(res) ? f->plan->of[res->id] : NULL;
-	PKC_ASSERT(!R || R == lay_slice(lc, Lx, axis));
-	int nr = R ? 1 << R->nregbits : 1;
-	Pair *acc = arena_alloc(arena(f), (size_t)nr * sizeof *acc);
-	bool *have = arena_alloc(arena(f), (size_t)nr);
-	int64_t *c = arena_alloc(arena(f), (size_t)(Lx->rank + 1) * sizeof *c);
-	int64_t *rc = arena_alloc(arena(f), (size_t)(Lx->rank + 1) * sizeof *rc);
-	LLVMValueRef ident = arg ? NULL : reduce_identity(f, i->op, dt);
-	bool padded = (Lx->dims[axis] & (Lx->dims[axis] - 1)) != 0;
+	const GpuLayout *Lx = rd->Lx;
+	Pair e = {x->r[r], rd->arg ? nv_coord(f, Lx, r, rd->axis) : NULL};
+	if (!padded)
+		return e;
+	LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntULT, nv_coord(f, Lx, r, rd->axis),
+	                                cg_i32(g, (int32_t)Lx->dims[rd->axis]), "");
+	Op worst = rd->i->op == IR_ARGMAX ? IR_REDUCE_MAX : IR_REDUCE_MIN;
+	e.v = LLVMBuildSelect(b, ok, e.v, reduce_identity(f, rd->arg ? worst : rd->i->op, rd->dt), "");
+	if (rd->arg)
+		e.i = LLVMBuildSelect(b, ok, e.i, cg_i32(g, INT32_MAX), "");
+	return e;
+}
 
-	/* 1. In-thread, in register order (ascending along the axis). */
+/* Step 1: in-thread, in register order (ascending along the axis). */
+static bool red_in_thread(Red *rd, GV *x)
+{
+	const GpuLayout *Lx = rd->Lx;
+	bool padded = (Lx->dims[rd->axis] & (Lx->dims[rd->axis] - 1)) != 0;
+	bool *have = arena_alloc(arena(rd->f), (size_t)rd->nr);
+	int64_t *c = arena_alloc(arena(rd->f), (size_t)(Lx->rank + 1) * sizeof *c);
+	int64_t *rc = arena_alloc(arena(rd->f), (size_t)(Lx->rank + 1) * sizeof *rc);
 	for (int r = 0; r < x->n; r++) {
 		lay_reg_coord(Lx, r, c);
 		for (int d = 0, s = 0; d < Lx->rank; d++)
-			if (d != axis)
+			if (d != rd->axis)
 				rc[s++] = c[d];
-		int q = R ? lay_reg_of(R, rc) : 0;
-		Pair e = {x->r[r], arg ? nv_coord(f, Lx, r, axis) : NULL};
-		if (padded) {
-			/* Padding never counts: the identity for a reduction; for an
-			 * arg-reduction a value that loses (-inf for argmax, never NaN)
-			 * at an index past every real one (ties go to the lower). */
-			LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntULT, nv_coord(f, Lx, r, axis),
-			                                cg_i32(g, (int32_t)Lx->dims[axis]), "");
-			Op worst = i->op == IR_ARGMAX ? IR_REDUCE_MAX : IR_REDUCE_MIN;
-			e.v = LLVMBuildSelect(b, ok, e.v, arg ? reduce_identity(f, worst, dt) : ident, "");
-			if (arg)
-				e.i = LLVMBuildSelect(b, ok, e.i, cg_i32(g, INT32_MAX), "");
-		}
+		int q = rd->R ? lay_reg_of(rd->R, rc) : 0;
+		Pair e = red_element(rd, x, r, padded);
 		if (!have[q]) {
-			acc[q] = e;
+			rd->acc[q] = e;
 			have[q] = true;
-		} else if (arg) {
-			acc[q] = combine_arg(f, i->op, dt, acc[q], e);
 		} else {
-			acc[q].v = combine(f, i->op, dt, acc[q].v, e.v, i->loc);
-			if (!acc[q].v)
+			rd->acc[q] = red_combine(rd, rd->acc[q], e);
+			if (!rd->acc[q].v)
 				return false;
 		}
 	}
+	return true;
+}
 
-	/* 2. Across the lanes that share the result element. */
-	for (int bit = Lx->dlo[axis]; bit < Lx->dlo[axis] + Lx->dbits[axis]; bit++) {
+/* Step 2: across the lanes that share the result element (combine_arg is
+ * symmetric: ties and NaNs go by index). */
+static void red_across_lanes(Red *rd)
+{
+	const GpuLayout *Lx = rd->Lx;
+	for (int bit = Lx->dlo[rd->axis]; bit < Lx->dlo[rd->axis] + Lx->dbits[rd->axis]; bit++) {
 		if (Lx->kind[bit] != LB_LANE)
 			continue;
 		int m = 1 << Lx->idx[bit];
-		for (int q = 0; q < nr; q++) {
-			if (arg) {
-				/* combine_arg is symmetric (ties and NaNs go by index). */
-				Pair o = {nv_shfl_bfly(f, acc[q].v, m), nv_shfl_bfly(f, acc[q].i, m)};
-				acc[q] = combine_arg(f, i->op, dt, acc[q], o);
-			} else {
-				acc[q].v = combine(f, i->op, dt, acc[q].v, nv_shfl_bfly(f, acc[q].v, m), i->loc);
-			}
+		for (int q = 0; q < rd->nr; q++) {
+			Pair o = {nv_shfl_bfly(rd->f, rd->acc[q].v, m), NULL};
+			if (rd->arg)
+				o.i = nv_shfl_bfly(rd->f, rd->acc[q].i, m);
+			rd->acc[q] = red_combine(rd, rd->acc[q], o);
 		}
 	}
+}
 
-	/* 3. Across warps: partial results through shared memory. */
+/* Step 3: across the nw warps along the axis (their warp-index bits wbits):
+ * each warp writes its partial results to its slot of shared memory, then
+ * every thread combines the slots in order. */
+static void red_across_warps(Red *rd, int nw, const int *wbits)
+{
+	NvFn *f = rd->f;
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	DType dt = rd->dt;
+	const GpuLayout *R = rd->R;
+	int64_t slots = INT64_C(1) << nw, relems = R ? INT64_C(1) << R->nbits : 1;
+	int es = nv_smem_elem(dt);
+	LLVMTypeRef mt = nv_smem_type(f, dt);
+	uint64_t vbytes = (uint64_t)(slots * relems * es);
+	vbytes = (vbytes + 15) / 16 * 16;
+	nv_temp_need(f, vbytes + (rd->arg ? (uint64_t)(slots * relems * 4) : 0));
+	nv_temp_begin(f);
+	LLVMValueRef vbase = nv_temp_ptr(f, 0), ibase = rd->arg ? nv_temp_ptr(f, vbytes) : NULL;
+	/* This thread's slot: its warp bits along the axis. */
+	LLVMValueRef slot = cg_i32(g, 0);
+	for (int j = 0; j < nw; j++)
+		slot = LLVMBuildOr(b, slot, bits_of(f, b, f->warp, wbits[j], 1, j), "");
+	for (int q = 0; q < rd->nr; q++) {
+		LLVMValueRef e = R ? flat_index(f, R, q) : cg_i32(g, 0);
+		LLVMValueRef at = LLVMBuildAdd(b, LLVMBuildMul(b, slot, cg_i32(g, (int32_t)relems), ""), e, "");
+		LLVMBuildStore(b, cg_to_mem(g, dt, rd->acc[q].v), LLVMBuildInBoundsGEP2(b, mt, vbase, &at, 1, ""));
+		if (rd->arg)
+			LLVMBuildStore(b, rd->acc[q].i, LLVMBuildInBoundsGEP2(b, g->t_i32, ibase, &at, 1, ""));
+	}
+	nv_barrier(f);
+	for (int q = 0; q < rd->nr; q++) {
+		LLVMValueRef e = R ? flat_index(f, R, q) : cg_i32(g, 0);
+		Pair a = {NULL, NULL};
+		for (int64_t s = 0; s < slots; s++) {
+			LLVMValueRef at = LLVMBuildAdd(b, cg_i32(g, (int32_t)(s * relems)), e, "");
+			Pair p = {cg_from_mem(g, dt, LLVMBuildLoad2(b, mt, LLVMBuildInBoundsGEP2(b, mt, vbase, &at, 1, ""), "")),
+			          rd->arg ? LLVMBuildLoad2(b, g->t_i32, LLVMBuildInBoundsGEP2(b, g->t_i32, ibase, &at, 1, ""), "")
+			                  : NULL};
+			a = s ? red_combine(rd, a, p) : p;
+		}
+		rd->acc[q] = a;
+	}
+	f->smem_busy = true;
+}
+
+/* A reduction along an axis: in each thread, then across lanes by shuffles,
+ * then across warps through shared memory. */
+static bool reduce(NvFn *f, const Inst *i)
+{
+	const Value *xv = i->args[0], *res = i->results[0];
+	LayoutCtx *lc = f->plan->lc;
+	Red rd = {.f = f, .i = i, .dt = xv->type->dtype, .axis = (int)i->ival};
+	rd.arg = i->op == IR_ARGMAX || i->op == IR_ARGMIN;
+	rd.Lx = f->plan->lazy[xv->id] ? lay_default(lc, xv->type) : f->plan->of[xv->id];
+	GV *x = nv_get(f, xv, rd.Lx);
+	if (!x)
+		return false;
+	rd.R = is_tensor(res) ? f->plan->of[res->id] : NULL;
+	PKC_ASSERT(!rd.R || rd.R == lay_slice(lc, rd.Lx, rd.axis));
+	rd.nr = rd.R ? 1 << rd.R->nregbits : 1;
+	rd.acc = arena_alloc(arena(f), (size_t)rd.nr * sizeof *rd.acc);
+	if (!red_in_thread(&rd, x))
+		return false;
+	red_across_lanes(&rd);
 	int nw = 0, wbits[8];
-	for (int bit = Lx->dlo[axis]; bit < Lx->dlo[axis] + Lx->dbits[axis]; bit++)
-		if (Lx->kind[bit] == LB_WARP)
-			wbits[nw++] = Lx->idx[bit];
-	if (nw) {
-		int64_t slots = INT64_C(1) << nw, relems = R ? INT64_C(1) << R->nbits : 1;
-		int es = nv_smem_elem(dt);
-		LLVMTypeRef mt = nv_smem_type(f, dt);
-		uint64_t vbytes = (uint64_t)(slots * relems * es);
-		vbytes = (vbytes + 15) / 16 * 16;
-		nv_temp_need(f, vbytes + (arg ? (uint64_t)(slots * relems * 4) : 0));
-		nv_temp_begin(f);
-		LLVMValueRef vbase = nv_temp_ptr(f, 0), ibase = arg ? nv_temp_ptr(f, vbytes) : NULL;
-		/* This thread's slot: its warp bits along the axis. */
-		LLVMValueRef slot = cg_i32(g, 0);
-		for (int j = 0; j < nw; j++)
-			slot = LLVMBuildOr(b, slot, bits_of(f, b, f->warp, wbits[j], 1, j), "");
-		for (int q = 0; q < nr; q++) {
-			LLVMValueRef e = R ? flat_index(f, R, q) : cg_i32(g, 0);
-			LLVMValueRef at = LLVMBuildAdd(b, LLVMBuildMul(b, slot, cg_i32(g, (int32_t)relems), ""), e, "");
-			LLVMBuildStore(b, cg_to_mem(g, dt, acc[q].v), LLVMBuildInBoundsGEP2(b, mt, vbase, &at, 1, ""));
-			if (arg)
-				LLVMBuildStore(b, acc[q].i, LLVMBuildInBoundsGEP2(b, g->t_i32, ibase, &at, 1, ""));
-		}
-		nv_barrier(f);
-		for (int q = 0; q < nr; q++) {
-			LLVMValueRef e = R ? flat_index(f, R, q) : cg_i32(g, 0);
-			Pair a = {NULL, NULL};
-			for (int64_t s = 0; s < slots; s++) {
-				LLVMValueRef at = LLVMBuildAdd(b, cg_i32(g, (int32_t)(s * relems)), e, "");
-				Pair p = {cg_from_mem(g, dt, LLVMBuildLoad2(b, mt, LLVMBuildInBoundsGEP2(b, mt, vbase, &at, 1, ""), "")),
-				          arg ? LLVMBuildLoad2(b, g->t_i32, LLVMBuildInBoundsGEP2(b, g->t_i32, ibase, &at, 1, ""), "")
-				              : NULL};
-				if (!s)
-					a = p;
-				else if (arg)
-					a = combine_arg(f, i->op, dt, a, p);
-				else
-					a.v = combine(f, i->op, dt, a.v, p.v, i->loc);
-			}
-			acc[q] = a;
-		}
-		f->smem_busy = true;
-	}
+	for (int bit = rd.Lx->dlo[rd.axis]; bit < rd.Lx->dlo[rd.axis] + rd.Lx->dbits[rd.axis]; bit++)
+		if (rd.Lx->kind[bit] == LB_WARP)
+			wbits[nw++] = rd.Lx->idx[bit];
+	if (nw)
+		red_across_warps(&rd, nw, wbits);
 
-	GV *y = gv_new(f, R, res->type->dtype);
-	for (int q = 0; q < nr; q++)
-		y->r[q] = arg ? acc[q].i : acc[q].v;
+	GV *y = gv_new(f, rd.R, res->type->dtype);
+	for (int q = 0; q < rd.nr; q++)
+		y->r[q] = rd.arg ? rd.acc[q].i : rd.acc[q].v;
 	f->vals[res->id] = y;
 	return true;
 }

@@ -1,9 +1,10 @@
-/* sema.h - private declarations shared by the four files of semantic
- * analysis: sema.c (items, kernels, clauses, statements and SSA for vars),
- * sema_scope.c (scopes, bindings, lookup), sema_expr.c (constants,
- * expressions, Ref access, conversions) and sema_builtins.c (the
- * builtin-function table).  Nothing outside sema
- * includes this header; the public entry point is sema_file in front.h.
+/* sema.h - private declarations shared by the seven files of semantic
+ * analysis: sema.c (items, -D, consts, kernels and their clauses, fns),
+ * sema_stmt.c (statements and SSA for vars), sema_type.c (types written in
+ * the source), sema_scope.c (scopes, bindings, lookup), sema_expr.c
+ * (constants, expressions, conversions), sema_access.c (Ref access) and
+ * sema_builtins.c (the builtin-function table).  Nothing outside sema includes this header; the public entry
+ * point is sema_file in front.h.
  *
  * The central type is Ex, the result of evaluating an expression.  It is
  * either a compile-time constant (folded, never emitted unless a runtime
@@ -221,7 +222,16 @@ Ex sema_binary_ast(Sema *s, AstOp op, Loc loc, Ex a, Ex b);
 Ex sema_expr(Sema *s, AstExpr *e);
 Ex sema_value_expr(Sema *s, AstExpr *e); /* sema_expr + rvalue */
 
-/* Ref access (§7.5-§7.8). */
+/* Whether a value of dtype from converts implicitly to to (a weak value
+ * converts, a strong one must match). */
+bool implicitly_converts(DType from, bool weak, DType to);
+/* A bool scalar condition (if, when, while, requires); NULL after an error. */
+Value *condition(Sema *s, Ex e, const char *what, const char *clause);
+/* "f32[16,8]" of a dtype and dims, for messages. */
+const char *shape_str(Sema *s, DType dt, int rank, const int64_t *dims);
+
+/* ---- sema_access.c: Ref access (§7.5-§7.8) ----------------------------- */
+
 Access *build_access(Sema *s, Ex base, AstExpr *index);
 Access *whole_access(Sema *s, Ex ref, Loc loc);
 bool access_ready(Sema *s, Access *acc, const char *verb);
@@ -235,6 +245,9 @@ Binding *lookup_in(Scope *sc, const char *name);
 Binding *bind(Sema *s, Scope *sc, BindKind kind, const char *name, Loc loc);
 const char *binding_desc(const Binding *b); /* "a scalar parameter", ... */
 Ex name_value(Sema *s, Binding *b, Loc loc);
+/* The names a declaration may not take (§5.10): builtins (and range), and
+ * anything declared in the scopes from sc outwards (no shadowing). */
+bool check_new_name(Sema *s, Scope *sc, const char *name, Loc loc);
 void report_unknown_name(Sema *s, const char *name, Loc loc, const char *what,
                          const char *const *extra, int nextra);
 const char *closest_name(const char *name, const char *const *cands, int n);
@@ -248,6 +261,28 @@ bool used_before_declaration(Sema *s, const char *name, Loc loc);
 bool shape_arg(Sema *s, Ex e, const char *fname, const char *clause, bool allow_minus1,
                int *rank, int64_t **dims);
 int normalize_axis(Sema *s, int64_t axis, int rank, Loc loc, const char *fname, const char *clause);
+
+/* ---- sema_type.c: types written in the source ------------------------- */
+
+/* Evaluates e in a constant context (dims, block shapes, params). */
+Ex eval_const(Sema *s, AstExpr *e, const char *clause);
+/* A positive constant integer (dims, block dims); reports otherwise. */
+bool positive_int(Sema *s, Ex e, const char *what, const char *clause, int64_t *out);
+/* The dtype of a type: a dtype keyword or a const holding one (DT_NONE
+ * after an error). */
+DType type_dtype(Sema *s, const AstType *t);
+/* The static shape of a type annotation (scratch, let, var, fn slots). */
+Type *static_type(Sema *s, AstType *t, const char *clause);
+
+static inline void name_arg(Region *r, int i, const char *name)
+{
+	r->args[i]->name = name;
+}
+
+/* ---- sema_stmt.c ------------------------------------------------------- */
+
+/* The statements of a body, in the current scope. */
+void sema_stmts(Sema *s, AstStmt **v, int n);
 
 /* ---- sema_builtins.c --------------------------------------------------- */
 

@@ -1,8 +1,8 @@
 /* sema_expr.c - expressions: constant folding, the values of names,
- * operators with JAX promotion and NumPy broadcasting, Ref access (loads,
- * stores, the indexers of §7.5-§7.6), value indexing and the conversions
- * that assignments and stores apply.  Builtin calls are in sema_builtins.c,
- * scopes and lookup in sema_scope.c. */
+ * operators with JAX promotion and NumPy broadcasting, value indexing and
+ * the conversions that assignments and stores apply.  Ref access is in
+ * sema_access.c, builtin calls in sema_builtins.c, scopes and lookup in
+ * sema_scope.c. */
 #include "sema.h"
 
 #include <math.h>
@@ -566,10 +566,13 @@ Ex sema_value_expr(Sema *s, AstExpr *e)
 
 /* Whether the dtype of e may implicitly become `to` under JAX promotion
  * (weak values adapt; strong ones only widen). */
-static bool promotes_to(DType from, bool weak, DType to)
+/* Whether a value of dtype `from` converts implicitly to `to` (a const's
+ * initializer, an assignment, a store): a weak value converts, a strong one
+ * must match. */
+bool implicitly_converts(DType from, bool weak, DType to)
 {
 	bool w;
-	return promote_dtypes(from, weak, to, false, &w) == to;
+	return from == to || (weak && promote_dtypes(from, true, to, false, &w) == to);
 }
 
 /* Whether shape (ra, a) broadcasts to exactly (rt, t). */
@@ -583,7 +586,7 @@ static bool broadcasts_to(int ra, const int64_t *a, int rt, const int64_t *t)
 	return true;
 }
 
-static const char *shape_str(Sema *s, DType dt, int rank, const int64_t *dims)
+const char *shape_str(Sema *s, DType dt, int rank, const int64_t *dims)
 {
 	return type_str(s->a, type_tensor(s->a, dt, rank, dims));
 }
@@ -594,7 +597,7 @@ Value *coerce_value(Sema *s, Ex e, Type *t, const char *what, const char *clause
 	if (e.kind == EX_ERROR)
 		return NULL;
 	DType dt = ex_dtype(&e);
-	if (dt != t->dtype && !(ex_weak(&e) && promotes_to(dt, true, t->dtype))) {
+	if (!implicitly_converts(dt, ex_weak(&e), t->dtype)) {
 		error_at(s->cc, e.loc, "%s: expected dtype %s, found %s%s; convert with astype(..., %s) [%s]", what,
 		         dtype_str(t->dtype), ex_type_str(s, &e),
 		         ex_weak(&e) ? " (a weak float converts only to float dtypes)" : "", dtype_str(t->dtype), clause);
@@ -606,6 +609,19 @@ Value *coerce_value(Sema *s, Ex e, Type *t, const char *what, const char *clause
 		return NULL;
 	}
 	return to_value(s, e, type_tensor(s->a, t->dtype, t->rank, t->dims));
+}
+
+/* A bool scalar condition (if, when, while, requires). */
+Value *condition(Sema *s, Ex e, const char *what, const char *clause)
+{
+	e = rvalue(s, e);
+	if (e.kind == EX_ERROR)
+		return NULL;
+	if (ex_dtype(&e) != DT_BOOL || ex_rank(&e) != 0) {
+		error_at(s->cc, e.loc, "%s must be a bool scalar, found %s [%s]", what, ex_type_str(s, &e), clause);
+		return NULL;
+	}
+	return as_value(s, e);
 }
 
 /* ---- names ------------------------------------------------------------------ */
@@ -904,411 +920,6 @@ static Ex sema_unary(Sema *s, AstOp op, Loc loc, Ex x)
 	}
 	Value *v = emit(s, op == OP_NEG ? IR_NEG : IR_NOT, loc, x.v->type, 1, x.v);
 	return ex_value(v, x.weak, loc);
-}
-
-/* ---- Ref access ----------------------------------------------------------------- */
-
-static const char *ref_name(const Access *acc)
-{
-	return acc->binding ? acc->binding->name : "ref";
-}
-
-static const char *dim_size_str(Sema *s, const Type *rt, int d)
-{
-	if (rt->dims[d] != DIM_DYNAMIC)
-		return arena_printf(s->a, "%lld", (long long)rt->dims[d]);
-	return rt->syms && rt->syms[d] ? rt->syms[d] : "?";
-}
-
-static bool is_ds_call(const AstExpr *e)
-{
-	return e->kind == AE_CALL && e->lhs && e->lhs->kind == AE_NAME && strcmp(e->lhs->name, "ds") == 0;
-}
-
-/* An integer scalar index operand (point index, slice start); constants
- * are range-checked against a static dim by the caller. */
-static bool index_scalar(Sema *s, Ex e, const char *what, Value **out)
-{
-	if (e.kind == EX_ERROR)
-		return false;
-	if (!dtype_is_int(ex_dtype(&e)) || ex_rank(&e) != 0) {
-		error_at(s->cc, e.loc, "%s must be an integer scalar, found %s [§7.6]", what, ex_type_str(s, &e));
-		return false;
-	}
-	*out = as_value(s, e);
-	return true;
-}
-
-/* lo:hi with constant bounds (§7.6). */
-static bool slice_indexer(Sema *s, Access *acc, int d, AstExpr *it, Indexer *x, Value **op)
-{
-	const Type *rt = acc->ref->type;
-	int64_t dim = rt->dims[d];
-	if (!it->lhs && !it->rhs) {
-		x->kind = IDX_FULL;
-		return true;
-	}
-	int64_t lo = 0, hi = dim;
-	if (it->lhs) {
-		Ex e = sema_value_expr(s, it->lhs);
-		if (e.kind == EX_ERROR)
-			return false;
-		if (e.kind != EX_CONST || !dtype_is_int(e.c.dtype)) {
-			error_at(s->cc, e.loc, "slice bounds must be constant integers; for a dynamic start use ds(start, size) [§7.6]");
-			return false;
-		}
-		lo = e.c.i;
-	}
-	if (it->rhs) {
-		Ex e = sema_value_expr(s, it->rhs);
-		if (e.kind == EX_ERROR)
-			return false;
-		if (e.kind != EX_CONST || !dtype_is_int(e.c.dtype)) {
-			error_at(s->cc, e.loc, "slice bounds must be constant integers; for a dynamic start use ds(start, size) [§7.6]");
-			return false;
-		}
-		hi = e.c.i;
-	} else if (dim == DIM_DYNAMIC) {
-		error_at(s->cc, it->loc, "a slice to the end of dimension %d of '%s' (dynamic size %s) has no static size; use ds(start, size) [§7.6]",
-		         d, ref_name(acc), dim_size_str(s, rt, d));
-		return false;
-	}
-	if (lo < 0 || hi < 0) {
-		error_at(s->cc, it->loc, "negative slice bounds are not supported (%lld:%lld) [§7.6]", (long long)lo,
-		         (long long)hi);
-		return false;
-	}
-	if (hi <= lo) {
-		error_at(s->cc, it->loc, "empty slice %lld:%lld [§7.6]", (long long)lo, (long long)hi);
-		return false;
-	}
-	if (dim != DIM_DYNAMIC && hi > dim) {
-		error_at(s->cc, it->loc, "slice %lld:%lld is out of range for dimension %d of '%s' (size %lld) [§7.6]",
-		         (long long)lo, (long long)hi, d, ref_name(acc), (long long)dim);
-		return false;
-	}
-	if (lo == 0 && hi == dim) {
-		x->kind = IDX_FULL;
-		return true;
-	}
-	x->kind = IDX_SLICE;
-	x->size = hi - lo;
-	*op = emit_const(s, const_int(lo, DT_I32, false), type_scalar(s->a, DT_I32), it->loc);
-	return true;
-}
-
-/* ds(start, size) (§7.6). */
-static bool ds_indexer(Sema *s, Access *acc, int d, AstExpr *it, Indexer *x, Value **op)
-{
-	const Type *rt = acc->ref->type;
-	int64_t dim = rt->dims[d];
-	bool bad = it->nargs != 2;
-	for (int i = 0; i < it->nargs; i++)
-		bad |= it->args[i].name != NULL;
-	if (bad) {
-		error_at(s->cc, it->loc, "ds() takes 2 positional arguments (start, size), %d given [§7.6]", it->nargs);
-		return false;
-	}
-	Ex start = sema_value_expr(s, it->args[0].value);
-	Ex size = sema_value_expr(s, it->args[1].value);
-	int64_t n;
-	if (start.kind == EX_ERROR || !const_int_arg(s, size, "the size of ds()", "§7.6", &n))
-		return false;
-	if (n <= 0) {
-		error_at(s->cc, size.loc, "the size of ds() must be positive, found %lld [§7.6]", (long long)n);
-		return false;
-	}
-	if (dim != DIM_DYNAMIC && n > dim) {
-		error_at(s->cc, size.loc, "ds() of size %lld exceeds dimension %d of '%s' (size %lld) [§7.6]",
-		         (long long)n, d, ref_name(acc), (long long)dim);
-		return false;
-	}
-	if (start.kind == EX_CONST && dtype_is_int(start.c.dtype) &&
-	    (start.c.i < 0 || (dim != DIM_DYNAMIC && start.c.i > dim - n))) {
-		error_at(s->cc, start.loc, "ds(%lld, %lld) is out of range for dimension %d of '%s' (size %s) [§7.6]",
-		         (long long)start.c.i, (long long)n, d, ref_name(acc), dim_size_str(s, rt, d));
-		return false;
-	}
-	if (!index_scalar(s, start, "the start of ds()", op))
-		return false;
-	x->kind = IDX_SLICE;
-	x->size = n;
-	return true;
-}
-
-/* An expression index: an integer scalar (point) or tensor (gather). */
-static bool expr_indexer(Sema *s, Access *acc, int d, AstExpr *it, Indexer *x, Value **op)
-{
-	const Type *rt = acc->ref->type;
-	Ex e = sema_value_expr(s, it);
-	if (e.kind == EX_ERROR)
-		return false;
-	DType dt = ex_dtype(&e);
-	if (!dtype_is_int(dt)) {
-		error_at(s->cc, e.loc, "a Ref index must be an integer (scalar or tensor), found %s%s [§7.5]",
-		         ex_type_str(s, &e), dt == DT_BOOL ? "; use load(..., mask=) for masking" : "");
-		return false;
-	}
-	if (ex_rank(&e) > 0) {
-		x->kind = IDX_GATHER;
-		*op = e.v;
-		return true;
-	}
-	if (e.kind == EX_CONST && (e.c.i < 0 || (rt->dims[d] != DIM_DYNAMIC && e.c.i >= rt->dims[d]))) {
-		error_at(s->cc, e.loc, "index %lld is out of range for dimension %d of '%s' (size %s) [§7.5]",
-		         (long long)e.c.i, d, ref_name(acc), dim_size_str(s, rt, d));
-		return false;
-	}
-	x->kind = IDX_POINT;
-	*op = as_value(s, e);
-	return true;
-}
-
-/* The access shape of a gather (§7.5): the point and gather dims form one
- * run whose broadcast shape G replaces them, between the ':'/slice dims
- * before and after it (t[rows, :] is [8, C]).  The IR wants every
- * non-point indexer of such an access to be a gather of the result shape,
- * so each gather is broadcast into place, and each ':' or slice dim becomes
- * an iota along its result dim (plus the slice start). */
-static bool finish_gather(Sema *s, Access *acc, AstExpr **dimitem, Value **dimop, int *rank_out, int64_t **shape_out)
-{
-	const Type *rt = acc->ref->type;
-	int rank = rt->rank, first = -1, last = -1;
-	for (int d = 0; d < rank; d++)
-		if (acc->idx[d].kind == IDX_GATHER || acc->idx[d].kind == IDX_POINT) {
-			first = first < 0 ? d : first;
-			last = d;
-		}
-	for (int d = first; d <= last; d++)
-		if (acc->idx[d].kind == IDX_FULL || acc->idx[d].kind == IDX_SLICE) {
-			error_at(s->cc, dimitem[d] ? dimitem[d]->loc : acc->loc,
-			         "the gather and point indices of '%s' must be adjacent, but dimension %d between them is a slice or ':' [§7.5]",
-			         ref_name(acc), d);
-			return false;
-		}
-	/* G: the gathers broadcast together. */
-	int rg = 0;
-	int64_t *g = arena_alloc(s->a, sizeof(int64_t));
-	for (int d = first; d <= last; d++) {
-		if (acc->idx[d].kind != IDX_GATHER)
-			continue;
-		const Type *t = dimop[d]->type;
-		int64_t *tmp = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rg + t->rank + 1));
-		int r2;
-		if (!broadcast_shapes(rg, g, t->rank, t->dims, &r2, tmp)) {
-			error_at(s->cc, dimitem[d]->loc, "gather index %s does not broadcast with the other indices %s [§4.8]",
-			         type_str(s->a, t), shape_str(s, DT_I32, rg, g));
-			return false;
-		}
-		g = tmp;
-		rg = r2;
-	}
-	/* R = the dims before the run, G, the dims after it. */
-	int64_t *shape = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + rg + 1));
-	int *pos = arena_alloc(s->a, sizeof(int) * (size_t)(rank + 1)); /* result dim of each slice dim */
-	int r = 0, npre = 0;
-	for (int d = 0; d < rank; d++) {
-		if (d == first) {
-			npre = r;
-			for (int i = 0; i < rg; i++)
-				shape[r++] = g[i];
-			d = last;
-			continue;
-		}
-		if (acc->idx[d].kind == IDX_FULL && rt->dims[d] == DIM_DYNAMIC) {
-			acc->dyn_dim = acc->dyn_dim < 0 ? d : acc->dyn_dim;
-			continue;
-		}
-		pos[d] = r;
-		shape[r++] = acc->idx[d].kind == IDX_SLICE ? acc->idx[d].size : rt->dims[d];
-	}
-	*rank_out = r;
-	*shape_out = shape;
-	if (acc->dyn_dim >= 0)
-		return true;
-	int64_t *placed = arena_alloc(s->a, sizeof(int64_t) * (size_t)(r + 1)); /* G with 1s around */
-	for (int i = 0; i < r; i++)
-		placed[i] = i >= npre && i < npre + rg ? g[i - npre] : 1;
-	Type *it = type_tensor(s->a, DT_I32, r, shape);
-	for (int d = 0; d < rank; d++) {
-		Loc loc = dimitem[d] ? dimitem[d]->loc : acc->loc;
-		Indexer *x = &acc->idx[d];
-		if (x->kind == IDX_GATHER) {
-			Value *v = broadcast_value(s, dimop[d], rg, g, loc);
-			dimop[d] = broadcast_value(s, reshape_value(s, v, r, placed, loc), r, shape, loc);
-		} else if (x->kind == IDX_FULL || x->kind == IDX_SLICE) {
-			Value *iota = emit(s, IR_IOTA, loc, it, 0);
-			iota->def->ival = pos[d];
-			Ex e = ex_value(iota, false, loc);
-			if (x->kind == IDX_SLICE)
-				e = sema_binop(s, &bin_add, loc, e, ex_value(dimop[d], false, loc));
-			if (e.kind == EX_ERROR)
-				return false;
-			dimop[d] = e.v;
-			x->kind = IDX_GATHER;
-			x->size = 0;
-		}
-	}
-	return true;
-}
-
-/* Computes the access's value type, or records the dynamic FULL dim that
- * prevents one. */
-static bool finish_access(Sema *s, Access *acc, AstExpr **dimitem, Value **dimop)
-{
-	const Type *rt = acc->ref->type;
-	int rank = rt->rank, ngather = 0;
-	for (int d = 0; d < rank; d++)
-		ngather += acc->idx[d].kind == IDX_GATHER;
-	int64_t *shape = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
-	int r = 0;
-	if (ngather) {
-		if (!finish_gather(s, acc, dimitem, dimop, &r, &shape))
-			return false;
-	} else {
-		for (int d = 0; d < rank; d++) {
-			if (acc->idx[d].kind == IDX_FULL) {
-				if (rt->dims[d] == DIM_DYNAMIC) {
-					if (acc->dyn_dim < 0)
-						acc->dyn_dim = d;
-					continue;
-				}
-				shape[r++] = rt->dims[d];
-			} else if (acc->idx[d].kind == IDX_SLICE) {
-				shape[r++] = acc->idx[d].size;
-			}
-		}
-	}
-	acc->ops = vals(s, rank);
-	for (int d = 0; d < rank; d++)
-		if (acc->idx[d].kind != IDX_FULL)
-			acc->ops[acc->nops++] = dimop[d];
-	if (acc->dyn_dim < 0)
-		acc->type = type_tensor(s->a, rt->dtype, r, shape);
-	return true;
-}
-
-Access *build_access(Sema *s, Ex base, AstExpr *ix)
-{
-	const Type *rt = base.v->type;
-	int rank = rt->rank;
-	Access *acc = arena_alloc(s->a, sizeof *acc);
-	acc->ref = base.v;
-	acc->binding = base.b;
-	acc->nidx = rank;
-	acc->idx = arena_alloc(s->a, sizeof(Indexer) * (size_t)(rank + 1));
-	acc->dyn_dim = -1;
-	acc->loc = ix->loc;
-
-	/* Place each index item on its dimension: '...' fills the middle,
-	 * missing trailing dims are ':' (NumPy). */
-	int ell = -1, nreal = 0;
-	for (int i = 0; i < ix->nitems; i++) {
-		AstExpr *it = ix->items[i];
-		if (it->kind == AE_ELLIPSIS) {
-			if (ell >= 0) {
-				error_at(s->cc, it->loc, "an index may contain at most one '...' [§7.5]");
-				return NULL;
-			}
-			ell = i;
-		} else if (it->kind == AE_NONE) {
-			error_at(s->cc, it->loc, "None cannot index a Ref; add new axes to the loaded value: %s[...][None, :] [§7.5]",
-			         ref_name(acc));
-			return NULL;
-		} else {
-			nreal++;
-		}
-	}
-	if (nreal > rank) {
-		error_at(s->cc, ix->loc, "too many indices for '%s': %d given, but %s has rank %d [§7.5]", ref_name(acc),
-		         nreal, type_str(s->a, rt), rank);
-		return NULL;
-	}
-	AstExpr **dimitem = arena_alloc(s->a, sizeof(AstExpr *) * (size_t)(rank + 1));
-	Value **dimop = vals(s, rank);
-	int head = ell >= 0 ? ell : ix->nitems;
-	for (int i = 0; i < head; i++)
-		dimitem[i] = ix->items[i];
-	for (int i = ell + 1; ell >= 0 && i < ix->nitems; i++)
-		dimitem[rank - (ix->nitems - i)] = ix->items[i];
-
-	bool ok = true;
-	for (int d = 0; d < rank; d++) {
-		AstExpr *it = dimitem[d];
-		Indexer *x = &acc->idx[d];
-		x->kind = IDX_FULL;
-		if (!it)
-			continue;
-		if (it->kind == AE_SLICE)
-			ok &= slice_indexer(s, acc, d, it, x, &dimop[d]);
-		else if (is_ds_call(it))
-			ok &= ds_indexer(s, acc, d, it, x, &dimop[d]);
-		else
-			ok &= expr_indexer(s, acc, d, it, x, &dimop[d]);
-	}
-	if (!ok || !finish_access(s, acc, dimitem, dimop))
-		return NULL;
-	return acc;
-}
-
-Access *whole_access(Sema *s, Ex ref, Loc loc)
-{
-	AstExpr ix = {.kind = AE_INDEX, .loc = loc};
-	return build_access(s, ref, &ix);
-}
-
-bool access_ready(Sema *s, Access *acc, const char *verb)
-{
-	if (acc->type)
-		return true;
-	if (acc->dyn_dim >= 0)
-		error_at(s->cc, acc->loc, "cannot %s a dimension of dynamic size %s; use ds(start, size) [§7.5]", verb,
-		         dim_size_str(s, acc->ref->type, acc->dyn_dim));
-	acc->dyn_dim = -2; /* reported */
-	return false;
-}
-
-bool access_writable(Sema *s, Access *acc, Loc loc, const char *verb)
-{
-	const Binding *b = acc->binding;
-	if (!b || b->kind != B_OPERAND || b->mode != PM_IN)
-		return true;
-	error_at(s->cc, loc, "cannot %s '%s': it is an 'in' parameter [§5.2]", verb, b->name);
-	note_at(s->cc, b->loc, "'%s' is declared here; declare it 'out' or 'inout' to write it", b->name);
-	return false;
-}
-
-static Inst *emit_access(Sema *s, Op op, Access *acc, Loc loc, int nextra, Value **extra, Type *rt)
-{
-	int n = 1 + acc->nops + nextra;
-	Value **args = vals(s, n);
-	args[0] = acc->ref;
-	memcpy(args + 1, acc->ops, sizeof(Value *) * (size_t)acc->nops);
-	memcpy(args + 1 + acc->nops, extra, sizeof(Value *) * (size_t)nextra);
-	Inst *i = emit_inst(s, op, loc, n, args, rt ? 1 : 0, rt ? &rt : NULL);
-	ir_set_indexers(s->a, i, acc->nidx, acc->idx);
-	return i;
-}
-
-Value *emit_load(Sema *s, Access *acc, Value *mask, Value *other, Loc loc)
-{
-	Value *extra[2];
-	int n = 0;
-	if (mask)
-		extra[n++] = mask;
-	if (other)
-		extra[n++] = other;
-	Inst *i = emit_access(s, IR_LOAD, acc, loc, n, extra, acc->type);
-	i->has_mask = mask != NULL;
-	i->has_other = other != NULL;
-	return i->results[0];
-}
-
-void emit_store(Sema *s, Access *acc, Value *v, Value *mask, Loc loc)
-{
-	Value *extra[2] = {v, mask};
-	Inst *i = emit_access(s, IR_STORE, acc, loc, mask ? 2 : 1, extra, NULL);
-	i->has_mask = mask != NULL;
 }
 
 /* ---- value indexing (§7.9) -------------------------------------------------- */

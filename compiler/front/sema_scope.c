@@ -146,3 +146,24 @@ void report_unknown_name(Sema *s, const char *name, Loc loc, const char *what, c
 	else
 		error_at(s->cc, loc, "unknown %s '%s' [§5.10]", what, name);
 }
+
+/* The names a declaration may not take (§5.10): builtins (and range),
+ * and anything declared in the scopes from `sc` outwards (no shadowing). */
+bool check_new_name(Sema *s, Scope *sc, const char *name, Loc loc)
+{
+	if (is_builtin_name(name)) {
+		error_at(s->cc, loc, "'%s' is the name of a builtin and cannot be declared [§5.10]", name);
+		return false;
+	}
+	for (; sc; sc = sc->parent) {
+		Binding *prev = lookup_in(sc, name);
+		if (prev) {
+			error_at(s->cc, loc, "'%s' is already declared (as %s); names cannot be redeclared or shadowed [§5.10]",
+			         name, binding_desc(prev));
+			if (prev->loc.line)
+				note_at(s->cc, prev->loc, "'%s' is declared here", name);
+			return false;
+		}
+	}
+	return true;
+}

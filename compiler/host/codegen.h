@@ -44,12 +44,6 @@ bool header_generate(Compiler *cc, const IrModule *m, const char *header_path, C
  * host's). */
 bool codegen_cpu_valid(const char *cpu);
 
-/* The generated code exports one C function per kernel, named after it:
- * reports (error_at the kernel) a name that C or C++ cannot declare (a
- * keyword) or that would clash with the runtime (pk_*), a C library
- * function the generated code calls, or a reserved identifier. */
-bool codegen_check_kernel_name(Compiler *cc, const IrKernel *k);
-
 /* ---- source text of kernel clauses (header.c) ------------------------------ */
 
 /* The clauses of a kernel as written in the source, each a single line with

@@ -547,7 +547,7 @@ static bool check_kernel(Compiler *cc, const IrKernel *k)
 		return false;
 	}
 	if (k->ngrid > PK_MAX_GRID) {
-		error_at(cc, k->loc, "%s: the grid has %d axes; the host runtime supports at most %d", k->name,
+		error_at(cc, k->loc, "%s: the grid has %d axes; the host runtime supports at most %d [§5.3]", k->name,
 		         k->ngrid, PK_MAX_GRID);
 		return false;
 	}
@@ -560,7 +560,7 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 	int nerr = cc->diag.nerrors;
 	bool usable = true;
 	for (int i = 0; i < m->nkernels; i++) {
-		usable &= codegen_check_kernel_name(cc, m->kernels[i]);
+		usable &= check_kernel_name(cc, m->kernels[i]->name, m->kernels[i]->loc);
 		usable &= check_kernel(cc, m->kernels[i]);
 	}
 	if (!usable)

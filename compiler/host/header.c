@@ -4,8 +4,7 @@
  * source.  It compiles as C99 (-Wall -Wextra -pedantic) and as C++.
  *
  * Also here: recovering clause text from the source (the launch stub's
- * "requires ... failed" message uses it too) and the check that a kernel
- * name can be a C function. */
+ * "requires ... failed" message uses it too). */
 #include "codegen.h"
 
 #include <stdarg.h>
@@ -234,89 +233,6 @@ const char *requires_text(Compiler *cc, const IrKernel *k, const KernelClauses *
 
 /* ---- names ------------------------------------------------------------------------- */
 
-/* Keywords of C (to C23) and C++ (to C++20), and macros of the headers the
- * generated header includes: none can name a function or a parameter. */
-static const char *const reserved_words[] = {
-	"alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
-	"char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "const_cast", "consteval",
-	"constexpr", "constinit", "continue", "co_await", "co_return", "co_yield", "decltype", "default",
-	"delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float",
-	"for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not",
-	"not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
-	"reinterpret_cast", "requires", "restrict", "return", "short", "signed", "sizeof", "static",
-	"static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
-	"try", "typedef", "typeid", "typename", "typeof", "typeof_unqual", "union", "unsigned", "using",
-	"virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "NULL", "offsetof", "size_t",
-	"ptrdiff_t", "max_align_t", "nullptr_t", "SIZE_MAX", "PTRDIFF_MIN", "PTRDIFF_MAX", "SIG_ATOMIC_MIN",
-	"SIG_ATOMIC_MAX", "WCHAR_MIN", "WCHAR_MAX", "WINT_MIN", "WINT_MAX",
-};
-
-/* C library functions the generated code may call (libm, and what LLVM
- * turns loops and allocations into): a kernel of that name would take
- * their place at link time. */
-static const char *const libc_names[] = {
-	"memcpy", "memmove", "memset", "memcmp", "bcmp", "malloc", "calloc", "realloc", "free", "aligned_alloc",
-	"posix_memalign", "abort", "exit", "main",
-};
-static const char *const libm_bases[] = {
-	"exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "sin", "cos", "tan",
-	"sincos", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "erf", "erfc", "pow", "fmod",
-	"remainder", "floor", "ceil", "trunc", "round", "rint", "nearbyint", "lround", "llround", "lrint",
-	"llrint", "fabs", "fmin", "fmax", "fma", "ldexp", "frexp", "modf", "hypot", "copysign",
-};
-
-static bool starts_with(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
-
-/* Does s name something the header or the C headers it includes define? */
-static bool reserved_in_c(const char *s)
-{
-	for (size_t i = 0; i < sizeof reserved_words / sizeof reserved_words[0]; i++)
-		if (strcmp(s, reserved_words[i]) == 0)
-			return true;
-	size_t n = strlen(s);
-	/* int8_t ... uintmax_t of <stdint.h>. */
-	if ((starts_with(s, "int") || starts_with(s, "uint")) && n > 2 && strcmp(s + n - 2, "_t") == 0)
-		return true;
-	/* Its macros INT8_MAX, UINT64_C, INT_LEAST8_MIN, INTPTR_MAX, INTMAX_C... */
-	const char *r = s[0] == 'U' ? s + 1 : s;
-	if (starts_with(r, "INT")) {
-		r += 3;
-		if ((*r >= '0' && *r <= '9') || starts_with(r, "_LEAST") || starts_with(r, "_FAST") ||
-		    starts_with(r, "PTR_") || starts_with(r, "MAX_"))
-			return true;
-	}
-	/* Reserved identifiers (C11 7.1.3: file scope), and the runtime's names. */
-	return s[0] == '_' || starts_with(s, "pk_") || starts_with(s, "PK_");
-}
-
-static bool libc_name(const char *s)
-{
-	for (size_t i = 0; i < sizeof libc_names / sizeof libc_names[0]; i++)
-		if (strcmp(s, libc_names[i]) == 0)
-			return true;
-	for (size_t i = 0; i < sizeof libm_bases / sizeof libm_bases[0]; i++) {
-		size_t n = strlen(libm_bases[i]);
-		if (strncmp(s, libm_bases[i], n) == 0 &&
-		    (s[n] == '\0' || ((s[n] == 'f' || s[n] == 'l') && s[n + 1] == '\0')))
-			return true;
-	}
-	return false;
-}
-
-bool codegen_check_kernel_name(Compiler *cc, const IrKernel *k)
-{
-	const char *why = NULL;
-	if (reserved_in_c(k->name))
-		why = "is reserved in C or C++ (a keyword, a name of <stdint.h> or <stdbool.h>, or a pk_ runtime name)";
-	else if (libc_name(k->name))
-		why = "is a C library function the generated code may call";
-	if (!why)
-		return true;
-	error_at(cc, k->loc, "kernel name '%s' %s; the generated launch function cannot have that name [§5.10]",
-	         k->name, why);
-	return false;
-}
-
 /* A parameter's name in the prototype: the source name, with '_' appended
  * while it is reserved or already taken (names are only documentation
  * there, so this never changes the ABI). */
@@ -324,7 +240,7 @@ static const char *param_name(Arena *a, const char *name, const char **taken, in
 {
 	const char *s = name;
 	for (;;) {
-		bool clash = reserved_in_c(s) || strcmp(s, "stream") == 0;
+		bool clash = c_name_reserved(s) || strcmp(s, "stream") == 0;
 		for (int i = 0; i < ntaken && !clash; i++)
 			clash = strcmp(s, taken[i]) == 0;
 		if (!clash)
@@ -472,7 +388,7 @@ bool header_generate(Compiler *cc, const IrModule *m, const char *header_path, C
 {
 	Arena *a = cc->arena;
 	for (int i = 0; i < m->nkernels; i++)
-		if (!codegen_check_kernel_name(cc, m->kernels[i]))
+		if (!check_kernel_name(cc, m->kernels[i]->name, m->kernels[i]->loc))
 			return false;
 
 	/* Include guard from the header's file name: FOO_BAR_H. */

@@ -106,6 +106,9 @@ typedef struct CodegenOutput {
 
 void codegen_output_free(CodegenOutput *out);
 
+/* Does s begin with prefix? */
+bool starts_with(const char *s, const char *prefix);
+
 /* Reads all of f into a malloc'd buffer (its bytes may include NULs) of at
  * most `limit` bytes.  Returns 0, or an errno value (EFBIG past the limit). */
 int read_stream(FILE *f, size_t limit, char **out, size_t *outsize);
@@ -179,6 +182,16 @@ void time_note(const Compiler *cc, double start, const char *fmt, ...);
 
 void compiler_init(Compiler *cc);
 void compiler_free(Compiler *cc);
+
+/* ---- C names (c_names.c) --------------------------------------------- */
+
+/* Does s name something C or C++, the C headers the generated header
+ * includes, or the runtime (pk_*) define, or a reserved identifier? */
+bool c_name_reserved(const char *s);
+/* The generated code exports one C function per kernel, named after it:
+ * reports (error_at loc) a name c_name_reserved or a C library function the
+ * generated code calls (its definition would take that one's place). */
+bool check_kernel_name(Compiler *cc, const char *name, Loc loc);
 
 /* Reads a file (or "-" for stdin) into a Source and records it in cc->sources.
  * Returns NULL and reports an error at `from` (or without location) on failure. */

@@ -8,6 +8,11 @@
 #include <string.h>
 #include <time.h>
 
+bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
 /* ---- internal errors --------------------------------------------------- */
 
 _Noreturn void internal_error(const char *fmt, ...)

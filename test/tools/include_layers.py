@@ -10,7 +10,7 @@ and of the folders before it in the line
 (`compiler` is the top folder itself: the driver; `runtime` is runtime/'s
 pk_runtime.h, the ABI the generated code calls).  The README's list
 
-    - exception: `cuda/codegen_nvptx.c` includes `host/codegen.h`: why
+    - exception: `cuda/x.c` includes `host/y.h`: why
 
 names the includes that break the order on purpose.  A quoted include is
 found in the including file's folder, then in every folder of the layer
