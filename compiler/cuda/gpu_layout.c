@@ -497,6 +497,7 @@ typedef struct Assign {
 	const IrKernel *k; /* the kernel */
 	Arena *a;          /* its arena */
 	bool wgmma;        /* dots that fit take wgmma layouts */
+	bool pref_changed; /* a loop carry's preferred layout changed in this walk */
 } Assign;
 
 static bool is_tensor(const Value *v)
@@ -526,6 +527,16 @@ static const GpuLayout *or_default(Assign *A, const GpuLayout *L, const Value *v
 	return L ? L : lay_default(A->P->lc, v->type);
 }
 
+static bool same_shape(const Type *a, const Type *b)
+{
+	if (a->rank != b->rank)
+		return false;
+	for (int d = 0; d < a->rank; d++)
+		if (a->dims[d] != b->dims[d])
+			return false;
+	return true;
+}
+
 static void assign_region(Assign *A, const Region *r);
 
 /* Carried tensors of a loop: the init's layout, else what the body
@@ -543,25 +554,40 @@ static void assign_carried(Assign *A, Value *const *inits, Value *const *args, V
 	}
 }
 
+/* The layout a carry should take from the value y its body yields.  An
+ * elementwise y took its first fixed operand's layout, which may be the
+ * carry's own first guess (`m = maximum(m, max(s, axis = 1))`): then the
+ * layout of its first operand computed in the body (a reduction's, a
+ * dot's), so the carry follows the body instead of forcing a conversion of
+ * that operand every iteration.  Region arguments (no def) are carries. */
+static const GpuLayout *yield_pref(Assign *A, const Value *y)
+{
+	const Inst *d = y->def;
+	const GpuLayout *L = fixed(A, y);
+	if (!L || !d || !(op_info[d->op].flags & F_ELEMWISE))
+		return L;
+	bool from_carry = false;
+	for (int j = 0; j < d->nargs; j++)
+		from_carry |= !d->args[j]->def && fixed(A, d->args[j]) == L;
+	for (int j = 0; j < d->nargs && from_carry; j++) {
+		const Value *o = d->args[j];
+		if (o->def && fixed(A, o) && same_shape(o->type, y->type))
+			return fixed(A, o);
+	}
+	return L;
+}
+
 static void record_pref(Assign *A, Value *const *inits, Value *const *outs, const Inst *yield, int n)
 {
 	for (int j = 0; j < n; j++) {
 		if (!is_tensor(inits[j]) || fixed(A, inits[j]))
 			continue;
-		const GpuLayout *L = fixed(A, yield->args[j]);
-		if (L)
+		const GpuLayout *L = yield_pref(A, yield->args[j]);
+		if (L && A->P->pref[outs[j]->id] != L) {
 			A->P->pref[outs[j]->id] = L;
+			A->pref_changed = true;
+		}
 	}
-}
-
-static bool same_shape(const Type *a, const Type *b)
-{
-	if (a->rank != b->rank)
-		return false;
-	for (int d = 0; d < a->rank; d++)
-		if (a->dims[d] != b->dims[d])
-			return false;
-	return true;
 }
 
 /* for, while, if: their regions, and the layouts of the tensors they carry
@@ -755,6 +781,39 @@ static bool hint_region(Assign *A, const Region *r)
 	return changed;
 }
 
+/* Whether region inner lies inside a loop that lies inside region outer. */
+static bool in_loop_below(const Region *inner, const Region *outer)
+{
+	bool loop = false;
+	for (const Region *r = inner; r; r = r->owner ? r->owner->parent : NULL) {
+		if (r == outer)
+			return loop;
+		loop |= r->owner && (r->owner->op == IR_FOR || r->owner->op == IR_WHILE);
+	}
+	return false;
+}
+
+/* A 16-bit load made before a loop and used once, as A of a wgmma dot in
+ * the loop (attention's q): load it in the dot's accumulator layout, which
+ * is wgmma's register-A fragment layout (cuda/nvptx_wgmma_chain.c), so the
+ * dot reads it from registers every iteration instead of staging it. */
+static void hint_wg_a(Assign *A, const Region *r)
+{
+	LayoutPlan *P = A->P;
+	for (const Inst *i = r->first; i; i = i->next) {
+		for (int j = 0; j < i->nregions; j++)
+			hint_wg_a(A, i->regions[j]);
+		if (i->op != IR_DOT || i->nargs != 2)
+			continue;
+		const Value *x = i->args[0];
+		const Type *at = x->type, *rt = i->results[0]->type;
+		if (!A->wgmma || !lay_dot_is_wgmma(at, i->args[1]->type, rt, P->lc->warpbits) || !x->def ||
+		    x->def->op != IR_LOAD || P->nuses[x->id] != 1 || !in_loop_below(i->parent, x->def->parent))
+			continue;
+		P->hint[x->id] = lay_wgmma_c(P->lc, at->dims[0], at->dims[1]);
+	}
+}
+
 LayoutPlan *gpu_assign_layouts(Arena *a, const IrKernel *k, int warpbits, bool wgmma)
 {
 	LayoutPlan *P = arena_alloc(a, sizeof *P);
@@ -773,14 +832,16 @@ LayoutPlan *gpu_assign_layouts(Arena *a, const IrKernel *k, int warpbits, bool w
 	P->wgmma = arena_alloc(a, n * sizeof *P->wgmma);
 	P->dot_of = arena_alloc(a, n * sizeof *P->dot_of);
 	count_uses(P, k->body);
-	Assign A = {P, k, a, wgmma};
+	Assign A = {P, k, a, wgmma, false};
+	hint_wg_a(&A, k->body);
 	/* A first walk finds the broadcast hints and the loop preferences; the
 	 * last one is final. */
 	assign_region(&A, k->body);
 	for (int round = 0; round < 3; round++) {
 		bool changed = hint_region(&A, k->body);
+		A.pref_changed = false;
 		assign_region(&A, k->body);
-		if (!changed)
+		if (!changed && !A.pref_changed)
 			break;
 	}
 	return P;

@@ -128,6 +128,15 @@ static GV *initial_acc(NvFn *f, const Inst *i, const GpuLayout *LC, DType dt)
 	return c;
 }
 
+/* Whether every accumulator of C is the constant 0. */
+static bool zero_acc(const GV *C)
+{
+	for (int r = 0; r < C->n; r++)
+		if (!LLVMIsAConstantFP(C->r[r]) || LLVMConstRealGetDouble(C->r[r], &(LLVMBool){0}) != 0.0)
+			return false;
+	return true;
+}
+
 /* ---- staging ------------------------------------------------------------------------- */
 
 static void commit(NvFn *f)
@@ -262,6 +271,7 @@ typedef struct Operand {
 	NvAccess *load;      /* a deferred load, copied with cp.async */
 	int kd;              /* its contracted dim: 1 for a, 0 for b */
 	DType dt;            /* element dtype */
+	bool unstaged;       /* read from registers by the dot itself (wgmma's register A) */
 } Operand;
 
 static const GpuLayout *operand_layout(const Operand *o)
@@ -418,7 +428,8 @@ static bool run_pipeline(NvFn *f, Pipeline *p, SliceFn compute, void *ctx)
 			if (issued >= p->stages)
 				nv_barrier(f); /* the buffer's last readers are done */
 			int buf = (int)(issued % p->stages);
-			stage_part(f, p, p->a, issued * p->kc, &p->sa[buf]);
+			if (!p->a->unstaged)
+				stage_part(f, p, p->a, issued * p->kc, &p->sa[buf]);
 			stage_part(f, p, p->b, issued * p->kc, &p->sb[buf]);
 			if (async)
 				commit(f);
@@ -655,6 +666,7 @@ static bool get_operand(NvFn *f, const Inst *i, int k, Operand *o)
 	const Value *v = i->args[k];
 	o->kd = k == 0 ? 1 : 0;
 	o->dt = v->type->dtype;
+	o->unstaged = false;
 	o->load = f->deferred[v->id];
 	if (!o->load && f->pipelined[v->id]) {
 		/* Copied by the loop's pipeline: only its layout matters here. */
@@ -722,17 +734,29 @@ static bool iv_computable(const Inst *loop, const Value *v, int depth)
 	return true;
 }
 
+/* The load the pipeline copies for operand k of dot d, or NULL: B may be
+ * the load under a transpose (copied K-major). */
+static const Inst *pipe_load(NvFn *f, const Inst *d, int k)
+{
+	const Value *res = d->results[0];
+	if (k == 0)
+		return f->plan->dot_a[res->id];
+	return f->plan->dot_b[res->id] ? f->plan->dot_b[res->id] : nv_wg_trans_b_load(f, d);
+}
+
 /* The operand loads of dot d when the pipeline can copy them: global,
  * read-only, unmasked 2-D loads whose indices are computable for any
- * iteration, in 16-byte vectors. */
+ * iteration, in 16-byte vectors.  A may instead be wgmma's register A
+ * (ld[0] NULL): only B is copied. */
 static bool pipe_loads(NvFn *f, const Inst *loop, const Inst *d, const Inst **ld)
 {
 	LayoutPlan *P = f->plan;
-	const Value *res = d->results[0];
-	ld[0] = P->dot_a[res->id];
-	ld[1] = P->dot_b[res->id];
+	ld[0] = pipe_load(f, d, 0);
+	ld[1] = pipe_load(f, d, 1);
 	for (int k = 0; k < 2; k++) {
 		const Inst *L = ld[k];
+		if (!L && k == 0 && nv_wg_a_regs_planned(f, d))
+			continue;
 		if (!L)
 			return false;
 		const GRef *ref = f->refs[L->args[0]->id];
@@ -754,6 +778,8 @@ static bool pipe_loads(NvFn *f, const Inst *loop, const Inst *d, const Inst **ld
 /* Bytes of one buffer (both operands) of dot d: a is [Mp, Kp], b [Kp, Np]. */
 static uint64_t pipe_a_bytes(NvFn *f, const Inst *d)
 {
+	if (nv_wg_a_regs_planned(f, d))
+		return 0;
 	const Type *a = d->args[0]->type;
 	int es = nv_smem_elem(a->dtype);
 	uint64_t x = (uint64_t)es << (lay_log2_ceil(a->dims[0]) + lay_log2_ceil(a->dims[1]));
@@ -803,7 +829,9 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 			p->bytes[p->ndots] = pipe_bytes(f, d);
 			p->off[p->ndots++] = f->smem_pipe_bytes;
 			f->smem_pipe_bytes += (uint64_t)S * pipe_bytes(f, d);
-			f->pipelined[ld[0]->results[0]->id] = f->pipelined[ld[1]->results[0]->id] = true;
+			for (int k = 0; k < 2; k++)
+				if (ld[k])
+					f->pipelined[ld[k]->results[0]->id] = true;
 			p->wg |= f->plan->wgmma[d->results[0]->id];
 		}
 	/* wgmma may overlap the next iteration's issue (its buffer is then
@@ -836,8 +864,10 @@ static void pipe_stages(NvFn *f, const LoopPipe *p, int x, LLVMValueRef buf, Sta
 	LLVMValueRef aoff = cg_i32(g, (int32_t)pipe_a_bytes(f, d));
 	int64_t kp = INT64_C(1) << lay_log2_ceil(at->dims[1]);
 	*sa = (Stage){base, kp, es, swz, wg, INT64_C(1) << lay_log2_ceil(at->dims[0])};
-	*sb = (Stage){LLVMBuildInBoundsGEP2(b, g->t_i8, base, &aoff, 1, ""), INT64_C(1) << lay_log2_ceil(bt->dims[1]),
-	              es, swz, wg, kp};
+	int64_t np = INT64_C(1) << lay_log2_ceil(bt->dims[1]);
+	bool kmajor = nv_wg_trans_b(f, d) != NULL; /* B = transpose(x): x's rows are N */
+	*sb = (Stage){LLVMBuildInBoundsGEP2(b, g->t_i8, base, &aoff, 1, ""), kmajor ? kp : np, es, swz, wg,
+	              kmajor ? np : kp};
 }
 
 /* Emits the scalar chain of v for the iteration whose induction variable
@@ -876,13 +906,16 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 		Stage st[2];
 		pipe_stages(f, p, x, buf, &st[0], &st[1]);
 		for (int k = 0; k < 2 && ok; k++) {
-			const Inst *L = k == 0 ? f->plan->dot_a[d->results[0]->id] : f->plan->dot_b[d->results[0]->id];
+			const Inst *L = pipe_load(f, d, k);
+			if (!L)
+				continue; /* wgmma's register A */
 			for (int a = 1; a < L->nargs && ok; a++)
 				ok = eval_at(f, p->loop, L->args[a], done, &saved);
 			NvAccess A;
 			if (!ok || !(ok = nv_access_setup(f, L, &A)))
 				break;
-			Operand o = {NULL, &A, k == 0 ? 1 : 0, L->results[0]->type->dtype};
+			/* kd: K is dim 1 of a, and of x in B = transpose(x) */
+			Operand o = {NULL, &A, k == 0 || L->results[0] != d->args[1] ? 1 : 0, L->results[0]->type->dtype, false};
 			stage_slice(f, &o, 0, INT64_C(1) << A.L->dbits[o.kd], &st[k], NULL);
 		}
 	}
@@ -1306,37 +1339,46 @@ static LLVMValueRef wg_desc(NvFn *f, const Stage *s, LLVMValueRef off, int64_t l
 }
 
 /* wgmma.mma_async m64nNk16: the n / 2 f32 accumulators d of this thread
- * += A (K-major, descriptor da) x B (N-major: imm-trans-b 1, descriptor
- * db), f16 or bf16. */
-static void wgmma(NvFn *f, DType ot, int n, LLVMValueRef da, LLVMValueRef db, LLVMValueRef *d)
+ * += A (K-major, descriptor da; or areg: the 4 fragment registers) x B
+ * (descriptor db; N-major: imm-trans-b 1, or K-major: 0), f16 or bf16. */
+static void wgmma(NvFn *f, DType ot, int n, LLVMValueRef da, const LLVMValueRef *areg, LLVMValueRef db,
+                  bool b_kmajor, bool accumulate, LLVMValueRef *d)
 {
 	Cg *g = f->g;
 	int nd = n / 2;
 	size_t cap = (size_t)nd * 16 + 256;
 	char *text = arena_alloc(arena(f), cap), *cons = arena_alloc(arena(f), cap);
-	size_t t = (size_t)snprintf(text, cap, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n"
-	                            "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", 2 * nd + 2, n,
+	/* scale-d as an immediate: a register holding it, set between two
+	 * wgmmas of a group, makes ptxas serialize the group (C7514). */
+	size_t t = (size_t)snprintf(text, cap, "{\n.reg .pred p;\nsetp.ne.b32 p, %d, 0;\n"
+	                            "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", accumulate, n,
 	                            ot == DT_F16 ? "f16" : "bf16", ot == DT_F16 ? "f16" : "bf16");
 	size_t c = 0;
 	for (int j = 0; j < nd; j++) {
 		t += (size_t)snprintf(text + t, cap - t, "%s$%d", j ? ", " : "", j);
 		c += (size_t)snprintf(cons + c, cap - c, "=f,");
 	}
-	snprintf(text + t, cap - t, "}, $%d, $%d, p, 1, 1, 0, 1;\n}", nd, nd + 1);
-	c += (size_t)snprintf(cons + c, cap - c, "l,l");
+	/* Operands after the accumulators: A (1 descriptor or 4 registers), then B. */
+	int na = areg ? 4 : 1;
+	if (areg)
+		snprintf(text + t, cap - t, "}, {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d;\n}", nd, nd + 1, nd + 2, nd + 3,
+		         nd + 4, !b_kmajor);
+	else
+		snprintf(text + t, cap - t, "}, $%d, $%d, p, 1, 1, 0, %d;\n}", nd, nd + 1, !b_kmajor);
+	c += (size_t)snprintf(cons + c, cap - c, areg ? "r,r,r,r,l" : "l,l");
 	for (int j = 0; j < nd; j++)
 		c += (size_t)snprintf(cons + c, cap - c, ",%d", j);
-	snprintf(cons + c, cap - c, ",r");
-	LLVMValueRef *args = arena_alloc(arena(f), (size_t)(nd + 3) * sizeof *args);
+	LLVMValueRef *args = arena_alloc(arena(f), (size_t)(nd + na + 1) * sizeof *args);
 	LLVMTypeRef *ft = arena_alloc(arena(f), (size_t)nd * sizeof *ft);
-	args[0] = da;
-	args[1] = db;
+	for (int j = 0; j < na; j++)
+		args[j] = areg ? areg[j] : da;
+	args[na] = db;
 	for (int j = 0; j < nd; j++) {
-		args[2 + j] = d[j];
+		args[na + 1 + j] = d[j];
 		ft[j] = g->t_f32;
 	}
-	args[2 + nd] = cg_i32(g, 1); /* scale-d: accumulate */
-	LLVMValueRef out = inline_ptx(f, LLVMStructTypeInContext(g->ctx, ft, (unsigned)nd, 0), text, cons, args, nd + 3);
+	LLVMValueRef out = inline_ptx(f, LLVMStructTypeInContext(g->ctx, ft, (unsigned)nd, 0), text, cons, args,
+	                              nd + na + 1);
 	for (int j = 0; j < nd; j++)
 		d[j] = LLVMBuildExtractValue(g->b, out, (unsigned)j, "");
 }
@@ -1350,6 +1392,9 @@ typedef struct WgCtx {
 	int **regs;             /* per tile and chunk: the accumulator registers, in wgmma's order */
 	LLVMValueRef wrow;      /* the warpgroup's row origin (thread part) */
 	int pending;            /* wgmma groups left in flight after the slice (wg_pending) */
+	GV *areg;               /* A in registers (nv_wg_a_in_regs), else NULL: A staged */
+	bool zero;              /* the accumulators start at zero: the first k-step sets them */
+	bool b_kmajor;          /* B staged K-major (a transposed operand, nv_wg_trans_b) */
 } WgCtx;
 
 /* Every k-step of the slice in buffer buf, as one wgmma group, waited for
@@ -1360,10 +1405,15 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 	WgCtx *x = ctxp;
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
-	(void)k0;
 	const Stage *sa = &p->sa[buf], *sb = &p->sb[buf];
 	int64_t la = wg_line(sa), lb = wg_line(sb), es = sa->es;
 	LLVMValueRef *d = arena_alloc(arena(f), (size_t)x->nch * sizeof *d);
+	/* Register A: every fragment packed before the fence, so that no
+	 * ordinary instruction writes a wgmma operand inside the group. */
+	LLVMValueRef *af = arena_alloc(arena(f), (size_t)(p->kc / 16 * x->nm * 4 + 1) * sizeof *af);
+	for (int64_t kk = 0; x->areg && kk < p->kc; kk += 16)
+		for (int m = 0; m < x->nm; m++)
+			nv_wg_a_frag(f, x->areg, x->mt[m], k0 + kk, af + (kk / 16 * x->nm + m) * 4);
 	nv_intrinsic(f, "llvm.nvvm.wgmma.fence.sync.aligned", NULL, 0, NULL, 0);
 	for (int64_t kk = 0; kk < p->kc; kk += 16) {
 		int64_t kb = kk * es;
@@ -1371,14 +1421,22 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 			LLVMValueRef row = LLVMBuildOr(b, x->wrow, cg_i32(g, (int32_t)x->mt[m]), "");
 			LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, row, cg_i32(g, (int32_t)la), ""),
 			                                cg_i32(g, (int32_t)(kb / la * sa->rows * la + kb % la)), "");
-			LLVMValueRef da = wg_desc(f, sa, off, 16);
+			LLVMValueRef da = x->areg ? NULL : wg_desc(f, sa, off, 16);
+			bool acc = !(x->zero && k0 + kk == 0);
 			for (int c = 0; c < x->nc; c++) {
 				int64_t nb = (int64_t)c * x->nch * es;
-				LLVMValueRef db = wg_desc(f, sb, cg_i32(g, (int32_t)((nb / lb * sb->rows + kk) * lb)), sb->rows * lb);
+				/* K-major B: rows n of the chunk, like A's rows; N-major: lines of N. */
+				LLVMValueRef db = x->b_kmajor
+				                  ? wg_desc(f, sb, cg_i32(g, (int32_t)((int64_t)c * x->nch * lb +
+				                                                       kb / lb * sb->rows * lb + kb % lb)), 16)
+				                  : wg_desc(f, sb, cg_i32(g, (int32_t)((nb / lb * sb->rows + kk) * lb)),
+				                            sb->rows * lb);
 				int *rg = x->regs[m * x->nc + c];
+				/* Zero accumulators are not read: no register copies them in. */
 				for (int q = 0; q < x->nch / 2; q++)
-					d[q] = x->D->r[rg[q]];
-				wgmma(f, x->ot, x->nch, da, db, d);
+					d[q] = acc ? x->D->r[rg[q]] : LLVMGetUndef(g->t_f32);
+				wgmma(f, x->ot, x->nch, da, x->areg ? af + (kk / 16 * x->nm + m) * 4 : NULL, db, x->b_kmajor, acc,
+				      d);
 				for (int q = 0; q < x->nch / 2; q++)
 					x->D->r[rg[q]] = d[q];
 			}
@@ -1450,8 +1508,16 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	int64_t M = i->args[0]->type->dims[0], K = i->args[0]->type->dims[1], N = i->args[1]->type->dims[1];
 	Operand a, bo;
 	GV *C;
-	if (!get_operand(f, i, 0, &a) || !get_operand(f, i, 1, &bo) || !(C = initial_acc(f, i, LC, DT_F32)))
+	/* B = transpose(x): x staged K-major as it lies (nvptx_wgmma_chain.c). */
+	const Value *bt = nv_wg_trans_b(f, i);
+	bool bt_regs = bt && !f->pipelined[bt->id]; /* else the loop's pipeline copies x */
+	if (bt_regs)
+		bo = (Operand){nv_get(f, bt, NULL), NULL, 1, bt->type->dtype, false};
+	if (!get_operand(f, i, 0, &a) || (!bt_regs && !get_operand(f, i, 1, &bo)) || (bt_regs && !bo.regs) ||
+	    !(C = initial_acc(f, i, LC, DT_F32)))
 		return false;
+	bool wg = f->plan->wgmma[res->id];
+	a.unstaged = wg && nv_wg_a_in_regs(f, a.regs, M, K);
 	MmaCtx x = {.ot = a.dt};
 	x.D = gv_new(f, LC, DT_F32);
 	memcpy(x.D->r, C->r, (size_t)C->n * sizeof *C->r);
@@ -1461,7 +1527,6 @@ static bool dot_mma(NvFn *f, const Inst *i)
 		p.stages = 1;
 	int px;
 	bool in_loop = pipe_of(f, i, &px) != NULL;
-	bool wg = f->plan->wgmma[res->id];
 	p.kc = in_loop ? K : slice_depth(K, M + N, 2, p.stages, 16, MMA_SLICE_BYTES);
 	bool rolled = false;
 	if (!in_loop && K > ROLL_MIN_K && a.load && bo.load) {
@@ -1480,10 +1545,18 @@ static bool dot_mma(NvFn *f, const Inst *i)
 		p.wg_pending = false;
 	}
 	if (!in_loop)
-		pipeline_buffers(f, &p, M, N, 2, true, wg);
+		pipeline_buffers(f, &p, a.unstaged ? 0 : M, N, 2, true, wg);
+	for (int st = 0; bt && !in_loop && st < p.stages; st++) {
+		p.sb[st].cols = p.kc; /* K-major: N rows of the slice's K */
+		p.sb[st].rows = N;
+	}
 	if (wg) {
 		const LoopPipe *lp = pipe_of(f, i, &px);
-		WgCtx w = {.D = x.D, .ot = a.dt, .pending = lp ? wg_pending(lp) : rolled && p.wg_pending};
+		WgCtx w = {.D = x.D, .ot = a.dt, .pending = lp ? wg_pending(lp) : rolled && p.wg_pending,
+		           .areg = a.unstaged ? a.regs : NULL,
+		           .b_kmajor = bt != NULL,
+		           /* rolled: one body serves every slice, k0 is 0 in each */
+		           .zero = !rolled && zero_acc(C)};
 		wg_setup(f, &w, LC, N);
 		if (!run_dot(f, i, &p, wg_slice, &w, rolled, &w.D))
 			return false;

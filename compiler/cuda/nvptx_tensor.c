@@ -908,6 +908,10 @@ bool nv_tensor_op(NvFn *f, const Inst *i)
 	case IR_CUMSUM:
 		return cumsum(f, i);
 	case IR_TRANSPOSE: {
+		if (f->pipelined[i->args[0]->id]) {
+			f->pipelined[res->id] = true; /* a dot's operand the loop's pipeline copies */
+			return true;
+		}
 		GV *x = nv_val(f, i->args[0]);
 		GV *y = gv_new(f, L, res->type->dtype);
 		memcpy(y->r, x->r, (size_t)y->n * sizeof *y->r);

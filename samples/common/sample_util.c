@@ -486,8 +486,9 @@ int su_write_npy(const char *path, su_dtype dt, const void *data, int ndim, cons
 struct su_dump {
 	const su_opts *o;
 	int failed;
-	int nscalars, nbf16;
+	int nscalars, nbf16, nconsts;
 	const char *scalar_names[SU_DUMP_MAX];
+	const char *const_names[SU_DUMP_MAX], *const_values[SU_DUMP_MAX];
 	double scalars[SU_DUMP_MAX];
 	const char *bf16[SU_DUMP_MAX];
 };
@@ -570,6 +571,14 @@ void su_dump_scalar(su_dump *d, const char *param, double value)
 	d->scalars[d->nscalars++] = value;
 }
 
+void su_dump_const(su_dump *d, const char *name, const char *value)
+{
+	if (!d || d->nconsts >= SU_DUMP_MAX)
+		return;
+	d->const_names[d->nconsts] = name;
+	d->const_values[d->nconsts++] = value;
+}
+
 static void json_number(FILE *f, double v)
 {
 	if (isnan(v))
@@ -598,7 +607,10 @@ int su_dump_finish(su_dump *d)
 			fprintf(f, "%s\"%s\": ", i ? ", " : "", d->scalar_names[i]);
 			json_number(f, d->scalars[i]);
 		}
-		fputs("}, \"consts\": {}, \"bf16\": [", f);
+		fputs("}, \"consts\": {", f);
+		for (int i = 0; i < d->nconsts; i++)
+			fprintf(f, "%s\"%s\": \"%s\"", i ? ", " : "", d->const_names[i], d->const_values[i]);
+		fputs("}, \"bf16\": [", f);
 		for (int i = 0; i < d->nbf16; i++)
 			fprintf(f, "%s\"%s\"", i ? ", " : "", d->bf16[i]);
 		fputs("]}\n", f);

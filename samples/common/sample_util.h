@@ -171,7 +171,7 @@ size_t su_dtype_size(su_dtype dt);
 int su_write_npy(const char *path, su_dtype dt, const void *data, int ndim, const int64_t *shape);
 
 /* Collects a dump: DIR/<param>.npy for every array parameter and
- * DIR/sizes.json = {"sizes": {...}, "scalars": {...}, "consts": {}, "bf16": [...]}.
+ * DIR/sizes.json = {"sizes": {...}, "scalars": {...}, "consts": {...}, "bf16": [...]}.
  * For an inout parameter, su_dump_array writes the contents after the run
  * as DIR/<param>.npy and su_dump_initial its contents before the run as
  * DIR/in/<param>.npy.  A no-op when o->dump is NULL.  Errors are reported
@@ -183,8 +183,15 @@ void su_dump_array(su_dump *d, const char *param, su_dtype dt, const void *data,
 void su_dump_initial(su_dump *d, const char *param, su_dtype dt, const void *data, int ndim,
                      const int64_t *shape);
 void su_dump_scalar(su_dump *d, const char *param, double value);
+/* Records the value of a const the kernel was compiled with (-D), as its
+ * .pk text ("128", "true", "bf16"), under "consts" in sizes.json. */
+void su_dump_const(su_dump *d, const char *name, const char *value);
 /* Writes sizes.json and frees d; returns 1 if anything failed. */
 int su_dump_finish(su_dump *d);
+
+/* A macro's value as a string: su_dump_const(d, "SEQ", SU_STR(SEQ)). */
+#define SU_STR_(x) #x
+#define SU_STR(x) SU_STR_(x)
 
 /* Shape arguments without counting: SU_DUMP(d, "x", SU_F32, x, rows, COLS). */
 #define SU_NDIM(...) ((int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)))

@@ -16,9 +16,12 @@ on the same inputs, and compares every output with pkc's:
   ints, bool   every element equal
   NaN or inf in either output never passes.
 
-Pallas runs with the consts of SAMPLE.pk (`const NAME = <integer>;`, or the
-dump's "consts" where given), passed to run() as overrides, so both sides
-use the same block sizes.  When the kernel has a 64-bit array or scalar,
+Pallas runs with the consts of SAMPLE.pk (`const NAME = <literal>;`, or the
+dump's "consts" where given: what the sample was compiled with by -D),
+passed to run() as overrides, so both sides use the same block sizes; a
+parameter whose dtype is a dtype const (`DT`) takes that const's dtype.
+With --kernel K the dumps ran kernel K of SAMPLE.pk, and the mirror's
+run_K() stands for run().  When the kernel has a 64-bit array or scalar,
 jax_enable_x64 is turned on (JAX would otherwise truncate it to 32 bits).
 
 It also checks that the comparison means something: the dump holds every
@@ -120,15 +123,37 @@ def parse_signature(pk_path, kernel):
     return sig
 
 
+DTYPE_NAMES = {"bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "bf16", "f32", "f64"}
+
+
+def const_value(text):
+    """A const's value from its .pk text: an integer, true/false, a float, or
+    a dtype name (a dtype const, lang-spec §4.3); None for anything else."""
+    text = text.strip()
+    if re.fullmatch(r"[0-9][0-9_]*|0[xX][0-9a-fA-F_]+", text):
+        return int(text.replace("_", ""), 0)
+    if text in ("true", "false"):
+        return text == "true"
+    if text in DTYPE_NAMES:
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
 def parse_consts(pk_path):
-    """{NAME: value} for the file's `const NAME = <integer literal>;`.  They
-    are passed to run() (which takes const overrides in `sizes`) so the
-    Pallas mirror runs with the consts pkc compiled, not its own copies;
-    consts given by an expression (`cdiv(M, 2)`) the mirror derives itself."""
+    """{NAME: value} for the file's `const NAME = <literal>;` (integer, bool,
+    float or dtype name).  They are passed to run() (which takes const
+    overrides in `sizes`) so the Pallas mirror runs with the consts pkc
+    compiled, not its own copies; consts given by an expression
+    (`cdiv(M, 2)`) the mirror derives itself."""
     text = strip_comments(open(pk_path, encoding="utf-8").read())
     out = {}
-    for m in re.finditer(r"\bconst\s+(\w+)\s*=\s*([0-9][0-9_]*|0[xX][0-9a-fA-F_]+)\s*;", text):
-        out[m.group(1)] = int(m.group(2).replace("_", ""), 0)
+    for m in re.finditer(r"\bconst\s+(\w+)\s*=\s*([\w.]+)\s*;", text):
+        v = const_value(m.group(2))
+        if v is not None:
+            out[m.group(1)] = v
     return out
 
 
@@ -156,7 +181,11 @@ def load_dump(dump, sig, pk_consts):
         raise BadDump("cannot read %s/sizes.json: %s" % (dump, e))
     sizes = {k: int(v) for k, v in meta.get("sizes", {}).items()}
     consts = dict(pk_consts)  # what pkc compiled, unless the dump says otherwise (-D)
-    consts.update({k: int(v) for k, v in meta.get("consts", {}).items()})
+    for k, v in meta.get("consts", {}).items():
+        consts[k] = const_value(str(v)) if isinstance(v, str) else v
+    # a parameter's dtype may be a dtype const (`q: in DT[n]`)
+    sig = [(n, mode, consts.get(dt, dt) if dt not in DTYPE_NAMES else dt, dims)
+           for n, mode, dt, dims in sig]
     scalars = meta.get("scalars", {})
     bf16 = set(meta.get("bf16", []))
     inputs, pkc_out = {}, {}
@@ -184,7 +213,7 @@ def load_dump(dump, sig, pk_consts):
             if want is not None and arr.shape[k] != want:
                 raise BadDump("%s.npy: shape %s, but dim %d is %s = %d"
                               % (name, arr.shape, k, d, want))
-    return sizes, consts, inputs, pkc_out
+    return sizes, consts, inputs, pkc_out, sig
 
 
 # ---- running Pallas -------------------------------------------------------------
@@ -199,7 +228,7 @@ def load_module(path):
 
 def run_pallas(mod, inputs, run_sizes):
     # Copies: run() must not be able to change the inputs we compare against.
-    out = mod.run({k: np.array(v, copy=True) for k, v in inputs.items()}, dict(run_sizes))
+    out = getattr(mod, "run_kernel", mod.run)({k: np.array(v, copy=True) for k, v in inputs.items()}, dict(run_sizes))
     return {k: np.asarray(v) for k, v in out.items()}
 
 
@@ -275,12 +304,12 @@ def not_constant(name, arr, who):
 
 
 def check_dump(mod, sig, pk_consts, dump, sensitivity, lines):
-    sizes, consts, inputs, pkc_out = load_dump(dump, sig, pk_consts)
+    sizes, consts, inputs, pkc_out, sig = load_dump(dump, sig, pk_consts)
     run_sizes = dict(consts)
     run_sizes.update(sizes)
     dtypes = {name: dt for name, _, dt, _ in sig}
     arrays_in = [name for name, mode, _, _ in sig if mode in ("in", "inout")]
-    lines.append("%s: %s" % (dump, " ".join("%s=%d" % kv for kv in sorted(run_sizes.items()))))
+    lines.append("%s: %s" % (dump, " ".join("%s=%s" % kv for kv in sorted(run_sizes.items()))))
     failures = []
 
     for name in arrays_in:
@@ -332,6 +361,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sample")
     ap.add_argument("dumps", nargs="+", metavar="DUMPDIR")
+    ap.add_argument("--kernel", help="the kernel of SAMPLE.pk the dumps ran (default: SAMPLE); "
+                    "the mirror's run_<KERNEL>() then runs it")
     ap.add_argument("--samples", default=os.path.join(ROOT, "samples"),
                     help="the samples directory (SAMPLE.pk and pallas/SAMPLE.py)")
     ap.add_argument("--sensitivity", choices=["first", "all", "none"], default="first",
@@ -344,7 +375,7 @@ def main():
     pk = os.path.join(args.samples, args.sample + ".pk")
     py = os.path.join(args.samples, "pallas", args.sample + ".py")
     try:
-        sig = parse_signature(pk, args.sample)
+        sig = parse_signature(pk, args.kernel or args.sample)
         pk_consts = parse_consts(pk)
     except (OSError, BadDump) as e:
         print("compare.py: %s" % e, file=sys.stderr)
@@ -353,6 +384,11 @@ def main():
         import jax
         jax.config.update("jax_enable_x64", True)
     mod = load_module(py)
+    if args.kernel and args.kernel != args.sample:
+        if not hasattr(mod, "run_" + args.kernel):
+            print("compare.py: %s has no run_%s()" % (py, args.kernel), file=sys.stderr)
+            return 2
+        mod.run_kernel = getattr(mod, "run_" + args.kernel)
 
     failures = []
     for k, dump in enumerate(args.dumps):

@@ -1,0 +1,174 @@
+/* bench_attention.c - times samples/flash_attention.pk (the forward pass,
+ * kernel flash_attention) on [b, SEQ, h, HEAD_DIM] f16/bf16 arrays, with pk
+ * events, in the peers' units: TFLOP/s = 4·b·h·SEQ²·HEAD_DIM (halved when
+ * causal) / time, as /work/shared/anchors/peers_attention.py counts.
+ *
+ * Built once per variant by bench/gpu/attention.sh, with the same values as
+ * C macros as pkc got with -D (SEQ, HEAD_DIM, CAUSAL, BF16), like
+ * samples/flash_attention.c.  First checks 96 random rows of the output
+ * against a double-precision reference (output poisoned with NaN bytes
+ * before), then `--warmup` untimed launches, then `--reps` launches, each
+ * timed with a pair of events; prints the median as one JSON line
+ *   {"name": "pkc d64 full", "ms": ..., "rate": ..., "unit": "TFLOP/s", "max_abs_err": ...}
+ *
+ *   bench_attention [--b N] [--h N] [--reps N] [--warmup N] [--name S] [--device cuda|host]
+ * Exit status 0 when the kernel ran and the checked rows matched. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pk_runtime.h>
+
+#include "flash_attention.h"
+#include "sample_util.h"
+
+/* The variant, as bench/gpu/attention.sh compiled the kernel (-D). */
+#if !defined(SEQ) || !defined(HEAD_DIM) || !defined(CAUSAL)
+#error "build with -DSEQ=.. -DHEAD_DIM=.. -DCAUSAL=0|1 [-DBF16=1] (bench/gpu/attention.sh)"
+#endif
+#if defined(BF16) && BF16
+#define TO_DT su_f32_to_bf16
+#define FROM_DT su_bf16_to_f32
+#define DT_NAME "bf16"
+#else
+#define TO_DT su_f32_to_f16
+#define FROM_DT su_f16_to_f32
+#define DT_NAME "f16"
+#endif
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static int fail(pk_status st, const char *what)
+{
+	if (st == PK_SUCCESS)
+		return 0;
+	fprintf(stderr, "bench_attention: %s: %s: %s\n", what, pk_status_name(st), pk_last_error());
+	return 1;
+}
+
+/* Row i of head (bi, hi) in double; returns the largest |out - ref| of the row. */
+static double check_row(const uint16_t *q, const uint16_t *k, const uint16_t *v, const uint16_t *o, int64_t h,
+                        int64_t bi, int64_t hi, int i, double *s)
+{
+#define AT(a, t, d) FROM_DT((a)[((bi * SEQ + (t)) * h + hi) * HEAD_DIM + (d)])
+	int n = CAUSAL ? i + 1 : SEQ;
+	double mx = -INFINITY, l = 0, worst = 0;
+	for (int j = 0; j < n; j++) {
+		double dotp = 0;
+		for (int d = 0; d < HEAD_DIM; d++)
+			dotp += AT(q, i, d) * AT(k, j, d);
+		s[j] = dotp;
+		mx = dotp > mx ? dotp : mx;
+	}
+	for (int j = 0; j < n; j++)
+		l += (s[j] = exp(s[j] - mx));
+	for (int d = 0; d < HEAD_DIM; d++) {
+		double acc = 0;
+		for (int j = 0; j < n; j++)
+			acc += s[j] * AT(v, j, d);
+		double err = fabs(AT(o, i, d) - acc / l);
+		worst = err > worst || err != err ? err : worst;
+	}
+	return worst;
+#undef AT
+}
+
+int main(int argc, char **argv)
+{
+	long long b = 4, h = 16, reps = 30, warmup = 5;
+	const char *name = "pkc", *device = "cuda";
+	for (int a = 1; a < argc; a++) {
+		const char *o = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
+		long long *p = !strcmp(o, "--b") ? &b : !strcmp(o, "--h") ? &h : !strcmp(o, "--reps") ? &reps
+		             : !strcmp(o, "--warmup") ? &warmup : NULL;
+		if (p && val)
+			*p = atoll(val), a++;
+		else if (!strcmp(o, "--name") && val)
+			name = val, a++;
+		else if (!strcmp(o, "--device") && val)
+			device = val, a++;
+		else {
+			fprintf(stderr, "usage: bench_attention [--b N] [--h N] [--reps N] [--warmup N] [--name S] "
+			                "[--device cuda|host]\n");
+			return 2;
+		}
+	}
+	if (b < 1 || h < 1 || reps < 1 || warmup < 0)
+		return 2;
+	pk_device *dev;
+	pk_stream *st;
+	pk_event *ev[2];
+	if (fail(pk_device_get(strcmp(device, "host") ? PK_DEVICE_CUDA : PK_DEVICE_HOST, 0, &dev), "pk_device_get") ||
+	    fail(pk_stream_create(dev, &st), "pk_stream_create") || fail(pk_event_create(dev, &ev[0]), "event") ||
+	    fail(pk_event_create(dev, &ev[1]), "event"))
+		return 1;
+
+	size_t count = (size_t)b * SEQ * h * HEAD_DIM, bytes = count * sizeof(uint16_t);
+	uint16_t *hq = su_xmalloc(bytes), *hk = su_xmalloc(bytes), *hv = su_xmalloc(bytes), *ho = su_xmalloc(bytes);
+	su_rng r = su_rng_new(1);
+	for (size_t i = 0; i < count; i++) {
+		hq[i] = TO_DT(su_uniform(&r, -1.0f, 1.0f));
+		hk[i] = TO_DT(su_uniform(&r, -1.0f, 1.0f));
+		hv[i] = TO_DT(su_uniform(&r, -1.0f, 1.0f));
+	}
+	void *dq, *dk, *dv, *dout;
+	if (fail(pk_malloc(dev, bytes, &dq), "pk_malloc") || fail(pk_malloc(dev, bytes, &dk), "pk_malloc") ||
+	    fail(pk_malloc(dev, bytes, &dv), "pk_malloc") || fail(pk_malloc(dev, bytes, &dout), "pk_malloc"))
+		return 1;
+	memset(ho, 0xFF, bytes);
+	if (fail(pk_memcpy(st, dq, hq, bytes, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") ||
+	    fail(pk_memcpy(st, dk, hk, bytes, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") ||
+	    fail(pk_memcpy(st, dv, hv, bytes, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") ||
+	    fail(pk_memcpy(st, dout, ho, bytes, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") ||
+	    fail(flash_attention(st, dq, dk, dv, dout, b, h), "flash_attention") ||
+	    fail(pk_memcpy(st, ho, dout, bytes, PK_MEMCPY_DEVICE_TO_HOST), "pk_memcpy") ||
+	    fail(pk_stream_synchronize(st), "flash_attention"))
+		return 1;
+
+	/* 96 rows: the first and last of the sequence, and random ones. */
+	double *s = su_xmalloc(SEQ * sizeof *s), worst = 0;
+	for (int t = 0; t < 96; t++) {
+		int64_t bi = su_int(&r, 0, b - 1), hi = su_int(&r, 0, h - 1);
+		int i = t == 0 ? 0 : t == 1 ? SEQ - 1 : (int)su_int(&r, 0, SEQ - 1);
+		double e = check_row(hq, hk, hv, ho, h, bi, hi, i, s);
+		worst = e > worst || e != e ? e : worst;
+	}
+	int ok = worst <= (strcmp(DT_NAME, "bf16") ? 4e-3 : 2e-2);
+
+	double *t = su_xmalloc((size_t)reps * sizeof *t);
+	for (long long w = 0; w < warmup; w++)
+		if (fail(flash_attention(st, dq, dk, dv, dout, b, h), "flash_attention"))
+			return 1;
+	for (long long k = 0; k < reps; k++)
+		if (fail(pk_event_record(ev[0], st), "record") || fail(flash_attention(st, dq, dk, dv, dout, b, h), "launch") ||
+		    fail(pk_event_record(ev[1], st), "record") || fail(pk_event_synchronize(ev[1]), "launch") ||
+		    fail(pk_event_elapsed_ms(ev[0], ev[1], &t[k]), "elapsed"))
+			return 1;
+	qsort(t, (size_t)reps, sizeof *t, cmp_double);
+	double ms = t[reps / 2];
+	double flops = 4.0 * (double)b * (double)h * SEQ * (double)SEQ * HEAD_DIM * (CAUSAL ? 0.5 : 1.0);
+	printf("{\"name\": \"%s d%d %s\", \"ms\": %.4f, \"min_ms\": %.4f, \"rate\": %.2f, \"unit\": \"TFLOP/s\", "
+	       "\"max_abs_err\": %.3g, \"check\": \"%s\", \"b\": %lld, \"h\": %lld, \"seq\": %d, \"dtype\": \"%s\"}\n",
+	       name, HEAD_DIM, CAUSAL ? "causal" : "full", ms, t[0], flops / (ms * 1e-3) / 1e12, worst,
+	       ok ? "OK" : "FAILED", b, h, SEQ, DT_NAME);
+	pk_free(dev, dq);
+	pk_free(dev, dk);
+	pk_free(dev, dv);
+	pk_free(dev, dout);
+	pk_event_destroy(ev[0]);
+	pk_event_destroy(ev[1]);
+	pk_stream_destroy(st);
+	free(hq);
+	free(hk);
+	free(hv);
+	free(ho);
+	free(s);
+	free(t);
+	return ok ? 0 : 1;
+}
