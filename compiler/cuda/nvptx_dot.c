@@ -775,6 +775,26 @@ static bool pipe_loads(NvFn *f, const Inst *loop, const Inst *d, const Inst **ld
 	return true;
 }
 
+/* Whether dot d's accumulators only go round the loop body: they start
+ * from a carried value and end in the body's yield, nothing else reads
+ * them.  Only then may its wgmma group stay in flight into the next
+ * iteration; another reader (attention's softmax of s, the rescale of
+ * acc) makes ptxas serialize every wgmma of the loop (info C7514). */
+static bool acc_only_carried(NvFn *f, const Region *body, const Inst *d)
+{
+	const Inst *add = nv_dot_fused_add(f, d);
+	const Value *out = add ? add->results[0] : d->results[0];
+	const Value *in = add ? add->args[add->args[0] == d->results[0] ? 1 : 0] : d->nargs == 3 ? d->args[2] : NULL;
+	const Inst *y = body->last;
+	if (!in || in->def || in->region != body || f->plan->nuses[in->id] != 1 || f->plan->nuses[out->id] != 1 ||
+	    !y || y->op != IR_YIELD)
+		return false;
+	for (int j = 0; j < y->nargs; j++)
+		if (y->args[j] == out)
+			return true;
+	return false;
+}
+
 /* Bytes of one buffer (both operands) of dot d: a is [Mp, Kp], b [Kp, Np]. */
 static uint64_t pipe_a_bytes(NvFn *f, const Inst *d)
 {
@@ -844,7 +864,10 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 	for (int x = 0; x < p->ndots; x++)
 		if (f->plan->wgmma[p->dots[x]->results[0]->id] && p->dots[x]->args[0]->type->dims[1] < kmin)
 			kmin = p->dots[x]->args[0]->type->dims[1];
-	if (p->wg && S >= 3 && (S - 2) * kmin >= 64)
+	bool carried = true;
+	for (int x = 0; x < p->ndots; x++)
+		carried &= !f->plan->wgmma[p->dots[x]->results[0]->id] || acc_only_carried(f, body, p->dots[x]);
+	if (p->wg && carried && S >= 3 && (S - 2) * kmin >= 64)
 		p->ahead = S - 2;
 	return p;
 }
