@@ -306,6 +306,11 @@ Ex sema_debug_call(Sema *s, AstExpr *call, Op op);
 /* ---- sema_builtins.c --------------------------------------------------- */
 
 Ex sema_call(Sema *s, AstExpr *call);
+/* Evaluates the arguments of a call that failed, so their own errors are
+ * still reported; a string literal is left alone: only debug_print and
+ * debug_check take one (§7.19), and pl.debug_print("...") needs no second
+ * error about it. */
+void eval_args(Sema *s, AstExpr *call);
 /* A call of a fn (sema.c, §3.7): its body inlined here. */
 Ex call_fn(Sema *s, Binding *fb, AstExpr *call);
 Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb);

@@ -1314,6 +1314,13 @@ static const char *kw_list(Sema *s, unsigned kws)
 	return out;
 }
 
+void eval_args(Sema *s, AstExpr *call)
+{
+	for (int i = 0; i < call->nargs; i++)
+		if (call->args[i].value->kind != AE_STRING)
+			sema_expr(s, call->args[i].value);
+}
+
 /* f32(x): a dtype (or a const holding one) called as a function is a cast
  * (§7.14). */
 static Ex dtype_call(Sema *s, AstExpr *call, DType dt)
@@ -1321,8 +1328,7 @@ static Ex dtype_call(Sema *s, AstExpr *call, DType dt)
 	const char *dn = dtype_str(dt);
 	if (call->nargs != 1 || call->args[0].name) {
 		error_at(s->cc, call->loc, "%s() takes exactly 1 positional argument: %s(x) converts x to %s [§7.14]", dn, dn, dn);
-		for (int i = 0; i < call->nargs; i++)
-			sema_expr(s, call->args[i].value);
+		eval_args(s, call);
 		return ex_error(call->loc);
 	}
 	return cast_ex(s, sema_expr(s, call->args[0].value), dt, call->loc);
@@ -1355,8 +1361,7 @@ static Ex bad_callee(Sema *s, AstExpr *call, bool method, const char *name)
 				error_at(s->cc, f->loc, "unknown function '%s' [§7.1]", name);
 		}
 	}
-	for (int i = 0; i < call->nargs; i++)
-		sema_expr(s, call->args[i].value);
+	eval_args(s, call);
 	return ex_error(call->loc);
 }
 
@@ -1371,9 +1376,7 @@ Ex sema_call(Sema *s, AstExpr *call)
 	if (fb && fb->kind == B_FN)
 		return call_fn(s, fb, call);
 	if (report_module_prefix(s, f, true)) { /* jnp.exp(x): one error, and poison */
-		for (int i = 0; i < call->nargs; i++)
-			if (call->args[i].value->kind != AE_STRING) /* pl.debug_print("..."): the string is fine */
-				sema_expr(s, call->args[i].value);
+		eval_args(s, call);
 		return ex_error(call->loc);
 	}
 	bool method = f->kind == AE_FIELD;
@@ -1384,8 +1387,7 @@ Ex sema_call(Sema *s, AstExpr *call)
 	const Builtin *bi = name ? find_builtin(name) : NULL;
 	if (!bi) {
 		if (method && recv.kind == EX_ERROR) { /* the receiver's error is enough */
-			for (int i = 0; i < call->nargs; i++)
-				sema_expr(s, call->args[i].value);
+			eval_args(s, call);
 			return ex_error(call->loc);
 		}
 		return bad_callee(s, call, method, name);
@@ -1397,8 +1399,7 @@ Ex sema_call(Sema *s, AstExpr *call)
 		else
 			error_at(s->cc, f->loc, "%s() cannot be used in %s; only the builtins that fold to constants (§4.3) can [%s]",
 			         bi->name, ctx_phrase(s), s->clause);
-		for (int i = 0; i < call->nargs; i++)
-			sema_expr(s, call->args[i].value);
+		eval_args(s, call);
 		return ex_error(call->loc);
 	}
 	if (!bi->fn)

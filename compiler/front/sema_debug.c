@@ -76,9 +76,7 @@ static Ex debug_check(Sema *s, AstExpr *call)
 	if (call->nargs != 2) {
 		error_at(s->cc, call->loc, "debug_check() takes a condition and a message: debug_check(x > 0, \"x must be "
 		         "positive\"), %d argument%s given [§7.19]", call->nargs, call->nargs == 1 ? "" : "s");
-		for (int j = 0; j < call->nargs; j++)
-			if (call->args[j].value->kind != AE_STRING)
-				sema_expr(s, call->args[j].value);
+		eval_args(s, call);
 		return ex_error(call->loc);
 	}
 	Value *c = condition(s, sema_expr(s, call->args[0].value), "the condition of debug_check()", "§7.19");
