@@ -341,6 +341,34 @@ static bool emit_scalar_op(NvFn *f, const Inst *i)
 	return true;
 }
 
+/* debug_print and debug_check (§7.19).  A program's scalars are the same on
+ * every thread, so thread 0 prints, once per program as on the host; a
+ * failed check traps in thread 0 after printing, which ends the launch with
+ * an error (the other threads go on until then). */
+static bool emit_debug(NvFn *f, const Inst *i)
+{
+	Cg *g = f->g;
+	LLVMValueRef first = LLVMBuildICmp(g->b, LLVMIntEQ, f->tid, cg_i32(g, 0), "first");
+	if (i->op == IR_DEBUG_CHECK) {
+		LLVMValueRef ok = nv_val(f, i->args[0])->r[0];
+		cg_debug_check(g, LLVMBuildOr(g->b, ok, LLVMBuildNot(g->b, first, ""), ""), i->str, i->loc);
+		return true;
+	}
+	LLVMValueRef *v = arena_alloc(g->cc->arena, (size_t)(i->nargs + 1) * sizeof *v);
+	DType *dts = arena_alloc(g->cc->arena, (size_t)(i->nargs + 1) * sizeof *dts);
+	for (int k = 0; k < i->nargs; k++) {
+		v[k] = nv_val(f, i->args[k])->r[0];
+		dts[k] = i->args[k]->type->dtype;
+	}
+	LLVMBasicBlockRef print = cg_block(g, "print"), cont = cg_block(g, "print.end");
+	LLVMBuildCondBr(g->b, first, print, cont);
+	LLVMPositionBuilderAtEnd(g->b, print);
+	cg_debug_print(g, i->str, v, dts, i->nargs);
+	LLVMBuildBr(g->b, cont);
+	LLVMPositionBuilderAtEnd(g->b, cont);
+	return true;
+}
+
 /* Whether a tensor of type t with 2^regbits elements on each thread of a
  * CTA of 2^warpbits warps fits. */
 static bool fits_thread(NvFn *f, Loc loc, const Type *t, int regbits, int warpbits)
@@ -407,6 +435,7 @@ static bool emit_inst(NvFn *f, const Inst *i)
 	case IR_IF: return emit_if(f, i);
 	case IR_WHILE: return emit_while(f, i);
 	case IR_DOT: return nv_dot(f, i);
+	case IR_DEBUG_PRINT: case IR_DEBUG_CHECK: return emit_debug(f, i);
 	case IR_ADD:
 		/* acc + dot(a, b): the dot started from acc. */
 		for (int k = 0; k < 2 && i->nargs == 2; k++) {
@@ -1047,6 +1076,10 @@ static void emulate_module(Nv *nv, LLVMModuleRef mod)
 			} else {
 				LLVMSetValueName2(fn, libm, strlen(libm));
 			}
+			continue;
+		}
+		if (strcmp(name, "vprintf") == 0) { /* CUDA's printf: an argument buffer, not a va_list */
+			LLVMSetValueName2(fn, "pk_emu_vprintf", strlen("pk_emu_vprintf"));
 			continue;
 		}
 		if (strncmp(name, "llvm.nvvm.", 10) != 0)

@@ -124,6 +124,9 @@ static void print_expr(FILE *out, const AstExpr *e)
 	case AE_DTYPE:
 		fprintf(out, "(dtype %s)", dtype_str(e->dtype));
 		return;
+	case AE_STRING: /* the text as written would need escaping: its length says enough */
+		fprintf(out, "(string %zu)", strlen(e->name));
+		return;
 	case AE_UNARY:
 		fprintf(out, "(unary %s ", op_str(e->op));
 		print_opt(out, e->lhs);

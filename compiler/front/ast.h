@@ -23,7 +23,8 @@
 	X(INDEX)    /* lhs[index...]: a Ref access or a value index */ \
 	X(SLICE)    /* [lo]:[hi] inside an index; lhs/rhs may be NULL */ \
 	X(FIELD)    /* lhs.name: x.T, or the callee of x.astype(f32) */ \
-	X(TUPLE)    /* (a, b, ...) : items */
+	X(TUPLE)    /* (a, b, ...) : items */ \
+	X(STRING)   /* string literal: name holds its decoded text (only debug_print/debug_check take one) */
 
 typedef enum AstExprKind {
 #define X(k) AE_##k,

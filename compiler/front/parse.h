@@ -64,6 +64,7 @@ AstExpr *mk_int(ParseCtx *pc, IntLit v, Loc loc);
 AstExpr *mk_float(ParseCtx *pc, double v, Loc loc);
 AstExpr *mk_bool(ParseCtx *pc, bool v, Loc loc);
 AstExpr *mk_name(ParseCtx *pc, const char *name, Loc loc);
+AstExpr *mk_string(ParseCtx *pc, const char *text, Loc loc);
 AstExpr *mk_dtype(ParseCtx *pc, DType dt, Loc loc);
 AstExpr *mk_unary(ParseCtx *pc, AstOp op, Loc loc, AstExpr *x);
 AstExpr *mk_binary(ParseCtx *pc, AstOp op, Loc loc, AstExpr *l, AstExpr *r);

@@ -119,6 +119,13 @@ AstExpr *mk_name(ParseCtx *pc, const char *name, Loc loc)
 	return e;
 }
 
+AstExpr *mk_string(ParseCtx *pc, const char *text, Loc loc)
+{
+	AstExpr *e = mk_leaf(pc, AE_STRING, loc);
+	e->name = text;
+	return e;
+}
+
 AstExpr *mk_dtype(ParseCtx *pc, DType dt, Loc loc)
 {
 	AstExpr *e = mk_leaf(pc, AE_DTYPE, loc);

@@ -661,7 +661,7 @@ idx
 	| expr ':' expr                        { $$ = mk_slice(pc, @$, $1, $3); }
 	;
 
-/* primary = INT | FLOAT | "true" | "false" | "inf" | "nan" | "None" | IDENT | DTYPE
+/* primary = INT | FLOAT | "true" | "false" | "inf" | "nan" | "None" | IDENT | DTYPE | STRING
  *         | "(" expr ")" | "(" [ expr "," { expr "," } [ expr ] ] ")" ;  (tuples: () (a,) (a, b))
  *         | "[" expr { "," expr } [ "," ] "]" ;  (a list: a tuple, as concatenate([a, b]) takes) */
 primary
@@ -674,6 +674,7 @@ primary
 	| NONE                                 { $$ = mk_leaf(pc, AE_NONE, @1); }
 	| IDENT                                { $$ = mk_name(pc, $1, @1); }
 	| DTYPE                                { $$ = mk_dtype(pc, $1, @1); }
+	| STRING                               { $$ = mk_string(pc, $1.bad ? "" : $1.text, @1); }
 	| '(' expr ')'                         { $$ = $2; }
 	| '(' ')'                              { $$ = mk_tuple(pc, @$, (Vec){0}); }
 	| '(' expr ',' ')'                     { $$ = mk_tuple(pc, @$, list1(pc, $2)); }
@@ -856,7 +857,7 @@ static bool starts_expr(yysymbol_kind_t k)
 	switch (k) {
 	case YYSYMBOL_INT: case YYSYMBOL_FLOAT: case YYSYMBOL_IDENT: case YYSYMBOL_DTYPE:
 	case YYSYMBOL_TRUE: case YYSYMBOL_FALSE: case YYSYMBOL_NONE: case YYSYMBOL_INF:
-	case YYSYMBOL_NAN: case YYSYMBOL_NOT:
+	case YYSYMBOL_NAN: case YYSYMBOL_NOT: case YYSYMBOL_STRING:
 		return true;
 	default: {
 		int c = char_token(k);

@@ -296,10 +296,21 @@ Ex sema_concatenate(Sema *s, Loc loc, Ex list, int64_t axis, bool stack);
 Ex sema_tile(Sema *s, Loc loc, Ex x, Ex reps);
 Ex sema_repeat(Sema *s, Loc loc, Ex x, Ex count, bool has_axis, int64_t axis);
 Ex sema_expand_squeeze(Sema *s, Loc loc, Ex x, const Ex *axes, bool expand);
+/* dot of two rank-3 values: a dot per batch (§7.13). */
+Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb);
+
+/* ---- sema_debug.c: debug_print, debug_check (§7.19) --------------------- */
+
+Ex sema_debug_call(Sema *s, AstExpr *call, Op op);
 
 /* ---- sema_builtins.c --------------------------------------------------- */
 
 Ex sema_call(Sema *s, AstExpr *call);
+/* Evaluates the arguments of a call that failed, so their own errors are
+ * still reported; a string literal is left alone: only debug_print and
+ * debug_check take one (§7.19), and pl.debug_print("...") needs no second
+ * error about it. */
+void eval_args(Sema *s, AstExpr *call);
 /* A call of a fn (sema.c, §3.7): its body inlined here. */
 Ex call_fn(Sema *s, Binding *fb, AstExpr *call);
 Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb);
@@ -318,7 +329,7 @@ const char *builtin_suggestion(const char *name);
  * the callee of a call when `call`.  Both return whether they reported. */
 bool report_pallas_name(Sema *s, const char *what, const char *name, Loc loc);
 bool report_module_prefix(Sema *s, const AstExpr *f, bool call);
-/* Whether a call names store/atomic (an effect whose result may be dropped). */
+/* Whether a call names store/atomic/debug_* (an effect whose result may be dropped). */
 bool call_is_effect(const AstExpr *call);
 
 #endif

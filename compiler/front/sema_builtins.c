@@ -43,7 +43,7 @@ typedef struct Builtin {
 	int pos_kw;         /* keyword that one more positional argument stands for, or NOKW */
 	unsigned kws;       /* accepted keywords (K_ bits) */
 	const char *clause; /* lang-spec clause its diagnostics cite */
-	BuiltinFn fn;       /* handler */
+	BuiltinFn fn;       /* handler; NULL: sema_debug_call reads the call itself (its string argument) */
 	int arg;            /* handler parameter: IR opcode or AtomicKind */
 	bool const_ok;      /* may appear in constant expressions (it folds) */
 } Builtin;
@@ -915,8 +915,10 @@ Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, 
 	b = val(s, b);
 	if (a.kind == EX_ERROR || b.kind == EX_ERROR)
 		return ex_error(loc);
+	if (ex_rank(&a) == 3 && ex_rank(&b) == 3)
+		return sema_batched_dot(s, loc, a, b, acc_dt, acc, ta, tb);
 	if (ex_rank(&a) != 2 || ex_rank(&b) != 2) {
-		error_at(s->cc, loc, "dot needs two rank-2 operands, found %s and %s [§7.13]", ex_type_str(s, &a),
+		error_at(s->cc, loc, "dot needs two rank-2 operands, or two rank-3 ones (a batch of dots), found %s and %s [§7.13]", ex_type_str(s, &a),
 		         ex_type_str(s, &b));
 		return ex_error(loc);
 	}
@@ -1135,6 +1137,8 @@ static const Builtin builtins[] = {
 	ATOM("atomic_and", AND), ATOM("atomic_or", OR), ATOM("atomic_xor", XOR),
 	ATOM("atomic_xchg", XCHG),
 	{"atomic_cas", 3, 3, NOKW, K(MASK), "§7.8", bi_atomic, ATOMIC_CAS, false},
+	{"debug_print", 1, 1, NOKW, 0, "§7.19", NULL, IR_DEBUG_PRINT, false},
+	{"debug_check", 2, 2, NOKW, 0, "§7.19", NULL, IR_DEBUG_CHECK, false},
 };
 
 enum { NBUILTINS = sizeof builtins / sizeof builtins[0] };
@@ -1186,7 +1190,8 @@ bool call_is_effect(const AstExpr *call)
 	const AstExpr *f = call->kind == AE_CALL ? call->lhs : NULL;
 	if (!f || (f->kind != AE_NAME && f->kind != AE_FIELD))
 		return false;
-	return strcmp(f->name, "store") == 0 || strncmp(f->name, "atomic_", 7) == 0;
+	return strcmp(f->name, "store") == 0 || strncmp(f->name, "atomic_", 7) == 0 ||
+	       strncmp(f->name, "debug_", 6) == 0;
 }
 
 /* ---- Pallas habits -------------------------------------------------------- */
@@ -1309,6 +1314,13 @@ static const char *kw_list(Sema *s, unsigned kws)
 	return out;
 }
 
+void eval_args(Sema *s, AstExpr *call)
+{
+	for (int i = 0; i < call->nargs; i++)
+		if (call->args[i].value->kind != AE_STRING)
+			sema_expr(s, call->args[i].value);
+}
+
 /* f32(x): a dtype (or a const holding one) called as a function is a cast
  * (§7.14). */
 static Ex dtype_call(Sema *s, AstExpr *call, DType dt)
@@ -1316,8 +1328,7 @@ static Ex dtype_call(Sema *s, AstExpr *call, DType dt)
 	const char *dn = dtype_str(dt);
 	if (call->nargs != 1 || call->args[0].name) {
 		error_at(s->cc, call->loc, "%s() takes exactly 1 positional argument: %s(x) converts x to %s [§7.14]", dn, dn, dn);
-		for (int i = 0; i < call->nargs; i++)
-			sema_expr(s, call->args[i].value);
+		eval_args(s, call);
 		return ex_error(call->loc);
 	}
 	return cast_ex(s, sema_expr(s, call->args[0].value), dt, call->loc);
@@ -1350,8 +1361,7 @@ static Ex bad_callee(Sema *s, AstExpr *call, bool method, const char *name)
 				error_at(s->cc, f->loc, "unknown function '%s' [§7.1]", name);
 		}
 	}
-	for (int i = 0; i < call->nargs; i++)
-		sema_expr(s, call->args[i].value);
+	eval_args(s, call);
 	return ex_error(call->loc);
 }
 
@@ -1366,8 +1376,7 @@ Ex sema_call(Sema *s, AstExpr *call)
 	if (fb && fb->kind == B_FN)
 		return call_fn(s, fb, call);
 	if (report_module_prefix(s, f, true)) { /* jnp.exp(x): one error, and poison */
-		for (int i = 0; i < call->nargs; i++)
-			sema_expr(s, call->args[i].value);
+		eval_args(s, call);
 		return ex_error(call->loc);
 	}
 	bool method = f->kind == AE_FIELD;
@@ -1378,8 +1387,7 @@ Ex sema_call(Sema *s, AstExpr *call)
 	const Builtin *bi = name ? find_builtin(name) : NULL;
 	if (!bi) {
 		if (method && recv.kind == EX_ERROR) { /* the receiver's error is enough */
-			for (int i = 0; i < call->nargs; i++)
-				sema_expr(s, call->args[i].value);
+			eval_args(s, call);
 			return ex_error(call->loc);
 		}
 		return bad_callee(s, call, method, name);
@@ -1391,10 +1399,11 @@ Ex sema_call(Sema *s, AstExpr *call)
 		else
 			error_at(s->cc, f->loc, "%s() cannot be used in %s; only the builtins that fold to constants (§4.3) can [%s]",
 			         bi->name, ctx_phrase(s), s->clause);
-		for (int i = 0; i < call->nargs; i++)
-			sema_expr(s, call->args[i].value);
+		eval_args(s, call);
 		return ex_error(call->loc);
 	}
+	if (!bi->fn)
+		return sema_debug_call(s, call, (Op)bi->arg);
 
 	Call c = {.bi = bi, .loc = call->loc};
 	bool bad = false;

@@ -1102,6 +1102,10 @@ Ex sema_expr(Sema *s, AstExpr *e)
 	case AE_SLICE:
 		error_at(s->cc, e->loc, "a slice is only allowed in an index [§7.6]");
 		return ex_error(e->loc);
+	case AE_STRING:
+		error_at(s->cc, e->loc, "a string is only the format of debug_print() or the message of debug_check() "
+		         "[§7.19]");
+		return ex_error(e->loc);
 	case AE_FIELD:
 		return sema_field(s, e);
 	case AE_TUPLE:

@@ -352,3 +352,52 @@ Ex sema_expand_squeeze(Sema *s, Loc loc, Ex x, const Ex *axes, bool expand)
 	}
 	return ex_value(reshape_value(s, v, r, dims, loc), ex_weak(&x), loc);
 }
+
+/* ---- batched dot ------------------------------------------------------------------ */
+
+/* Operand k of batch j: x[j] as a rank-2 value (x of rank 3). */
+static Ex batch_of(Sema *s, Ex x, int64_t j, Loc loc)
+{
+	const Type *t = x.v->type;
+	int64_t start[3] = {j, 0, 0}, size[3] = {1, t->dims[1], t->dims[2]};
+	Value *v = slice_value(s, x.v, start, size, loc);
+	return ex_value(reshape_value(s, v, 2, t->dims + 1, loc), x.weak, loc);
+}
+
+/* dot of a[B, M, K] and b[B, K, N] (lax.dot_general with batch dimension 0,
+ * einsum "bmk,bkn->bmn"): the B rank-2 dots of §7.13, one per batch, joined
+ * along a new leading axis - so every target takes it as it takes dots,
+ * slices and concatenations.  An acc value of rank 3 is sliced likewise; a
+ * lower-rank one broadcasts to every batch. */
+Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb)
+{
+	const int64_t *ad = ex_dims(&a), *bd = ex_dims(&b); /* a and b are rank-3 values */
+	if (ad[0] != bd[0]) {
+		error_at(s->cc, loc, "batched dot of %s and %s: the batch dimensions differ (%lld vs %lld) [§7.13]",
+		         ex_type_str(s, &a), ex_type_str(s, &b), (long long)ad[0], (long long)bd[0]);
+		return ex_error(loc);
+	}
+	Ex accv = {0};
+	if (acc) {
+		accv = rvalue(s, *acc);
+		if (accv.kind == EX_ERROR)
+			return accv;
+		if (ex_rank(&accv) > 3 || (ex_rank(&accv) == 3 && ex_dims(&accv)[0] != ad[0])) {
+			error_at(s->cc, accv.loc, "the accumulator of a batched dot must have %lld batches, found %s [§7.13]",
+			         (long long)ad[0], ex_type_str(s, &accv));
+			return ex_error(loc);
+		}
+	}
+	int64_t n = ad[0];
+	Value **parts = vals(s, (int)n);
+	for (int64_t j = 0; j < n; j++) {
+		Ex accj = acc && ex_rank(&accv) == 3 ? batch_of(s, accv, j, loc) : accv;
+		Ex r = sema_dot(s, loc, batch_of(s, a, j, loc), batch_of(s, b, j, loc), acc_dt, acc ? &accj : NULL, ta, tb);
+		if (r.kind == EX_ERROR)
+			return r; /* the same error for every batch: report it once */
+		const Type *rt = r.v->type;
+		int64_t dims[3] = {1, rt->dims[0], rt->dims[1]};
+		parts[j] = reshape_value(s, r.v, 3, dims, loc);
+	}
+	return ex_value(concat_values(s, (int)n, parts, 0, loc), false, loc);
+}

@@ -84,6 +84,7 @@ struct Inst {
 	double fval;        /* CONST float value */
 	int64_t *perm;      /* TRANSPOSE permutation; SLICE start per dim */
 	int nperm;
+	const char *str;    /* DEBUG_PRINT format, DEBUG_CHECK message (arena) */
 	Indexer *idx;       /* LOAD/STORE/ATOMIC: one indexer per Ref dimension */
 	int nidx;
 	bool has_mask;      /* LOAD/STORE/ATOMIC: a mask operand follows */

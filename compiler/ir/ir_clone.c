@@ -79,6 +79,7 @@ Inst *ir_clone_inst(Arena *a, IrKernel *k, const Inst *src, ValueMap *m, InsertP
 	c->fval = src->fval;
 	c->nperm = src->nperm;
 	c->perm = dup_array(a, src->perm, src->nperm, sizeof *src->perm);
+	c->str = src->str;
 	c->nidx = src->nidx;
 	c->idx = dup_array(a, src->idx, src->nidx, sizeof *src->idx);
 	c->has_mask = src->has_mask;

@@ -246,6 +246,19 @@ static void put_attrs(Printer *p, const Inst *i)
 			fputs("other", p->out);
 		}
 	}
+	if (i->str) { /* the text as a C string literal: quotes, backslashes and controls escaped */
+		SEP();
+		fputs(i->op == IR_DEBUG_PRINT ? "fmt = \"" : "msg = \"", p->out);
+		for (const unsigned char *c = (const unsigned char *)i->str; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				fprintf(p->out, "\\%c", *c);
+			else if (*c < 0x20 || *c == 0x7f)
+				fprintf(p->out, "\\x%02x", *c);
+			else
+				fputc(*c, p->out);
+		}
+		fputc('"', p->out);
+	}
 	if (i->op == IR_FOR && i->reassoc) {
 		SEP();
 		fputs("reassoc", p->out);

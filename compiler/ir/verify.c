@@ -495,6 +495,22 @@ static void check_while(Verifier *V, const Inst *i)
 	verify_region(V, i->regions[1], i, &(YieldRule){n, i->results, NULL, NULL});
 }
 
+/* debug_print: a format with one "{}" per scalar operand; debug_check: a bool scalar and a message. */
+static void check_debug(Verifier *V, const Inst *i)
+{
+	CHECK(i->str, i, "no %s", i->op == IR_DEBUG_PRINT ? "format" : "message");
+	if (i->op == IR_DEBUG_CHECK) {
+		CHECK(is_bool_scalar(arg_type(i, 0)), i, "condition is not a bool scalar");
+		return;
+	}
+	int holes = 0;
+	for (const char *c = i->str; (c = strstr(c, "{}")); c += 2)
+		holes++;
+	CHECK(holes == i->nargs, i, "%d placeholders for %d operands", holes, i->nargs);
+	for (int j = 0; j < i->nargs; j++)
+		CHECK(is_scalar(arg_type(i, j)), i, "operand %d is not a scalar", j);
+}
+
 typedef void (*OpCheck)(Verifier *V, const Inst *i);
 
 /* Per-op rules beyond the generic ones (elementwise and reductions are
@@ -507,6 +523,7 @@ static const OpCheck op_check[IR_OP_COUNT] = {
 	[IR_CUMSUM] = check_cumsum, [IR_DOT] = check_dot, [IR_ALLOC] = check_alloc,
 	[IR_LOAD] = check_access, [IR_STORE] = check_access, [IR_ATOMIC] = check_access,
 	[IR_FOR] = check_for, [IR_IF] = check_if, [IR_WHILE] = check_while,
+	[IR_DEBUG_PRINT] = check_debug, [IR_DEBUG_CHECK] = check_debug,
 };
 
 static OpCheck op_check_of(Op op)

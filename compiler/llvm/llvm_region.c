@@ -705,6 +705,19 @@ static bool emit_inst(CgFn *f, const Inst *i)
 	case IR_LOAD: return emit_load(f, i);
 	case IR_STORE: return emit_store(f, i);
 	case IR_ATOMIC: return emit_atomic(f, i);
+	case IR_DEBUG_PRINT: {
+		LLVMValueRef *v = arena_alloc(g->cc->arena, (size_t)(i->nargs + 1) * sizeof *v);
+		DType *dts = arena_alloc(g->cc->arena, (size_t)(i->nargs + 1) * sizeof *dts);
+		for (int k = 0; k < i->nargs; k++) {
+			v[k] = val(f, i->args[k]);
+			dts[k] = i->args[k]->type->dtype;
+		}
+		cg_debug_print(g, i->str, v, dts, i->nargs);
+		return true;
+	}
+	case IR_DEBUG_CHECK:
+		cg_debug_check(g, val(f, i->args[0]), i->str, i->loc);
+		return true;
 	case IR_ALLOC:
 		if (!f->refs[i->results[0]->id])
 			return fail(f, i->loc, "%s: a per-program buffer outside the kernel body", f->k->name);

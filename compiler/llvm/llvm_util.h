@@ -133,6 +133,15 @@ LLVMBasicBlockRef cg_block(Cg *g, const char *name);
  * the builder goes on after it. */
 void cg_fail_if(Cg *g, LLVMValueRef failed, int st, const char *fmt, LLVMValueRef *args, int nargs);
 
+/* ---- llvm_debug.c: debug_print, debug_check (§7.19) ---------------------- */
+
+/* Prints fmt (its "{}" placeholders) with the n compute-form values of
+ * dtypes dts and a newline: printf on the host, vprintf on the GPU. */
+void cg_debug_print(Cg *g, const char *fmt, LLVMValueRef *vals, const DType *dts, int n);
+/* Unless ok: prints "file:line:col: debug_check failed: msg" and stops -
+ * the host process aborts (after flushing stdio), a GPU thread traps. */
+void cg_debug_check(Cg *g, LLVMValueRef ok, const char *msg, Loc loc);
+
 /* ---- llvm_region.c: regions, control flow, memory ------------------------ */
 
 /* Emits region r at the builder's position with its arguments bound to args

@@ -1170,6 +1170,7 @@ static void lower_scalar(TileHost *t, const Inst *i)
 	Inst *c = ir_emit(t->a, t->k, t->cur, i->op, i->loc, i->nargs, args, i->nresults ? i->results[0]->type : NULL);
 	c->ival = i->ival;
 	c->fval = i->fval;
+	c->str = i->str;
 	if (i->nresults)
 		*tile(t, i->results[0]) = (Tile){.kind = T_VALUE, .v = c->results[0]};
 }

@@ -556,6 +556,11 @@ static void scan_inst(Scan *s, const Inst *i)
 	case IR_STORE:
 		check_access(s, i);
 		break;
+	case IR_DEBUG_PRINT:
+	case IR_DEBUG_CHECK:
+		fail(s, i->loc, "%s is not supported by " MZ_TARGET " (pkc does not emit Mosaic's tpu.log, nor the "
+		     "checkify form of a check; use the host target, which runs the same kernel) [§7.19]", kind_name(i));
+		break;
 	case IR_CUMSUM:
 		fail(s, i->loc, "cumsum is not supported by " MZ_TARGET " (Mosaic has no scan) [§7.11]");
 		break;

@@ -42,6 +42,41 @@ int pk_emu_ctaid_x(void)
 	return ctaid_x;
 }
 
+/* CUDA's vprintf(fmt, buf): buf holds the arguments one after the other at
+ * their natural alignment.  Takes the conversions pkc's debug_print writes
+ * (%d %u %lld %llu %g %s, and %%). */
+int pk_emu_vprintf(const char *fmt, const char *buf)
+{
+	size_t off = 0;
+	int n = 0;
+	for (const char *c = fmt; *c; c++) {
+		if (*c != '%') {
+			putchar(*c);
+			n++;
+			continue;
+		}
+		c++;
+		int wide = c[0] == 'l' && c[1] == 'l';
+		c += wide ? 2 : 0;
+		size_t size = *c == '%' ? 0 : wide || *c == 'g' || *c == 's' ? 8 : 4;
+		off = size ? (off + size - 1) / size * size : off;
+		switch (wide ? 'l' : *c) {
+		case '%': n += printf("%%"); break;
+		case 'd': { int32_t v; memcpy(&v, buf + off, 4); n += printf("%d", v); break; }
+		case 'u': { uint32_t v; memcpy(&v, buf + off, 4); n += printf("%u", v); break; }
+		case 'g': { double v; memcpy(&v, buf + off, 8); n += printf("%g", v); break; }
+		case 's': { const char *v; memcpy(&v, buf + off, 8); n += printf("%s", v); break; }
+		default: { /* %lld, %llu */
+			int64_t v;
+			memcpy(&v, buf + off, 8);
+			n += *c == 'u' ? printf("%llu", (unsigned long long)v) : printf("%lld", (long long)v);
+		}
+		}
+		off += size;
+	}
+	return n;
+}
+
 void pk_emu_barrier(int id)
 {
 	(void)id;
