@@ -15,7 +15,7 @@
  * module pipeline (libdevice, passes, PTX per target, ptxas).  nvptx_base.c
  * has the targets and the helpers every file uses, nvptx_tensor.c tensor
  * ops and layout conversions, nvptx_mem.c Ref accesses and barriers,
- * nvptx_dot.c matrix products. */
+ * nvptx_dot.c matrix products, nvptx_pipe.c software-pipelined loops. */
 #include "nvptx.h"
 #include "pk_runtime.h" /* PK_MAX_GRID */
 

@@ -191,7 +191,7 @@ typedef struct ConvEntry {
 	int scope;                /* scope serial at creation */
 } ConvEntry;
 
-/* A software-pipelined loop (nvptx_dot.c): the operands of the dots in its
+/* A software-pipelined loop (nvptx_pipe.c): the operands of the dots in its
  * body are loads that cp.async copies num_stages - 1 iterations ahead into
  * rotating shared-memory buffers. */
 typedef struct LoopPipe {
@@ -424,6 +424,9 @@ const Inst *nv_wg_trans_b_load(NvFn *f, const Inst *dot);
 /* The 4 packed A fragment registers (i32) of the 64-row tile at row m0
  * (compile-time part) for the k-step at k0. */
 void nv_wg_a_frag(NvFn *f, const GV *a, int64_t m0, int64_t k0, LLVMValueRef *out);
+
+/* ---- nvptx_pipe.c --------------------------------------------------------------- */
+
 /* Software pipelining of a FOR (num_stages >= 2) whose body has dots fed
  * by loads: the plan (NULL: not applicable), the copies of the first
  * iterations before the loop (builder in the preheader, after the trip

@@ -1,0 +1,72 @@
+/* nvptx_dot.h - what nvptx_dot.c (dots, their K slices) and nvptx_pipe.c
+ * (software-pipelined loops, whose copies fill the dots' slices) share:
+ * the staged operands and the few helpers both emit with.  Private to
+ * those two files. */
+#ifndef PKC_NVPTX_DOT_H
+#define PKC_NVPTX_DOT_H
+
+#include "nvptx.h"
+
+static inline Arena *arena(NvFn *f)
+{
+	return f->nv->cc->arena;
+}
+
+/* Closes this thread's cp.async group (an empty one too). */
+static inline void commit(NvFn *f)
+{
+	nv_intrinsic(f, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
+}
+
+/* Alignment of dot buffers in shared memory. */
+static inline uint64_t buf_align(NvFn *f)
+{
+	return f->wgmma ? NV_WGMMA_ALIGN : 16;
+}
+
+/* One K slice of an operand, [rows, cols] row-major in shared memory.
+ * Swizzled (MMA): in 16-byte chunks whose index is XORed, within each
+ * 128-byte line, with the line's number, so that the eight rows an ldmatrix
+ * reads and the chunks a warp stores fall in distinct banks. */
+typedef struct Stage {
+	LLVMValueRef base;   /* byte pointer (addrspace 3), 16-byte aligned */
+	int64_t cols;        /* elements per row */
+	int es;              /* bytes per element (memory form) */
+	bool swz;            /* swizzled 16-byte chunks (cols * es a multiple of 16) */
+	bool wg;             /* wgmma's canonical layout instead (wg_stage_off) */
+	int64_t rows;        /* with wg: rows (a power of two) */
+} Stage;
+
+/* A dot operand on its way to shared memory. */
+typedef struct Operand {
+	GV *regs;            /* in registers (any layout), or */
+	NvAccess *load;      /* a deferred load, copied with cp.async */
+	int kd;              /* its contracted dim: 1 for a, 0 for b */
+	DType dt;            /* element dtype */
+	bool unstaged;       /* read from registers by the dot itself (wgmma's register A) */
+} Operand;
+
+/* ---- nvptx_dot.c ---------------------------------------------------------------- */
+
+/* Shared memory that ordinary stores or cp.async wrote and wgmma (the async
+ * proxy) reads next (wg): the writing thread's fence before the barrier. */
+void nv_proxy_fence(NvFn *f, bool wg);
+/* The f32 registers of v, in place, through an empty asm after a
+ * wgmma.wait_group, so that no use of them moves above the wait. */
+void nv_wg_fence(NvFn *f, GV *v);
+/* Copies the elements of o whose coordinate along o->kd lies in [k0, k0 +
+ * kc) into stage s; with `live` (i1) false, cp.async writes zeros. */
+void nv_stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const Stage *s, LLVMValueRef live);
+
+/* ---- nvptx_pipe.c --------------------------------------------------------------- */
+
+/* Shared memory all the buffers of one pipelined loop may take. */
+uint64_t nv_pipe_cap(NvFn *f);
+/* The pipelined loop being emitted that dot i belongs to (its index in
+ * *px), or NULL. */
+const LoopPipe *nv_pipe_of(NvFn *f, const Inst *i, int *px);
+/* In the loop body, at dot x of p: waits for this iteration's copies,
+ * starts the ones p->ahead iterations ahead, and gives the stages to read. */
+bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb);
+
+#endif

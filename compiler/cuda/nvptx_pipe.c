@@ -1,0 +1,356 @@
+/* nvptx_pipe.c - software-pipelined loops on the GPU.
+ *
+ * A FOR loop (num_stages >= 2) whose body has dots fed by global loads
+ * copies those loads with cp.async into num_stages buffers in shared
+ * memory, `ahead` iterations before the one that reads them: the prologue
+ * issues the first iterations before the loop, the first dot of the body
+ * waits for its own copies and issues the next ones (evaluating the load
+ * indices for that later iteration with the instruction emitter), and the
+ * dots (nvptx_dot.c) read their operands from the stages given here.
+ * wgmma pipelines may keep an iteration's group in flight into the next
+ * (acc_only_carried); the epilogue then waits for it. */
+#include "nvptx_dot.h"
+
+#include <string.h>
+
+/* Shared memory all the buffers of one pipelined loop may take: the least
+ * any target allows, less 32 KiB for the scratch and conversion areas
+ * (sm_80: 131 KiB, sm_86/89: 67 KiB, sm_90: 195 KiB), at least 64 KiB. */
+uint64_t nv_pipe_cap(NvFn *f)
+{
+	uint64_t cap = nv_smem_cap(f->nv);
+	cap = cap > 96 * 1024 ? cap - 32 * 1024 : 64 * 1024;
+	return cap < 64 * 1024 ? 64 * 1024 : cap;
+}
+
+/* Whether region r lies inside region outer (or is it). */
+static bool region_within(const Region *r, const Region *outer)
+{
+	for (; r; r = r->owner ? r->owner->parent : NULL)
+		if (r == outer)
+			return true;
+	return false;
+}
+
+/* Whether v is a pure scalar function of the loop's induction variable and
+ * of values from before the loop: computable for any iteration. */
+static bool iv_computable(const Inst *loop, const Value *v, int depth)
+{
+	const Region *body = loop->regions[0];
+	if (depth > 32)
+		return false;
+	if (!v->def)
+		return v->region == body ? v->index == 0 : !region_within(v->region, body);
+	const Inst *d = v->def;
+	if (!region_within(d->parent, body))
+		return true;
+	if (d->parent != body || d->nresults != 1 || d->results[0]->type->rank != 0 ||
+	    !(d->op == IR_CONST || d->op == IR_PROGRAM_ID || d->op == IR_NUM_PROGRAMS ||
+	      (op_info[d->op].flags & F_ELEMWISE)))
+		return false;
+	for (int j = 0; j < d->nargs; j++)
+		if (!iv_computable(loop, d->args[j], depth + 1))
+			return false;
+	return true;
+}
+
+/* The load the pipeline copies for operand k of dot d, or NULL: B may be
+ * the load under a transpose (copied K-major). */
+static const Inst *pipe_load(NvFn *f, const Inst *d, int k)
+{
+	const Value *res = d->results[0];
+	if (k == 0)
+		return f->plan->dot_a[res->id];
+	return f->plan->dot_b[res->id] ? f->plan->dot_b[res->id] : nv_wg_trans_b_load(f, d);
+}
+
+/* The operand loads of dot d when the pipeline can copy them: global,
+ * read-only, unmasked 2-D loads whose indices are computable for any
+ * iteration, in 16-byte vectors.  A may instead be wgmma's register A
+ * (ld[0] NULL): only B is copied. */
+static bool pipe_loads(NvFn *f, const Inst *loop, const Inst *d, const Inst **ld)
+{
+	LayoutPlan *P = f->plan;
+	ld[0] = pipe_load(f, d, 0);
+	ld[1] = pipe_load(f, d, 1);
+	for (int k = 0; k < 2; k++) {
+		const Inst *L = ld[k];
+		if (!L && k == 0 && nv_wg_a_regs_planned(f, d))
+			continue;
+		if (!L)
+			return false;
+		const GRef *ref = f->refs[L->args[0]->id];
+		const Type *t = L->results[0]->type;
+		if (!ref || ref->as != 1 || !ref->readonly || L->has_mask || L->has_other || t->rank != 2)
+			return false;
+		for (int j = 1; j < L->nargs; j++)
+			if (!iv_computable(loop, L->args[j], 0))
+				return false;
+		NvAccess probe = {.i = L, .ref = (GRef *)ref, .L = P->of[L->results[0]->id]};
+		int es = nv_smem_elem(t->dtype);
+		bool uniform;
+		if (lay_contig(probe.L) * es < 16 || nv_access_width(f, &probe, &uniform) * es != 16)
+			return false;
+	}
+	return true;
+}
+
+/* Whether dot d's accumulators only go round the loop body: they start
+ * from a carried value and end in the body's yield, nothing else reads
+ * them.  Only then may its wgmma group stay in flight into the next
+ * iteration; another reader (attention's softmax of s, the rescale of
+ * acc) makes ptxas serialize every wgmma of the loop (info C7514). */
+static bool acc_only_carried(NvFn *f, const Region *body, const Inst *d)
+{
+	const Inst *add = nv_dot_fused_add(f, d);
+	const Value *out = add ? add->results[0] : d->results[0];
+	const Value *in = add ? add->args[add->args[0] == d->results[0] ? 1 : 0] : d->nargs == 3 ? d->args[2] : NULL;
+	const Inst *y = body->last;
+	if (!in || in->def || in->region != body || f->plan->nuses[in->id] != 1 || f->plan->nuses[out->id] != 1 ||
+	    !y || y->op != IR_YIELD)
+		return false;
+	for (int j = 0; j < y->nargs; j++)
+		if (y->args[j] == out)
+			return true;
+	return false;
+}
+
+/* Bytes of one buffer (both operands) of dot d: a is [Mp, Kp], b [Kp, Np]. */
+static uint64_t pipe_a_bytes(NvFn *f, const Inst *d)
+{
+	if (nv_wg_a_regs_planned(f, d))
+		return 0;
+	const Type *a = d->args[0]->type;
+	int es = nv_smem_elem(a->dtype);
+	uint64_t x = (uint64_t)es << (lay_log2_ceil(a->dims[0]) + lay_log2_ceil(a->dims[1]));
+	return nv_align_up(x, buf_align(f));
+}
+
+static uint64_t pipe_bytes(NvFn *f, const Inst *d)
+{
+	const Type *b = d->args[1]->type;
+	int es = nv_smem_elem(b->dtype);
+	uint64_t y = (uint64_t)es << (lay_log2_ceil(b->dims[0]) + lay_log2_ceil(b->dims[1]));
+	return nv_align_up(pipe_a_bytes(f, d) + y, buf_align(f));
+}
+
+LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
+{
+	int S = f->k->num_stages;
+	const Region *body = loop->regions[0];
+	int n = 0;
+	uint64_t per = 0;
+	const Inst *ld[2], *wd = NULL;
+	for (const Inst *d = body->first; d; d = d->next)
+		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld)) {
+			n++;
+			per += pipe_bytes(f, d);
+			if (!wd && f->plan->wgmma[d->results[0]->id])
+				wd = d;
+		}
+	if (!n)
+		return NULL;
+	/* wgmma pipelines: as deep as pkc chooses (nvptx_sched.c). */
+	uint64_t used = f->smem_pipe_bytes + f->smem_scratch, cap = nv_pipe_cap(f);
+	if (wd)
+		S = nv_sched_stages(f, wd, per, cap > used ? cap - used : 0);
+	if (S < 2 || (uint64_t)S * per > cap)
+		return NULL;
+	LoopPipe *p = arena_alloc(arena(f), sizeof *p);
+	p->loop = loop;
+	p->stages = S;
+	p->ahead = S - 1;
+	p->dots = arena_alloc(arena(f), (size_t)n * sizeof *p->dots);
+	p->off = arena_alloc(arena(f), (size_t)n * sizeof *p->off);
+	p->bytes = arena_alloc(arena(f), (size_t)n * sizeof *p->bytes);
+	for (const Inst *d = body->first; d; d = d->next)
+		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld)) {
+			p->dots[p->ndots] = d;
+			p->bytes[p->ndots] = pipe_bytes(f, d);
+			p->off[p->ndots++] = f->smem_pipe_bytes;
+			f->smem_pipe_bytes += (uint64_t)S * pipe_bytes(f, d);
+			for (int k = 0; k < 2; k++)
+				if (ld[k])
+					f->pipelined[ld[k]->results[0]->id] = true;
+			p->wg |= f->plan->wgmma[d->results[0]->id];
+		}
+	/* wgmma may overlap the next iteration's issue (its buffer is then
+	 * not overwritten until the iteration after) when the copies still
+	 * run 64 or more of K ahead: on the H100, 3 stages of BK 32 ran 30 %
+	 * faster with 2 slices ahead and the group waited for than with one
+	 * ahead and the group in flight; with BK 64 or 4 stages, overlapping
+	 * was as fast or faster (bench/RESULTS.md). */
+	int64_t kmin = INT64_MAX;
+	for (int x = 0; x < p->ndots; x++)
+		if (f->plan->wgmma[p->dots[x]->results[0]->id] && p->dots[x]->args[0]->type->dims[1] < kmin)
+			kmin = p->dots[x]->args[0]->type->dims[1];
+	bool carried = true;
+	for (int x = 0; x < p->ndots; x++)
+		carried &= !f->plan->wgmma[p->dots[x]->results[0]->id] || acc_only_carried(f, body, p->dots[x]);
+	if (p->wg && carried && S >= 3 && (S - 2) * kmin >= 64)
+		p->ahead = S - 2;
+	return p;
+}
+
+/* The stages of dot x's operands in buffer buf (i32). */
+static void pipe_stages(NvFn *f, const LoopPipe *p, int x, LLVMValueRef buf, Stage *sa, Stage *sb)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	const Inst *d = p->dots[x];
+	const Type *at = d->args[0]->type, *bt = d->args[1]->type;
+	bool swz = f->plan->mma[d->results[0]->id], wg = f->plan->wgmma[d->results[0]->id];
+	int es = nv_smem_elem(at->dtype);
+	LLVMValueRef off = LLVMBuildAdd(b, cg_i32(g, (int32_t)p->off[x]),
+	                                LLVMBuildMul(b, buf, cg_i32(g, (int32_t)p->bytes[x]), ""), "");
+	LLVMValueRef base = LLVMBuildInBoundsGEP2(b, g->t_i8, f->smem_pipe, &off, 1, "pipe");
+	LLVMValueRef aoff = cg_i32(g, (int32_t)pipe_a_bytes(f, d));
+	int64_t kp = INT64_C(1) << lay_log2_ceil(at->dims[1]);
+	*sa = (Stage){base, kp, es, swz, wg, INT64_C(1) << lay_log2_ceil(at->dims[0])};
+	int64_t np = INT64_C(1) << lay_log2_ceil(bt->dims[1]);
+	bool kmajor = nv_wg_trans_b(f, d) != NULL; /* B = transpose(x): x's rows are N */
+	*sb = (Stage){LLVMBuildInBoundsGEP2(b, g->t_i8, base, &aoff, 1, ""), kmajor ? kp : np, es, swz, wg,
+	              kmajor ? np : kp};
+}
+
+/* Emits the scalar chain of v for the iteration whose induction variable
+ * the caller bound (f->vals), recording what it overwrote. */
+static bool eval_at(NvFn *f, const Inst *loop, const Value *v, bool *done, Vec *saved)
+{
+	if (!v->def || !region_within(v->def->parent, loop->regions[0]) || done[v->id])
+		return true;
+	for (int j = 0; j < v->def->nargs; j++)
+		if (!eval_at(f, loop, v->def->args[j], done, saved))
+			return false;
+	vec_push(arena(f), saved, (void *)v);
+	vec_push(arena(f), saved, f->vals[v->id]);
+	done[v->id] = true;
+	return nv_emit_inst(f, v->def);
+}
+
+/* cp.async copies of iteration j's (i64) operands into buffer buf (i32). */
+static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	const Region *body = p->loop->regions[0];
+	const Value *ivv = body->args[0];
+	DType dt = ivv->type->dtype;
+	LLVMTypeRef t = cg_type(g, dt);
+	LLVMValueRef jt = t == g->t_i64 ? j : LLVMBuildTrunc(b, j, t, "");
+	LLVMValueRef iv = LLVMBuildAdd(b, LLVMBuildMul(b, jt, p->step, ""), p->lo, "iv.ahead");
+	GV *saved_iv = f->vals[ivv->id];
+	f->vals[ivv->id] = gv_scalar(f, dt, iv);
+	bool *done = arena_alloc(arena(f), (size_t)(f->k->nvalues + 1));
+	Vec saved = {0};
+	bool ok = true;
+	for (int x = 0; x < p->ndots && ok; x++) {
+		const Inst *d = p->dots[x];
+		Stage st[2];
+		pipe_stages(f, p, x, buf, &st[0], &st[1]);
+		for (int k = 0; k < 2 && ok; k++) {
+			const Inst *L = pipe_load(f, d, k);
+			if (!L)
+				continue; /* wgmma's register A */
+			for (int a = 1; a < L->nargs && ok; a++)
+				ok = eval_at(f, p->loop, L->args[a], done, &saved);
+			NvAccess A;
+			if (!ok || !(ok = nv_access_setup(f, L, &A)))
+				break;
+			/* kd: K is dim 1 of a, and of x in B = transpose(x) */
+			Operand o = {NULL, &A, k == 0 || L->results[0] != d->args[1] ? 1 : 0, L->results[0]->type->dtype, false};
+			nv_stage_slice(f, &o, 0, INT64_C(1) << A.L->dbits[o.kd], &st[k], NULL);
+		}
+	}
+	for (int s = saved.len - 2; s >= 0; s -= 2)
+		f->vals[((const Value *)saved.items[s])->id] = saved.items[s + 1];
+	f->vals[ivv->id] = saved_iv;
+	return ok;
+}
+
+/* if (j < trips) issue iteration j into buffer buf; commit (a group even
+ * when empty, so that group n always holds iteration n). */
+static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf)
+{
+	Cg *g = f->g;
+	LLVMBasicBlockRef then = cg_block(g, "prefetch"), join = cg_block(g, "prefetch.end");
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, j, p->trips, ""), then, join);
+	LLVMPositionBuilderAtEnd(g->b, then);
+	bool ok = pipe_issue(f, p, j, buf);
+	LLVMBuildBr(g->b, join);
+	LLVMPositionBuilderAtEnd(g->b, join);
+	commit(f);
+	return ok;
+}
+
+void nv_pipe_prologue(NvFn *f, LoopPipe *p)
+{
+	for (int j = 0; j < p->ahead; j++)
+		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j));
+}
+
+/* Whether the last wgmma group of an iteration of p is still in flight
+ * when the next one starts. */
+static bool wg_pending(const LoopPipe *p)
+{
+	return p->wg && p->ahead < p->stages - 1;
+}
+
+bool nv_pipe_in_flight(const LoopPipe *p)
+{
+	return wg_pending(p);
+}
+
+void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
+{
+	nv_intrinsic(f, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
+	if (wg_pending(p)) {
+		LLVMValueRef none = cg_i64(f->g, 0);
+		nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &none, 1);
+		for (int j = 0; j < n; j++) {
+			GV *v = gv_new(f, res[j]->L, res[j]->dt);
+			memcpy(v->r, res[j]->r, (size_t)v->n * sizeof *v->r);
+			nv_wg_fence(f, v);
+			res[j] = v;
+		}
+	}
+}
+
+/* In the body, at dot x of p: wait for this iteration's copies, start the
+ * ones p->ahead iterations ahead, and give the buffers to read. */
+bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	int S = p->stages;
+	/* The first dot of the body moves the whole pipeline. */
+	if (x == 0) {
+		LLVMValueRef pending = cg_i32(g, p->ahead - 1);
+		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &pending, 1);
+		nv_proxy_fence(f, p->wg);
+		/* Everyone's copies are in, and everyone is done with the buffer
+		 * the next copies overwrite (read in the previous iteration, or
+		 * the one before by wgmma groups still in flight then). */
+		nv_barrier(f);
+		LLVMValueRef j = LLVMBuildAdd(b, p->c, cg_i64(g, p->ahead), "");
+		LLVMValueRef nb = LLVMBuildTrunc(b, LLVMBuildURem(b, j, cg_i64(g, S), ""), g->t_i32, "");
+		if (!pipe_issue_guarded(f, p, j, nb))
+			return false;
+	}
+	LLVMValueRef buf = LLVMBuildTrunc(b, LLVMBuildURem(b, p->c, cg_i64(g, S), ""), g->t_i32, "");
+	pipe_stages(f, p, x, buf, sa, sb);
+	return true;
+}
+
+/* Whether dot i belongs to a pipelined loop being emitted (its index in
+ * *px). */
+const LoopPipe *nv_pipe_of(NvFn *f, const Inst *i, int *px)
+{
+	for (const LoopPipe *p = f->pipe; p; p = p->outer)
+		for (int x = 0; x < p->ndots; x++)
+			if (p->dots[x] == i) {
+				*px = x;
+				return p;
+			}
+	return NULL;
+}
