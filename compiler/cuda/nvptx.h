@@ -250,6 +250,12 @@ typedef struct NvFn {
 	bool sched_raised;        /* a pipeline took more stages than num_stages (nv_sched_stages) */
 } NvFn;
 
+/* The compilation's arena (layouts, values, plans of this function). */
+static inline Arena *nv_arena(NvFn *f)
+{
+	return f->nv->cc->arena;
+}
+
 /* Alignment of wgmma operand buffers in shared memory: the largest
  * swizzle atom (8 rows of 128 bytes); the hardware swizzles address bits. */
 #define NV_WGMMA_ALIGN 1024

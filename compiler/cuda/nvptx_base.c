@@ -61,7 +61,7 @@ bool nv_unsupported(NvFn *f, Loc loc, const char *fmt, ...)
 	va_copy(aq, ap);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	char *what = arena_alloc(f->nv->cc->arena, (size_t)(n > 0 ? n : 0) + 1);
+	char *what = arena_alloc(nv_arena(f), (size_t)(n > 0 ? n : 0) + 1);
 	vsnprintf(what, (size_t)(n > 0 ? n : 0) + 1, fmt, aq);
 	va_end(aq);
 	error_at(f->nv->cc, loc, "%s is not supported yet by --target=%s [§10.4]", what, f->nv->target_name);
@@ -104,7 +104,7 @@ void nv_scope_push(NvFn *f)
 	f->depth++;
 	if (f->depth >= f->scope_cap) {
 		int cap = f->scope_cap ? 2 * f->scope_cap : 16;
-		int *s = arena_alloc(f->nv->cc->arena, (size_t)cap * sizeof *s);
+		int *s = arena_alloc(nv_arena(f), (size_t)cap * sizeof *s);
 		if (f->scope_cap)
 			memcpy(s, f->scope_serial, (size_t)f->scope_cap * sizeof *s);
 		f->scope_serial = s;

@@ -138,7 +138,7 @@ static bool zero_acc(const GV *C)
 static LLVMValueRef inline_ptx(NvFn *f, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
                                int n)
 {
-	LLVMTypeRef *pt = arena_alloc(arena(f), (size_t)(n + 1) * sizeof *pt);
+	LLVMTypeRef *pt = arena_alloc(nv_arena(f), (size_t)(n + 1) * sizeof *pt);
 	for (int j = 0; j < n; j++)
 		pt[j] = LLVMTypeOf(args[j]);
 	LLVMTypeRef fty = LLVMFunctionType(ret, pt, (unsigned)n, 0);
@@ -427,11 +427,11 @@ static NvAccess *slice_access(NvFn *f, const Operand *o, const GpuLayout *LS, LL
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
 	const NvAccess *A = o->load;
-	NvAccess *S = arena_alloc(arena(f), sizeof *S);
+	NvAccess *S = arena_alloc(nv_arena(f), sizeof *S);
 	*S = *A;
 	S->L = LS;
 	int n = A->ref->rank;
-	S->idx = arena_alloc(arena(f), (size_t)(n + 1) * sizeof *S->idx);
+	S->idx = arena_alloc(nv_arena(f), (size_t)(n + 1) * sizeof *S->idx);
 	memcpy(S->idx, A->idx, (size_t)n * sizeof *S->idx);
 	LLVMValueRef k = LLVMBuildZExt(b, k0, g->t_i64, "");
 	for (int d = 0; d < n; d++) {
@@ -546,7 +546,7 @@ static bool run_rolled(NvFn *f, Pipeline *p, SliceFn compute, void *ctx, GV **ac
 	LLVMPositionBuilderAtEnd(b, body);
 	LLVMValueRef s = LLVMBuildPhi(b, g->t_i32, "slice");
 	GV *in = *acc, *ph = gv_new(f, in->L, in->dt);
-	LLVMValueRef *phi = arena_alloc(arena(f), (size_t)in->n * sizeof *phi);
+	LLVMValueRef *phi = arena_alloc(nv_arena(f), (size_t)in->n * sizeof *phi);
 	for (int r = 0; r < in->n; r++)
 		ph->r[r] = phi[r] = LLVMBuildPhi(b, LLVMTypeOf(in->r[r]), "");
 	*acc = ph; /* compute may update it in place */
@@ -614,8 +614,8 @@ static void pipeline_buffers(NvFn *f, Pipeline *p, int64_t arows, int64_t bcols,
 	nv_temp_need(f, sbytes * (uint64_t)p->stages);
 	p->a_bytes = abytes;
 	p->buf_bytes = sbytes;
-	p->sa = arena_alloc(arena(f), (size_t)p->stages * sizeof *p->sa);
-	p->sb = arena_alloc(arena(f), (size_t)p->stages * sizeof *p->sb);
+	p->sa = arena_alloc(nv_arena(f), (size_t)p->stages * sizeof *p->sa);
+	p->sb = arena_alloc(nv_arena(f), (size_t)p->stages * sizeof *p->sb);
 	for (int st = 0; st < p->stages; st++) {
 		p->sa[st] = (Stage){nv_temp_ptr(f, sbytes * (uint64_t)st), p->kc, es, swz, wg, arows};
 		p->sb[st] = (Stage){nv_temp_ptr(f, sbytes * (uint64_t)st + abytes), bcols, es, swz, wg, p->kc};
@@ -632,7 +632,7 @@ static bool get_operand(NvFn *f, const Inst *i, int k, Operand *o)
 	o->load = f->deferred[v->id];
 	if (!o->load && f->pipelined[v->id]) {
 		/* Copied by the loop's pipeline: only its layout matters here. */
-		o->load = arena_alloc(arena(f), sizeof *o->load);
+		o->load = arena_alloc(nv_arena(f), sizeof *o->load);
 		o->load->L = f->plan->of[v->id];
 	}
 	o->regs = o->load ? NULL : nv_get(f, v, NULL);
@@ -703,14 +703,14 @@ static bool fma_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k
 	LLVMBuildBr(b, head);
 	LLVMPositionBuilderAtEnd(b, head);
 	LLVMValueRef kk = LLVMBuildPhi(b, g->t_i32, "kk");
-	LLVMValueRef *phi = arena_alloc(arena(f), (size_t)C->n * sizeof *phi);
+	LLVMValueRef *phi = arena_alloc(nv_arena(f), (size_t)C->n * sizeof *phi);
 	for (int r = 0; r < C->n; r++)
 		phi[r] = LLVMBuildPhi(b, cg_type(g, x->dt), "");
 	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, kk, cg_i32(g, (int32_t)n), ""), body, exit);
 	LLVMPositionBuilderAtEnd(b, body);
 	LLVMTypeRef mt = cg_mem_type(g, x->ot);
-	LLVMValueRef *av = arena_alloc(arena(f), (size_t)x->nrows * sizeof *av);
-	LLVMValueRef *bv = arena_alloc(arena(f), (size_t)x->ncols * sizeof *bv);
+	LLVMValueRef *av = arena_alloc(nv_arena(f), (size_t)x->nrows * sizeof *av);
+	LLVMValueRef *bv = arena_alloc(nv_arena(f), (size_t)x->ncols * sizeof *bv);
 	for (int y = 0; y < x->nrows; y++) {
 		LLVMValueRef m = cg_i32(g, (int32_t)x->rows[y]);
 		if (x->trow)
@@ -725,7 +725,7 @@ static bool fma_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k
 		LLVMValueRef v = LLVMBuildLoad2(b, mt, stage_ptr(f, &p->sb[buf], kk, nn), "");
 		bv[y] = cg_cast(g, cg_from_mem(g, x->ot, v), x->ot, x->dt);
 	}
-	LLVMValueRef *next = arena_alloc(arena(f), (size_t)C->n * sizeof *next);
+	LLVMValueRef *next = arena_alloc(nv_arena(f), (size_t)C->n * sizeof *next);
 	for (int r = 0; r < C->n; r++) {
 		next[r] = mul_add(f, x->dt, phi[r], av[x->rofr[r]], bv[x->cofr[r]], x->i->loc);
 		if (!next[r])
@@ -776,10 +776,10 @@ static bool dot_fma(NvFn *f, const Inst *i)
 	/* The rows and columns this thread's result elements use. */
 	GV *C = x.C;
 	int64_t c[2];
-	x.rows = arena_alloc(arena(f), (size_t)C->n * sizeof *x.rows);
-	x.cols = arena_alloc(arena(f), (size_t)C->n * sizeof *x.cols);
-	x.rofr = arena_alloc(arena(f), (size_t)C->n * sizeof *x.rofr);
-	x.cofr = arena_alloc(arena(f), (size_t)C->n * sizeof *x.cofr);
+	x.rows = arena_alloc(nv_arena(f), (size_t)C->n * sizeof *x.rows);
+	x.cols = arena_alloc(nv_arena(f), (size_t)C->n * sizeof *x.cols);
+	x.rofr = arena_alloc(nv_arena(f), (size_t)C->n * sizeof *x.rofr);
+	x.cofr = arena_alloc(nv_arena(f), (size_t)C->n * sizeof *x.cofr);
 	for (int r = 0; r < C->n; r++) {
 		lay_reg_coord(LC, r, c);
 		int u = 0, w = 0;
@@ -829,7 +829,7 @@ static void mma(NvFn *f, DType ot, LLVMValueRef *a, LLVMValueRef *bf, LLVMValueR
  * f16, i32 for bf16). */
 static void ldmatrix(NvFn *f, DType ot, int n, bool trans, LLVMValueRef addr, LLVMValueRef *out)
 {
-	const char *name = arena_printf(arena(f), "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16", n,
+	const char *name = arena_printf(nv_arena(f), "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16", n,
 	                                trans ? ".trans" : "");
 	LLVMTypeRef sp = f->nv->t_sptr;
 	LLVMValueRef r = nv_intrinsic(f, name, &sp, 1, &addr, 1);
@@ -878,7 +878,7 @@ static void mma_kstep(NvFn *f, MmaCtx *x, const Pipeline *p, int buf, LLVMValueR
 	int64_t cc[2];
 	/* A: per 16-row tile, x4 = (rows 0-7, k 0-7) (rows 8-15, k 0-7)
 	 * (rows 0-7, k 8-15) (rows 8-15, k 8-15): a0a1 a2a3 a4a5 a6a7. */
-	LLVMValueRef *af = arena_alloc(arena(f), (size_t)(x->nm * 4) * sizeof *af);
+	LLVMValueRef *af = arena_alloc(nv_arena(f), (size_t)(x->nm * 4) * sizeof *af);
 	for (int m = 0; m < x->nm; m++) {
 		LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildOr(b, x->wrow, cg_i32(g, (int32_t)x->mt[m]), ""), x->arow, "");
 		LLVMValueRef c = LLVMBuildAdd(b, x->acol, kk, "");
@@ -888,7 +888,7 @@ static void mma_kstep(NvFn *f, MmaCtx *x, const Pipeline *p, int buf, LLVMValueR
 	 * (k 0-7) (k 8-15) of each: b0b1 b2b3 of tile n, then of tile q
 	 * (lanes 16-31 address tile q, nt[q] - nt[n] columns on); a lone
 	 * tile takes x2.trans.  Then every tile of the warp with it. */
-	bool *done = arena_alloc(arena(f), (size_t)x->nn * sizeof *done);
+	bool *done = arena_alloc(nv_arena(f), (size_t)x->nn * sizeof *done);
 	memset(done, 0, (size_t)x->nn * sizeof *done);
 	for (int n = 0; n < x->nn; n++) {
 		if (done[n])
@@ -939,8 +939,8 @@ static bool mma_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k
 	LLVMBuildBr(b, body);
 	LLVMPositionBuilderAtEnd(b, body);
 	LLVMValueRef kk = LLVMBuildPhi(b, g->t_i32, "kk");
-	LLVMValueRef *in = arena_alloc(arena(f), (size_t)D->n * sizeof *in);
-	LLVMValueRef *phi = arena_alloc(arena(f), (size_t)D->n * sizeof *phi);
+	LLVMValueRef *in = arena_alloc(nv_arena(f), (size_t)D->n * sizeof *in);
+	LLVMValueRef *phi = arena_alloc(nv_arena(f), (size_t)D->n * sizeof *phi);
 	for (int r = 0; r < D->n; r++) {
 		in[r] = D->r[r];
 		D->r[r] = phi[r] = LLVMBuildPhi(b, g->t_f32, "");
@@ -990,7 +990,7 @@ static void wgmma(NvFn *f, DType ot, int n, LLVMValueRef da, const LLVMValueRef 
 	Cg *g = f->g;
 	int nd = n / 2;
 	size_t cap = (size_t)nd * 16 + 256;
-	char *text = arena_alloc(arena(f), cap), *cons = arena_alloc(arena(f), cap);
+	char *text = arena_alloc(nv_arena(f), cap), *cons = arena_alloc(nv_arena(f), cap);
 	/* scale-d as an immediate: a register holding it, set between two
 	 * wgmmas of a group, makes ptxas serialize the group (C7514). */
 	size_t t = (size_t)snprintf(text, cap, "{\n.reg .pred p;\nsetp.ne.b32 p, %d, 0;\n"
@@ -1011,8 +1011,8 @@ static void wgmma(NvFn *f, DType ot, int n, LLVMValueRef da, const LLVMValueRef 
 	c += (size_t)snprintf(cons + c, cap - c, areg ? "r,r,r,r,l" : "l,l");
 	for (int j = 0; j < nd; j++)
 		c += (size_t)snprintf(cons + c, cap - c, ",%d", j);
-	LLVMValueRef *args = arena_alloc(arena(f), (size_t)(nd + na + 1) * sizeof *args);
-	LLVMTypeRef *ft = arena_alloc(arena(f), (size_t)nd * sizeof *ft);
+	LLVMValueRef *args = arena_alloc(nv_arena(f), (size_t)(nd + na + 1) * sizeof *args);
+	LLVMTypeRef *ft = arena_alloc(nv_arena(f), (size_t)nd * sizeof *ft);
 	for (int j = 0; j < na; j++)
 		args[j] = areg ? areg[j] : da;
 	args[na] = db;
@@ -1050,10 +1050,10 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 	LLVMBuilderRef b = g->b;
 	const Stage *sa = &p->sa[buf], *sb = &p->sb[buf];
 	int64_t la = wg_line(sa), lb = wg_line(sb), es = sa->es;
-	LLVMValueRef *d = arena_alloc(arena(f), (size_t)x->nch * sizeof *d);
+	LLVMValueRef *d = arena_alloc(nv_arena(f), (size_t)x->nch * sizeof *d);
 	/* Register A: every fragment packed before the fence, so that no
 	 * ordinary instruction writes a wgmma operand inside the group. */
-	LLVMValueRef *af = arena_alloc(arena(f), (size_t)(p->kc / 16 * x->nm * 4 + 1) * sizeof *af);
+	LLVMValueRef *af = arena_alloc(nv_arena(f), (size_t)(p->kc / 16 * x->nm * 4 + 1) * sizeof *af);
 	for (int64_t kk = 0; x->areg && kk < p->kc; kk += 16)
 		for (int m = 0; m < x->nm; m++)
 			nv_wg_a_frag(f, x->areg, x->mt[m], k0 + kk, af + (kk / 16 * x->nm + m) * 4);
@@ -1099,7 +1099,7 @@ static void wg_setup(NvFn *f, WgCtx *x, const GpuLayout *LC, int64_t N)
 	LLVMBuilderRef b = f->g->b;
 	GV *D = x->D;
 	int64_t c[2];
-	x->mt = arena_alloc(arena(f), (size_t)D->n * sizeof *x->mt);
+	x->mt = arena_alloc(nv_arena(f), (size_t)D->n * sizeof *x->mt);
 	for (int r = 0; r < D->n; r++) {
 		lay_reg_coord(LC, r, c);
 		int m = 0;
@@ -1111,10 +1111,10 @@ static void wg_setup(NvFn *f, WgCtx *x, const GpuLayout *LC, int64_t N)
 	x->nch = N < 256 ? (int)N : 256;
 	x->nc = (int)(N / x->nch);
 	PKC_ASSERT(x->nm * x->nc * x->nch / 2 == D->n);
-	x->regs = arena_alloc(arena(f), (size_t)(x->nm * x->nc) * sizeof *x->regs);
+	x->regs = arena_alloc(nv_arena(f), (size_t)(x->nm * x->nc) * sizeof *x->regs);
 	for (int m = 0; m < x->nm; m++)
 		for (int k = 0; k < x->nc; k++) {
-			int *rg = x->regs[m * x->nc + k] = arena_alloc(arena(f), (size_t)x->nch / 2 * sizeof *rg);
+			int *rg = x->regs[m * x->nc + k] = arena_alloc(nv_arena(f), (size_t)x->nch / 2 * sizeof *rg);
 			/* d[4i + j]: row 8 * (j / 2), column 8i + j % 2 of the tile's chunk. */
 			for (int q = 0; q < x->nch / 2; q++) {
 				int64_t at[2] = {x->mt[m] + 8 * (q % 4 / 2), (int64_t)k * x->nch + 8 * (q / 4) + q % 2};
@@ -1207,8 +1207,8 @@ static bool dot_mma(NvFn *f, const Inst *i)
 		return true;
 	}
 
-	x.mt = arena_alloc(arena(f), (size_t)x.D->n * sizeof *x.mt);
-	x.nt = arena_alloc(arena(f), (size_t)x.D->n * sizeof *x.nt);
+	x.mt = arena_alloc(nv_arena(f), (size_t)x.D->n * sizeof *x.mt);
+	x.nt = arena_alloc(nv_arena(f), (size_t)x.D->n * sizeof *x.nt);
 	x.nm = tiles_of(LC, x.D->n, 0, x.mt);
 	x.nn = tiles_of(LC, x.D->n, 1, x.nt);
 	/* The warp's origin: C's thread coordinates without the lane bits

@@ -7,11 +7,6 @@
 
 #include "nvptx.h"
 
-static inline Arena *arena(NvFn *f)
-{
-	return f->nv->cc->arena;
-}
-
 /* Closes this thread's cp.async group (an empty one too). */
 static inline void commit(NvFn *f)
 {

@@ -25,11 +25,6 @@
 
 #include <string.h>
 
-static Arena *arena(NvFn *f)
-{
-	return f->nv->cc->arena;
-}
-
 static bool is_tensor(const Value *v)
 {
 	return v->type->kind == TY_VALUE && v->type->rank > 0;
@@ -171,7 +166,7 @@ GRef *nv_make_ref(NvFn *f, const Type *t, LLVMValueRef base, unsigned as, int sl
 {
 	Cg *g = f->g;
 	const IrKernel *k = f->k;
-	GRef *r = arena_alloc(arena(f), sizeof *r);
+	GRef *r = arena_alloc(nv_arena(f), sizeof *r);
 	r->base = base;
 	r->as = as;
 	r->rank = t->rank;
@@ -179,10 +174,10 @@ GRef *nv_make_ref(NvFn *f, const Type *t, LLVMValueRef base, unsigned as, int sl
 	r->mem = cg_mem_type(g, t->dtype);
 	r->slot = slot;
 	r->readonly = readonly;
-	r->stride = arena_alloc(arena(f), (size_t)(t->rank + 1) * sizeof *r->stride);
-	r->extent = arena_alloc(arena(f), (size_t)(t->rank + 1) * sizeof *r->extent);
-	r->sdiv = arena_alloc(arena(f), (size_t)(t->rank + 1) * sizeof *r->sdiv);
-	int64_t *ediv = arena_alloc(arena(f), (size_t)(t->rank + 1) * sizeof *ediv);
+	r->stride = arena_alloc(nv_arena(f), (size_t)(t->rank + 1) * sizeof *r->stride);
+	r->extent = arena_alloc(nv_arena(f), (size_t)(t->rank + 1) * sizeof *r->extent);
+	r->sdiv = arena_alloc(nv_arena(f), (size_t)(t->rank + 1) * sizeof *r->sdiv);
+	int64_t *ediv = arena_alloc(nv_arena(f), (size_t)(t->rank + 1) * sizeof *ediv);
 	for (int d = 0; d < t->rank; d++) {
 		if (t->dims[d] >= 0) {
 			r->extent[d] = cg_i64(g, t->dims[d]);
@@ -263,7 +258,7 @@ void nv_sync_access(NvFn *f, const GRef *ref, bool write, const Inst *i, const G
 
 RefState *nv_state_save(NvFn *f)
 {
-	RefState *s = arena_alloc(arena(f), (size_t)(f->nrefs + 1) * sizeof *s);
+	RefState *s = arena_alloc(nv_arena(f), (size_t)(f->nrefs + 1) * sizeof *s);
 	memcpy(s, f->rs, (size_t)f->nrefs * sizeof *s);
 	return s;
 }
@@ -309,8 +304,8 @@ static void touched(NvFn *f, const Region *r, bool *reads, bool *writes)
 
 void nv_sync_regions(NvFn *f, const Region *const *rs, int n)
 {
-	bool *reads = arena_alloc(arena(f), (size_t)f->nrefs + 1);
-	bool *writes = arena_alloc(arena(f), (size_t)f->nrefs + 1);
+	bool *reads = arena_alloc(nv_arena(f), (size_t)f->nrefs + 1);
+	bool *writes = arena_alloc(nv_arena(f), (size_t)f->nrefs + 1);
 	for (int j = 0; j < n; j++)
 		touched(f, rs[j], reads, writes);
 	for (int k = 0; k < f->nrefs; k++) {
@@ -324,8 +319,8 @@ void nv_sync_regions(NvFn *f, const Region *const *rs, int n)
 
 void nv_state_touch(NvFn *f, const Region *r)
 {
-	bool *reads = arena_alloc(arena(f), (size_t)f->nrefs + 1);
-	bool *writes = arena_alloc(arena(f), (size_t)f->nrefs + 1);
+	bool *reads = arena_alloc(nv_arena(f), (size_t)f->nrefs + 1);
+	bool *writes = arena_alloc(nv_arena(f), (size_t)f->nrefs + 1);
 	touched(f, r, reads, writes);
 	for (int k = 0; k < f->nrefs; k++) {
 		if (!reads[k] && !writes[k])
@@ -356,7 +351,7 @@ static LLVMValueRef and_pred(NvFn *f, LLVMValueRef a, LLVMValueRef b)
 /* The compile-time part of register r's coordinate along dim d of L. */
 static int64_t reg_coord(NvFn *f, const GpuLayout *L, int r, int d)
 {
-	int64_t *c = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *c);
+	int64_t *c = arena_alloc(nv_arena(f), (size_t)(L->rank + 1) * sizeof *c);
 	lay_reg_coord(L, r, c);
 	return c[d];
 }
@@ -368,7 +363,7 @@ void nv_access_tbase(NvFn *f, NvAccess *A)
 	A->tbase = A->ubase;
 	if (!A->L)
 		return;
-	A->tidx = arena_alloc(arena(f), (size_t)(A->ref->rank + 1) * sizeof *A->tidx);
+	A->tidx = arena_alloc(nv_arena(f), (size_t)(A->ref->rank + 1) * sizeof *A->tidx);
 	for (int d = 0; d < A->ref->rank; d++) {
 		const Indexer *x = &A->i->idx[d];
 		if (x->kind != IDX_FULL && x->kind != IDX_SLICE)
@@ -587,7 +582,7 @@ static void guarded(NvFn *f, Acc *A, LLVMValueRef p, LLVMValueRef ptr, int w, LL
 	LLVMBasicBlockRef then = cg_block(g, A->store ? "st" : "ld"), join = cg_block(g, A->store ? "st.end" : "ld.end");
 	LLVMBuildCondBr(b, p, then, join);
 	LLVMPositionBuilderAtEnd(b, then);
-	LLVMValueRef *got = arena_alloc(arena(f), (size_t)w * sizeof *got);
+	LLVMValueRef *got = arena_alloc(nv_arena(f), (size_t)w * sizeof *got);
 	if (A->store)
 		vstore(f, A, ptr, w, vals);
 	else
@@ -611,9 +606,9 @@ static void access_group(NvFn *f, Acc *A, int r0, int w, bool uniform, LLVMValue
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
-	LLVMValueRef *preds = arena_alloc(arena(f), (size_t)w * sizeof *preds);
-	LLVMValueRef *vals = arena_alloc(arena(f), (size_t)w * sizeof *vals);
-	LLVMValueRef *other = arena_alloc(arena(f), (size_t)w * sizeof *other);
+	LLVMValueRef *preds = arena_alloc(nv_arena(f), (size_t)w * sizeof *preds);
+	LLVMValueRef *vals = arena_alloc(nv_arena(f), (size_t)w * sizeof *vals);
+	LLVMValueRef *other = arena_alloc(nv_arena(f), (size_t)w * sizeof *other);
 	/* The vector's address, and the predicates that matter: none when the
 	 * caller checked that all are in, the first one when the lanes share
 	 * it, else each lane's. */
@@ -644,13 +639,13 @@ static void access_group(NvFn *f, Acc *A, int r0, int w, bool uniform, LLVMValue
 		LLVMBasicBlockRef vec = cg_block(g, "vec"), slow = cg_block(g, "lanes"), join = cg_block(g, "lanes.end");
 		LLVMBuildCondBr(b, all, vec, slow);
 		LLVMPositionBuilderAtEnd(b, vec);
-		LLVMValueRef *vv = arena_alloc(arena(f), (size_t)w * sizeof *vv);
+		LLVMValueRef *vv = arena_alloc(nv_arena(f), (size_t)w * sizeof *vv);
 		memcpy(vv, vals, (size_t)w * sizeof *vv);
 		guarded(f, A, NULL, ptr, w, vv, other);
 		LLVMBasicBlockRef vec_end = LLVMGetInsertBlock(b);
 		LLVMBuildBr(b, join);
 		LLVMPositionBuilderAtEnd(b, slow);
-		LLVMValueRef *sv = arena_alloc(arena(f), (size_t)w * sizeof *sv);
+		LLVMValueRef *sv = arena_alloc(nv_arena(f), (size_t)w * sizeof *sv);
 		for (int j = 0; j < w; j++) {
 			LLVMValueRef pj = LLVMBuildInBoundsGEP2(b, A->ref->mem, ptr, (LLVMValueRef[]){cg_i64(g, j)}, 1, "");
 			sv[j] = vals[j];
@@ -743,10 +738,10 @@ bool nv_access_setup(NvFn *f, const Inst *i, NvAccess *out)
 	A.store = i->op == IR_STORE;
 	A.atomic = i->op == IR_ATOMIC;
 	int n = ref->rank;
-	A.rdim = arena_alloc(arena(f), (size_t)(n + 1) * sizeof *A.rdim);
-	A.idx = arena_alloc(arena(f), (size_t)(n + 1) * sizeof *A.idx);
-	A.gval = arena_alloc(arena(f), (size_t)(n + 1) * sizeof *A.gval);
-	A.gat = arena_alloc(arena(f), (size_t)(n + 1) * sizeof *A.gat);
+	A.rdim = arena_alloc(nv_arena(f), (size_t)(n + 1) * sizeof *A.rdim);
+	A.idx = arena_alloc(nv_arena(f), (size_t)(n + 1) * sizeof *A.idx);
+	A.gval = arena_alloc(nv_arena(f), (size_t)(n + 1) * sizeof *A.gval);
+	A.gat = arena_alloc(nv_arena(f), (size_t)(n + 1) * sizeof *A.gat);
 	int next = 1, rank = 0;
 	for (int d = 0; d < n; d++) {
 		const Indexer *x = &i->idx[d];
@@ -857,9 +852,9 @@ static LLVMValueRef all_in(NvFn *f, Acc *A, bool *block)
 		}
 		return all;
 	}
-	int64_t *kmax = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *kmax);
+	int64_t *kmax = arena_alloc(nv_arena(f), (size_t)(L->rank + 1) * sizeof *kmax);
 	lay_reg_coord(L, (1 << L->nregbits) - 1, kmax);
-	LLVMValueRef *cmax = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *cmax);
+	LLVMValueRef *cmax = arena_alloc(nv_arena(f), (size_t)(L->rank + 1) * sizeof *cmax);
 	for (int a = 0; a < L->rank; a++) {
 		LLVMValueRef t = nv_tcoord(f, L, a);
 		cmax[a] = cg_i32(g, (int32_t)kmax[a]);
@@ -1042,7 +1037,7 @@ bool nv_access(NvFn *f, const Inst *i)
 
 	/* A tensor-core dot may copy this load straight into shared memory. */
 	if (i->op == IR_LOAD && A.L && P->dot_of[res->id] && nv_dot_takes_load(f, P->dot_of[res->id], &A)) {
-		NvAccess *keep = arena_alloc(arena(f), sizeof *keep);
+		NvAccess *keep = arena_alloc(nv_arena(f), sizeof *keep);
 		*keep = A;
 		f->deferred[res->id] = keep;
 		return true;

@@ -156,13 +156,13 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 		S = nv_sched_stages(f, wd, per, cap > used ? cap - used : 0);
 	if (S < 2 || (uint64_t)S * per > cap)
 		return NULL;
-	LoopPipe *p = arena_alloc(arena(f), sizeof *p);
+	LoopPipe *p = arena_alloc(nv_arena(f), sizeof *p);
 	p->loop = loop;
 	p->stages = S;
 	p->ahead = S - 1;
-	p->dots = arena_alloc(arena(f), (size_t)n * sizeof *p->dots);
-	p->off = arena_alloc(arena(f), (size_t)n * sizeof *p->off);
-	p->bytes = arena_alloc(arena(f), (size_t)n * sizeof *p->bytes);
+	p->dots = arena_alloc(nv_arena(f), (size_t)n * sizeof *p->dots);
+	p->off = arena_alloc(nv_arena(f), (size_t)n * sizeof *p->off);
+	p->bytes = arena_alloc(nv_arena(f), (size_t)n * sizeof *p->bytes);
 	for (const Inst *d = body->first; d; d = d->next)
 		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld)) {
 			p->dots[p->ndots] = d;
@@ -222,8 +222,8 @@ static bool eval_at(NvFn *f, const Inst *loop, const Value *v, bool *done, Vec *
 	for (int j = 0; j < v->def->nargs; j++)
 		if (!eval_at(f, loop, v->def->args[j], done, saved))
 			return false;
-	vec_push(arena(f), saved, (void *)v);
-	vec_push(arena(f), saved, f->vals[v->id]);
+	vec_push(nv_arena(f), saved, (void *)v);
+	vec_push(nv_arena(f), saved, f->vals[v->id]);
 	done[v->id] = true;
 	return nv_emit_inst(f, v->def);
 }
@@ -241,7 +241,7 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 	LLVMValueRef iv = LLVMBuildAdd(b, LLVMBuildMul(b, jt, p->step, ""), p->lo, "iv.ahead");
 	GV *saved_iv = f->vals[ivv->id];
 	f->vals[ivv->id] = gv_scalar(f, dt, iv);
-	bool *done = arena_alloc(arena(f), (size_t)(f->k->nvalues + 1));
+	bool *done = arena_alloc(nv_arena(f), (size_t)(f->k->nvalues + 1));
 	Vec saved = {0};
 	bool ok = true;
 	for (int x = 0; x < p->ndots && ok; x++) {

@@ -9,11 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-static Arena *arena(NvFn *f)
-{
-	return f->nv->cc->arena;
-}
-
 static bool is_tensor(const Value *v)
 {
 	return v->type->kind == TY_VALUE && v->type->rank > 0;
@@ -21,11 +16,11 @@ static bool is_tensor(const Value *v)
 
 GV *gv_new(NvFn *f, const GpuLayout *L, DType dt)
 {
-	GV *v = arena_alloc(arena(f), sizeof *v);
+	GV *v = arena_alloc(nv_arena(f), sizeof *v);
 	v->L = L;
 	v->dt = dt;
 	v->n = L ? 1 << L->nregbits : 1;
-	v->r = arena_alloc(arena(f), (size_t)v->n * sizeof *v->r);
+	v->r = arena_alloc(nv_arena(f), (size_t)v->n * sizeof *v->r);
 	return v;
 }
 
@@ -45,9 +40,9 @@ static void lay_cache(NvFn *f, const GpuLayout *L)
 	if (need <= f->nlay_cache)
 		return;
 	int cap = need * 2;
-	LLVMValueRef **tc = arena_alloc(arena(f), (size_t)cap * sizeof *tc);
-	LLVMValueRef *ow = arena_alloc(arena(f), (size_t)cap * sizeof *ow);
-	LLVMValueRef *tf = arena_alloc(arena(f), (size_t)cap * sizeof *tf);
+	LLVMValueRef **tc = arena_alloc(nv_arena(f), (size_t)cap * sizeof *tc);
+	LLVMValueRef *ow = arena_alloc(nv_arena(f), (size_t)cap * sizeof *ow);
+	LLVMValueRef *tf = arena_alloc(nv_arena(f), (size_t)cap * sizeof *tf);
 	if (f->nlay_cache) {
 		memcpy(tc, f->tcoord, (size_t)f->nlay_cache * sizeof *tc);
 		memcpy(ow, f->owner, (size_t)f->nlay_cache * sizeof *ow);
@@ -73,7 +68,7 @@ LLVMValueRef nv_tcoord(NvFn *f, const GpuLayout *L, int d)
 {
 	lay_cache(f, L);
 	if (!f->tcoord[L->id]) {
-		LLVMValueRef *c = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *c);
+		LLVMValueRef *c = arena_alloc(nv_arena(f), (size_t)(L->rank + 1) * sizeof *c);
 		LLVMBuilderRef b = f->pre;
 		for (int e = 0; e < L->rank; e++) {
 			LLVMValueRef acc = NULL;
@@ -101,7 +96,7 @@ LLVMValueRef nv_tcoord(NvFn *f, const GpuLayout *L, int d)
 
 LLVMValueRef nv_coord(NvFn *f, const GpuLayout *L, int r, int d)
 {
-	int64_t *cc = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *cc);
+	int64_t *cc = arena_alloc(nv_arena(f), (size_t)(L->rank + 1) * sizeof *cc);
 	lay_reg_coord(L, r, cc);
 	LLVMValueRef t = nv_tcoord(f, L, d);
 	LLVMValueRef k = cg_i32(f->g, (int32_t)cc[d]);
@@ -167,7 +162,7 @@ static LLVMValueRef flat_index(NvFn *f, const GpuLayout *L, int r)
 	LLVMValueRef acc = f->tflat[L->id];
 	if (LLVMIsConstant(acc))
 		acc = NULL;
-	int64_t *cc = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *cc);
+	int64_t *cc = arena_alloc(nv_arena(f), (size_t)(L->rank + 1) * sizeof *cc);
 	lay_reg_coord(L, r, cc);
 	int64_t k = 0;
 	for (int d = 0; d < L->rank; d++)
@@ -302,7 +297,7 @@ GV *nv_smem_read(NvFn *f, LLVMValueRef base, const GpuLayout *L, DType dt)
 static GV *renumber(NvFn *f, GV *x, const GpuLayout *L)
 {
 	GV *y = gv_new(f, L, x->dt);
-	int64_t *c = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *c);
+	int64_t *c = arena_alloc(nv_arena(f), (size_t)(L->rank + 1) * sizeof *c);
 	for (int r = 0; r < y->n; r++) {
 		lay_reg_coord(L, r, c);
 		y->r[r] = x->r[lay_reg_of(x->L, c)];
@@ -344,7 +339,7 @@ static void conv_add(NvFn *f, int vid, const GpuLayout *L, GV *v)
 {
 	if (f->nconv == f->capconv) {
 		int cap = f->capconv ? 2 * f->capconv : 64;
-		ConvEntry *n = arena_alloc(arena(f), (size_t)cap * sizeof *n);
+		ConvEntry *n = arena_alloc(nv_arena(f), (size_t)cap * sizeof *n);
 		if (f->nconv)
 			memcpy(n, f->conv, (size_t)f->nconv * sizeof *n);
 		f->conv = n;
@@ -399,8 +394,8 @@ GV *nv_broadcast(NvFn *f, const Value *x, const GpuLayout *L)
 	const GpuLayout *P = lay_project(f->plan->lc, L, xt->rank, xt->dims);
 	GV *s = nv_get(f, x, P);
 	int off = L->rank - xt->rank;
-	int64_t *c = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *c);
-	int64_t *sc = arena_alloc(arena(f), (size_t)(xt->rank + 1) * sizeof *sc);
+	int64_t *c = arena_alloc(nv_arena(f), (size_t)(L->rank + 1) * sizeof *c);
+	int64_t *sc = arena_alloc(nv_arena(f), (size_t)(xt->rank + 1) * sizeof *sc);
 	for (int r = 0; r < y->n; r++) {
 		lay_reg_coord(L, r, c);
 		for (int d = 0; d < xt->rank; d++)
@@ -415,7 +410,7 @@ static GV *reshape_general(NvFn *f, GV *x, const Type *rt, const GpuLayout *L);
 
 static int64_t *inverse_perm(NvFn *f, const int64_t *perm, int n)
 {
-	int64_t *inv = arena_alloc(arena(f), (size_t)(n + 1) * sizeof *inv);
+	int64_t *inv = arena_alloc(nv_arena(f), (size_t)(n + 1) * sizeof *inv);
 	for (int d = 0; d < n; d++)
 		inv[perm[d]] = d;
 	return inv;
@@ -581,7 +576,7 @@ static GV *slice_concat(NvFn *f, const Inst *i, const GpuLayout *L)
 	nv_temp_need(f, (uint64_t)type_numel(big) * (uint64_t)nv_smem_elem(rt->dtype));
 	nv_temp_begin(f);
 	LLVMValueRef base = nv_temp_ptr(f, 0);
-	int64_t *off = arena_alloc(arena(f), (size_t)(rt->rank + 1) * sizeof *off);
+	int64_t *off = arena_alloc(nv_arena(f), (size_t)(rt->rank + 1) * sizeof *off);
 	memset(off, 0, (size_t)rt->rank * sizeof *off);
 	for (int k = 0; k < i->nargs; k++) {
 		smem_put(f, nv_get(f, i->args[k], NULL), base, i->op == IR_CONCAT ? off : NULL, big->dims);
@@ -599,7 +594,7 @@ static LLVMValueRef shfl32(NvFn *f, const char *mode, LLVMValueRef x, LLVMValueR
 {
 	Cg *g = f->g;
 	bool fl = LLVMTypeOf(x) == g->t_f32;
-	const char *name = arena_printf(arena(f), "llvm.nvvm.shfl.sync.%s.%s", mode, fl ? "f32" : "i32");
+	const char *name = arena_printf(nv_arena(f), "llvm.nvvm.shfl.sync.%s.%s", mode, fl ? "f32" : "i32");
 	LLVMValueRef args[4] = {cg_i32(g, -1), x, arg, cg_i32(g, clamp)};
 	return nv_intrinsic(f, name, NULL, 0, args, 4);
 }
@@ -740,9 +735,9 @@ static bool red_in_thread(Red *rd, GV *x)
 {
 	const GpuLayout *Lx = rd->Lx;
 	bool padded = (Lx->dims[rd->axis] & (Lx->dims[rd->axis] - 1)) != 0;
-	bool *have = arena_alloc(arena(rd->f), (size_t)rd->nr);
-	int64_t *c = arena_alloc(arena(rd->f), (size_t)(Lx->rank + 1) * sizeof *c);
-	int64_t *rc = arena_alloc(arena(rd->f), (size_t)(Lx->rank + 1) * sizeof *rc);
+	bool *have = arena_alloc(nv_arena(rd->f), (size_t)rd->nr);
+	int64_t *c = arena_alloc(nv_arena(rd->f), (size_t)(Lx->rank + 1) * sizeof *c);
+	int64_t *rc = arena_alloc(nv_arena(rd->f), (size_t)(Lx->rank + 1) * sizeof *rc);
 	for (int r = 0; r < x->n; r++) {
 		lay_reg_coord(Lx, r, c);
 		for (int d = 0, s = 0; d < Lx->rank; d++)
@@ -840,7 +835,7 @@ static bool reduce(NvFn *f, const Inst *i)
 	rd.R = is_tensor(res) ? f->plan->of[res->id] : NULL;
 	PKC_ASSERT(!rd.R || rd.R == lay_slice(lc, rd.Lx, rd.axis));
 	rd.nr = rd.R ? 1 << rd.R->nregbits : 1;
-	rd.acc = arena_alloc(arena(f), (size_t)rd.nr * sizeof *rd.acc);
+	rd.acc = arena_alloc(nv_arena(f), (size_t)rd.nr * sizeof *rd.acc);
 	if (!red_in_thread(&rd, x))
 		return false;
 	red_across_lanes(&rd);
@@ -869,7 +864,7 @@ static bool cumsum(NvFn *f, const Inst *i)
 	if (!x)
 		return false;
 	GV *y = gv_new(f, L, res->type->dtype);
-	int64_t *c = arena_alloc(arena(f), (size_t)(L->rank + 1) * sizeof *c);
+	int64_t *c = arena_alloc(nv_arena(f), (size_t)(L->rank + 1) * sizeof *c);
 	for (int r = 0; r < y->n; r++) {
 		lay_reg_coord(L, r, c);
 		if (c[axis] != 0)
