@@ -581,7 +581,7 @@ static LLVMValueRef kernel_entry(Nv *nv, const IrKernel *k, const char *name, in
 		 * The launch stub checks the 16-byte alignment. */
 		cg_attr(g, fn, (unsigned)o + 1, "noalias", 0);
 		cg_attr(g, fn, (unsigned)o + 1, "align", 16);
-		if (k->operands[o]->mode == PM_IN)
+		if (param_mode_readonly(k->operands[o]->mode))
 			cg_attr(g, fn, (unsigned)o + 1, "readonly", 0);
 	}
 	return fn;
@@ -672,7 +672,7 @@ static bool bind_body_args(NvFn *f)
 		if (v->type->kind != TY_REF)
 			return nv_fail(f, k->operands[o]->loc, "%s: body argument %d is not a Ref", k->name, o);
 		GRef *r = nv_make_ref(f, v->type, LLVMGetParam(fn, (unsigned)o), 1, f->nrefs++,
-		                      k->operands[o]->mode == PM_IN, k->operands[o]->loc);
+		                      param_mode_readonly(k->operands[o]->mode), k->operands[o]->loc);
 		if (!r)
 			return false;
 		f->refs[v->id] = r;

@@ -295,13 +295,13 @@ static void print_stmt(FILE *out, const AstStmt *s, int ind)
 
 static void print_kernel(FILE *out, const AstKernel *k)
 {
-	static const char *const modes[] = {"", " in", " out", " inout"};
+	static const char *const modes[] = {"", " in", " out", " inout", " prefetch"};
 	fprintf(out, "(kernel %s", name_str(k->name));
 	for (int i = 0; i < k->nparams; i++) {
 		const AstParam *p = k->params[i];
 		indent(out, 1);
 		fprintf(out, "(param %s%s ", name_str(p->name),
-		        p->mode >= PM_SCALAR && p->mode <= PM_INOUT ? modes[p->mode] : " ?");
+		        p->mode >= PM_SCALAR && p->mode <= PM_PREFETCH ? modes[p->mode] : " ?");
 		print_type(out, p->type);
 		fputc(')', out);
 	}

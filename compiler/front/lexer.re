@@ -496,6 +496,7 @@ int lexer_next(Lexer *L, YYSTYPE *val, Loc *loc)
 		"in"        { TOK(T_IN); }
 		"out"       { TOK(T_OUT); }
 		"inout"     { TOK(T_INOUT); }
+		"prefetch"  { TOK(T_PREFETCH); }
 		"let"       { TOK(T_LET); }
 		"var"       { TOK(T_VAR); }
 		"if"        { TOK(T_IF); }

@@ -169,7 +169,7 @@ static void do_include(ParseCtx *pc, StrLit path, Loc loc);
 %token <str> STRING "string literal"
 %token <dtype> DTYPE "dtype"
 %token CONST "const" KERNEL "kernel" INCLUDE "include" FN "fn" RETURN "return"
-%token IN "in" OUT "out" INOUT "inout"
+%token IN "in" OUT "out" INOUT "inout" PREFETCH "prefetch"
 %token LET "let" VAR "var" IF "if" ELSE "else" WHEN "when" FOR "for" WHILE "while"
 %token BREAK "break" CONTINUE "continue"
 %token GRID "grid" SPEC "spec" SCRATCH "scratch" PARAMS "params" SEMANTICS "semantics"
@@ -288,7 +288,7 @@ opt_comma
 	| ','
 	;
 
-/* param = IDENT ":" [ "in" | "out" | "inout" ] type ; */
+/* param = IDENT ":" [ "in" | "out" | "inout" | "prefetch" ] type ; */
 param
 	: name ':' mode type {
 		$$ = arena_alloc(pc->cc->arena, sizeof *$$);
@@ -304,6 +304,7 @@ mode
 	| IN                                   { $$ = PM_IN; }
 	| OUT                                  { $$ = PM_OUT; }
 	| INOUT                                { $$ = PM_INOUT; }
+	| PREFETCH                             { $$ = PM_PREFETCH; }
 	;
 
 /* type = ( DTYPE | IDENT ) [ "[" ( expr { "," expr } | "..." ) "]" ] ;

@@ -252,6 +252,8 @@ static void sema_params(Sema *s, AstKernel *ak, Scope *ks, KernelBuild *kb)
 		if (!t->has_shape)
 			error_at(s->cc, t->loc, "array parameter '%s' needs a shape, e.g. %s[1] (%s[] for one element) [§5.1]",
 			         p->name, dtype_str(dt), dtype_str(dt));
+		if (p->mode == PM_PREFETCH && !bad_dtype && !prefetch_param_check(s, p, dt))
+			bad_dtype = true;
 		int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->ndims + 1));
 		const char **syms = arena_alloc(s->a, sizeof(char *) * (size_t)(t->ndims + 1));
 		bool dynamic = false, ok = true;
@@ -362,18 +364,16 @@ static void sema_grid(Sema *s, AstKernel *ak, IrKernel *k)
 	}
 }
 
-/* The index map of a spec (§5.6): one i32 program id per grid axis in,
- * one i32 block index per array dim out; only the pids and consts. */
+/* The index map of a spec (§5.6): one i32 program id per grid axis in
+ * (and the prefetch arrays, §5.11), one i32 block index per array dim out;
+ * only the pids, consts and reads of prefetch arrays. */
 static Region *sema_index_map(Sema *s, AstSpec *sp, IrKernel *k, Scope *ks, IrOperand *op)
 {
 	if (sp->npids != k->ngrid)
 		error_at(s->cc, sp->npids ? sp->pid_locs[0] : sp->operand_loc,
 		         "the index map of '%s' takes %d program id%s, but the grid has rank %d [§5.6]", sp->operand, sp->npids,
 		         sp->npids == 1 ? "" : "s", k->ngrid);
-	Type **types = arena_alloc(s->a, sizeof(Type *) * (size_t)(sp->npids + 1));
-	for (int i = 0; i < sp->npids; i++)
-		types[i] = type_scalar(s->a, DT_I32);
-	Region *r = ir_region_new(s->a, k, sp->npids, types);
+	Region *r = prefetch_map_region(s, k, sp->npids); /* the pids, then the prefetch Refs (§5.11) */
 	Scope *ps = new_scope(s, ks);
 	for (int i = 0; i < sp->npids; i++) {
 		/* Distinct, not a builtin, not a const; kernel-scope names may be
@@ -444,6 +444,8 @@ static void sema_spec(Sema *s, AstSpec *sp, IrKernel *k, Scope *ks, KernelBuild 
 		}
 		return;
 	}
+	if (!prefetch_spec_check(s, b, sp->operand_loc))
+		return;
 	IrOperand *op = k->operands[b->index];
 	if (kb->spec_of[b->index]) {
 		error_at(s->cc, sp->operand_loc, "a second spec for '%s' [§5.5]", sp->operand);
@@ -625,7 +627,7 @@ static IrKernel *sema_kernel(Sema *s, AstKernel *ak)
 	sema_params(s, ak, ks, &kb);
 	bool writes = false;
 	for (int i = 0; i < kb.operands.len; i++)
-		writes |= ((IrOperand *)kb.operands.items[i])->mode != PM_IN;
+		writes |= !param_mode_readonly(((IrOperand *)kb.operands.items[i])->mode);
 	if (!writes)
 		warning_at(s->cc, ak->loc, "kernel '%s' has no out or inout parameter, so it has no effect [§5.1]", ak->name);
 	k->operands = (IrOperand **)vec_copy(s, &kb.operands, sizeof(void *));
@@ -689,7 +691,7 @@ static void sema_fn_decl(Sema *s, AstFn *fn, Vec *kernels)
 		AstParam *p = fn->params[i];
 		if (p->mode != PM_SCALAR) {
 			error_at(s->cc, p->loc, "fn parameter '%s' is a value: drop '%s' (a fn cannot take a Ref) [§3.7]", p->name,
-			         p->mode == PM_IN ? "in" : p->mode == PM_OUT ? "out" : "inout");
+			         p->mode == PM_IN ? "in" : p->mode == PM_OUT ? "out" : p->mode == PM_INOUT ? "inout" : "prefetch");
 			ok = false;
 		}
 		if (!check_new_name(s, &ps, p->name, p->loc))

@@ -3,7 +3,8 @@
  * sema_stmt.c (statements and SSA for vars), sema_type.c (types written in
  * the source), sema_scope.c (scopes, bindings, lookup), sema_expr.c
  * (constants, expressions, conversions), sema_access.c (Ref access) and
- * sema_builtins.c (the builtin-function table).  Nothing outside sema includes this header; the public entry
+ * sema_builtins.c (the builtin-function table), sema_prefetch.c (scalar
+ * prefetch).  Nothing outside sema includes this header; the public entry
  * point is sema_file in front.h.
  *
  * The central type is Ex, the result of evaluating an expression.  It is
@@ -91,7 +92,7 @@ typedef struct Binding {
 	const char *name;     /* interned */
 	Loc loc;              /* of the declaration, for notes */
 	int index;            /* SIZE, SCALAR, OPERAND, SCRATCH, PID: position in its kernel list */
-	ParamMode mode;       /* OPERAND: in/out/inout */
+	ParamMode mode;       /* OPERAND: in/out/inout/prefetch */
 	AstConst *konst;      /* CONST: the declaration */
 	Ex ex;                /* CONST, LET, LOOP: the bound meaning */
 	Value *cur;           /* VAR: the current SSA value */
@@ -116,7 +117,7 @@ struct Scope {
 typedef enum Ctx {
 	CTX_CONST,     /* const initializers, dims, block shapes, params: must fold */
 	CTX_GRID,      /* grid and requires: sizes, scalars and consts */
-	CTX_INDEX_MAP, /* spec index maps: program ids and consts */
+	CTX_INDEX_MAP, /* spec index maps: program ids, consts and prefetch arrays (§5.11) */
 	CTX_BODY       /* the kernel body: everything */
 } Ctx;
 
@@ -133,7 +134,7 @@ typedef struct Sema {
 	Region *region;       /* where new instructions are appended */
 	Value **sizes;        /* current region's value of each size symbol (grid, requires, body) */
 	Value **scalars;      /* current region's value of each scalar parameter */
-	Value **refs;         /* body: the Ref of each operand */
+	Value **refs;         /* body: the Ref of each operand; index map: of each prefetch operand */
 	Value **scratch;      /* body: the Ref of each scratch buffer */
 	Value **pids;         /* index map: the program ids */
 	struct LoopCtx *loop; /* the innermost loop whose body is being built (break, continue), or NULL */
@@ -302,6 +303,23 @@ Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, b
 /* ---- sema_debug.c: debug_print, debug_check (§7.19) --------------------- */
 
 Ex sema_debug_call(Sema *s, AstExpr *call, Op op);
+
+/* ---- sema_prefetch.c: scalar prefetch (§5.11) ------------------------- */
+
+/* A prefetch parameter's dtype must be an integer one (reports, false). */
+bool prefetch_param_check(Sema *s, const AstParam *p, DType dt);
+/* A spec names a prefetch parameter: reported (false). */
+bool prefetch_spec_check(Sema *s, const Binding *b, Loc at);
+/* An index map's region: npids i32 program ids, then the Ref of each
+ * prefetch operand; s->refs holds those Refs by operand index. */
+Region *prefetch_map_region(Sema *s, IrKernel *k, int npids);
+/* An array parameter named in an index map: its Ref if it is a prefetch
+ * array, else an error. */
+Ex prefetch_map_ref(Sema *s, const Binding *b, Loc loc);
+/* A read in an index map must yield a scalar (reports, false). */
+bool prefetch_map_read_ok(Sema *s, const Access *acc, Loc loc);
+/* A store or atomic on a prefetch array: reported; returns false. */
+bool prefetch_write_error(Sema *s, const Binding *b, Loc loc, const char *verb);
 
 /* ---- sema_builtins.c --------------------------------------------------- */
 

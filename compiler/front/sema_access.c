@@ -368,6 +368,8 @@ bool access_ready(Sema *s, Access *acc, const char *verb)
 bool access_writable(Sema *s, Access *acc, Loc loc, const char *verb)
 {
 	const Binding *b = acc->binding;
+	if (b && b->kind == B_OPERAND && b->mode == PM_PREFETCH)
+		return prefetch_write_error(s, b, loc, verb);
 	if (!b || b->kind != B_OPERAND || b->mode != PM_IN)
 		return true;
 	error_at(s->cc, loc, "cannot %s '%s': it is an 'in' parameter [§5.2]", verb, b->name);

@@ -540,6 +540,8 @@ Ex rvalue(Sema *s, Ex e)
 		}
 		if (!access_ready(s, e.acc, "load"))
 			return ex_error(e.loc);
+		if (s->ctx == CTX_INDEX_MAP && !prefetch_map_read_ok(s, e.acc, e.loc))
+			return ex_error(e.loc);
 		return ex_value(emit_load(s, e.acc, NULL, NULL, e.loc), false, e.loc);
 	case EX_REF: {
 		const char *n = e.b ? e.b->name : "ref";
@@ -675,6 +677,8 @@ Ex name_value(Sema *s, Binding *b, Loc loc)
 		return ex_value(s->scalars[b->index], false, loc);
 	case B_OPERAND:
 	case B_SCRATCH:
+		if (s->ctx == CTX_INDEX_MAP && b->kind == B_OPERAND)
+			return prefetch_map_ref(s, b, loc); /* §5.11 */
 		if (s->ctx != CTX_BODY)
 			break;
 		e = (Ex){.kind = EX_REF, .loc = loc, .b = b};

@@ -312,7 +312,7 @@ static void kernel_doc(Compiler *cc, StrBuf *b, const IrKernel *k)
 		int x = k->order_index[j];
 		if (k->order[j] == KP_OPERAND) {
 			const IrOperand *op = k->operands[x];
-			const char *mode = op->mode == PM_IN ? "in" : op->mode == PM_OUT ? "out" : "inout";
+			const char *mode = op->mode == PM_IN ? "in" : op->mode == PM_OUT ? "out" : op->mode == PM_INOUT ? "inout" : "prefetch";
 			sig = arena_printf(a, "%s%s%s: %s %s", sig, n++ ? ", " : "", op->name, mode, array_str(a, op));
 		} else if (k->order[j] == KP_SCALAR) {
 			sig = arena_printf(a, "%s%s%s: %s", sig, n++ ? ", " : "", k->scalars[x]->name,
@@ -355,7 +355,7 @@ static void kernel_prototype(Compiler *cc, StrBuf *b, const IrKernel *k)
 		case KP_OPERAND: {
 			const IrOperand *op = k->operands[x];
 			name = op->name;
-			type = arena_printf(a, "%s%s *", op->mode == PM_IN ? "const " : "", c_type(op->array->dtype));
+			type = arena_printf(a, "%s%s *", param_mode_readonly(op->mode) ? "const " : "", c_type(op->array->dtype));
 			break;
 		}
 		case KP_SCALAR:

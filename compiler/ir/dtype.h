@@ -22,8 +22,12 @@ typedef enum ParamMode {
 	PM_SCALAR, /* no mode: a scalar passed by value */
 	PM_IN,     /* in: read-only input array */
 	PM_OUT,    /* out: output array */
-	PM_INOUT   /* inout: input aliased to an output (Pallas input_output_aliases) */
+	PM_INOUT,  /* inout: input aliased to an output (Pallas input_output_aliases) */
+	PM_PREFETCH /* prefetch: a read-only integer array the index maps may read (Pallas scalar prefetch, §5.11) */
 } ParamMode;
+
+/* Whether an array of this mode is never written (in, prefetch). */
+static inline int param_mode_readonly(ParamMode m) { return m == PM_IN || m == PM_PREFETCH; }
 
 typedef enum AxisSemantics { AXIS_PARALLEL, AXIS_ARBITRARY } AxisSemantics;
 

@@ -226,3 +226,11 @@ void ir_reduce_identity(Op op, DType dt, int64_t *ival, double *fval)
 	}
 	*ival = is_max ? lo : hi;
 }
+
+int ir_prefetch_count(const IrKernel *k)
+{
+	int n = 0;
+	for (int o = 0; o < k->noperands; o++)
+		n += k->operands[o]->mode == PM_PREFETCH;
+	return n;
+}

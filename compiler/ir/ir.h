@@ -106,12 +106,13 @@ struct Region {
 typedef struct IrOperand {
 	const char *name;   /* source name */
 	Loc loc;            /* of the parameter */
-	ParamMode mode;     /* PM_IN, PM_OUT or PM_INOUT */
+	ParamMode mode;     /* PM_IN, PM_OUT, PM_INOUT or PM_PREFETCH (never a spec; every index map reads it) */
 	Type *array;        /* TY_REF of the whole array (dims may be DIM_DYNAMIC) */
 	bool has_spec;      /* false: the body sees the whole array */
 	int64_t *block;     /* block shape, one per array dim (1 for a squeezed dim) */
 	bool *squeezed;     /* which block dims are squeezed (None) */
-	Region *index_map;  /* args: one i32 per grid axis; yields one i32 block index per array dim */
+	Region *index_map;  /* args: one i32 per grid axis, then the whole-array Ref of each prefetch operand
+	                       (ir_prefetch_count, in operand order); yields one i32 block index per array dim */
 } IrOperand;
 
 /* A scalar passed by value. */
@@ -186,6 +187,10 @@ Inst *ir_yield(Arena *a, IrKernel *k, Region *r, Loc loc, int n, Value **vals);
 /* Copy an indexer list / a permutation into the instruction (arena). */
 void ir_set_indexers(Arena *a, Inst *i, int nidx, const Indexer *idx);
 void ir_set_perm(Arena *a, Inst *i, int nperm, const int64_t *perm);
+
+/* The number of prefetch operands of k (§5.11): the Refs every index map
+ * takes after the program ids. */
+int ir_prefetch_count(const IrKernel *k);
 
 /* ---- text form (irprint.c) -------------------------------------------- */
 void ir_print_module(FILE *out, const IrModule *m);

@@ -49,7 +49,7 @@ static const char *region_label(Op op)
 }
 
 static const char *const mode_name[] = {
-	[PM_SCALAR] = "", [PM_IN] = "in", [PM_OUT] = "out", [PM_INOUT] = "inout",
+	[PM_SCALAR] = "", [PM_IN] = "in", [PM_OUT] = "out", [PM_INOUT] = "inout", [PM_PREFETCH] = "prefetch",
 };
 
 static const char *const semantics_name[] = {

@@ -657,6 +657,60 @@ static void check_body_operand(Verifier *V, const Region *body, int o)
 	      rank);
 }
 
+/* ---- scalar prefetch (§5.11) ------------------------------------------------ */
+
+/* An index map's arguments: one i32 program id per grid axis, then the
+ * whole-array Ref of each prefetch operand, in operand order. */
+static void check_map_args(Verifier *V, const Region *map)
+{
+	const IrKernel *k = V->k;
+	int npf = ir_prefetch_count(k);
+	CHECK(map->nargs == k->ngrid + npf, NULL, "index map takes %d arguments for a grid of rank %d and %d prefetch "
+	      "arrays", map->nargs, k->ngrid, npf);
+	for (int a = 0; a < k->ngrid; a++)
+		check_arg(V, map, a, is_i32_scalar, "an i32 program id");
+	int a = k->ngrid;
+	for (int o = 0; o < k->noperands; o++)
+		if (k->operands[o]->mode == PM_PREFETCH) {
+			const Value *v = map->args[a];
+			CHECK(v && type_equal(v->type, k->operands[o]->array), NULL, "argument %d is %s, expected prefetch "
+			      "array %s", a, tstr(V, v ? v->type : NULL), k->operands[o]->name);
+			a++;
+		}
+}
+
+/* An index map only computes: no effects, no control flow, and its loads
+ * read one element of a prefetch argument, unmasked. */
+static void check_map_reads(Verifier *V, const Region *map, const Region *r)
+{
+	for (const Inst *i = r->first; i; i = i->next) {
+		CHECK(!(op_info[i->op].flags & (F_EFFECT | F_REGION)) || i->op == IR_YIELD, i,
+		      "an index map has no effects or regions");
+		if (i->op != IR_LOAD)
+			continue;
+		const Value *ref = i->args[0];
+		CHECK(!ref->def && ref->region == map && ref->index >= V->k->ngrid, i,
+		      "an index map loads only from its prefetch arguments");
+		CHECK(!i->has_mask && !i->has_other && is_scalar(res_type(i)), i, "an index map's load reads one element");
+		for (int d = 0; d < i->nidx; d++)
+			CHECK(i->idx[d].kind == IDX_POINT, i, "an index map's load indexes by points");
+	}
+}
+
+/* No store or atomic writes a prefetch operand (it is read-only). */
+static void check_prefetch_unwritten(Verifier *V, const Region *body, const Region *r)
+{
+	const IrKernel *k = V->k;
+	for (const Inst *i = r->first; i; i = i->next) {
+		if (i->op == IR_STORE || i->op == IR_ATOMIC)
+			for (int o = 0; o < k->noperands; o++)
+				CHECK(k->operands[o]->mode != PM_PREFETCH || i->args[0] != body->args[o], i,
+				      "writes the prefetch array %s", k->operands[o]->name);
+		for (int j = 0; j < i->nregions; j++)
+			check_prefetch_unwritten(V, body, i->regions[j]);
+	}
+}
+
 static void verify_kernel(Verifier *V)
 {
 	const IrKernel *k = V->k;
@@ -688,8 +742,10 @@ static void verify_kernel(Verifier *V)
 		const IrOperand *op = k->operands[o];
 		CHECK(op && op->name && is_ref(op->array) && op->array->space == SPACE_GLOBAL, NULL,
 		      "operand %d is not a global Ref", o);
-		CHECK(op->mode == PM_IN || op->mode == PM_OUT || op->mode == PM_INOUT, NULL, "operand %s: bad mode",
-		      op->name);
+		CHECK(op->mode == PM_IN || op->mode == PM_OUT || op->mode == PM_INOUT || op->mode == PM_PREFETCH, NULL,
+		      "operand %s: bad mode", op->name);
+		CHECK(op->mode != PM_PREFETCH || (!op->has_spec && dtype_is_int(op->array->dtype)), NULL,
+		      "prefetch operand %s has a spec or is not an integer array", op->name);
 	}
 	for (int s = 0; s < k->nscalars; s++)
 		CHECK(k->scalars[s] && k->scalars[s]->dtype > DT_NONE && k->scalars[s]->dtype < DT_COUNT, NULL,
@@ -721,12 +777,10 @@ static void verify_kernel(Verifier *V)
 		for (int d = 0; d < op->array->rank; d++)
 			CHECK(op->squeezed[d] ? op->block[d] == 1 : op->block[d] >= 1, NULL, "block dim %d is %lld", d,
 			      (long long)op->block[d]);
-		CHECK(op->index_map->nargs == k->ngrid, NULL, "index map takes %d arguments for a grid of rank %d",
-		      op->index_map->nargs, k->ngrid);
-		for (int a = 0; a < k->ngrid; a++)
-			check_arg(V, op->index_map, a, is_i32_scalar, "an i32 program id");
+		check_map_args(V, op->index_map);
 		verify_region(V, op->index_map, NULL,
 		              &(YieldRule){op->array->rank, NULL, is_int_scalar, "an integer scalar"});
+		check_map_reads(V, op->index_map, op->index_map);
 	}
 
 	V->ctx = "body";
@@ -748,6 +802,7 @@ static void verify_kernel(Verifier *V)
 		      tstr(V, v ? v->type : NULL), tstr(V, k->scratch[s]->type));
 	}
 	verify_region(V, body, NULL, &(YieldRule){0, NULL, is_none, "nothing"});
+	check_prefetch_unwritten(V, body, body);
 }
 
 /* One kernel; the setjmp lives here so no local changes after it. */

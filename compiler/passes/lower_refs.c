@@ -9,7 +9,8 @@
  *    IrOperand.array), then the scalars, then the sizes; scratch arguments
  *    are replaced by ALLOCs (SPACE_SCRATCH) at the top of the body;
  *  - at the top of the body each spec's index map is inlined (its region
- *    cloned, its arguments bound to PROGRAM_ID ops) and turned into one
+ *    cloned, its arguments bound to PROGRAM_ID ops and to the whole arrays
+ *    of the prefetch operands, §5.11) and turned into one
  *    i64 element offset per array dim: block_index * block_dim;
  *  - every LOAD/STORE/ATOMIC of a block view is rewritten to address the
  *    whole array: squeezed dims come back as points at their offset,
@@ -170,9 +171,14 @@ static void compute_offsets(LowerRefs *L, int o)
 	/* The block index of each dim: a program id, a constant, or a value
 	 * computed by the cloned map. */
 	ValueMap *vm = vmap_new(L->a);
-	for (int g = 0; g < map->nargs; g++)
+	for (int g = 0; g < L->k->ngrid; g++)
 		if (region_uses(map, map->args[g]))
 			vmap_set(vm, map->args[g], program_id(L, g, op->loc));
+	/* The prefetch arrays it reads (§5.11): the body's whole arrays; their
+	 * loads are masked like any other (mask_unproven). */
+	for (int p = 0, g = L->k->ngrid; p < L->k->noperands; p++)
+		if (L->k->operands[p]->mode == PM_PREFETCH)
+			vmap_set(vm, map->args[g++], L->arrays[p]);
 	bool computed = false;
 	for (int d = 0; d < rank; d++) {
 		const Value *v = y->args[d];
