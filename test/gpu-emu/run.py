@@ -71,7 +71,7 @@ def parse_kernels(ir):
     for m in re.finditer(r"^kernel @(\w+)\((.*)\)\s*$", ir, re.M):
         params = []
         for p in re.split(r",\s*(?=%)", m.group(2)):
-            pm = re.match(r"%(\w+):\s*(?:(in|out|inout)\s+)?(\w+)(?:\[(.*)\])?", p.strip())
+            pm = re.match(r"%(\w+):\s*(?:(in|out|inout|prefetch)\s+)?(\w+)(?:\[(.*)\])?", p.strip())
             dims = [d.strip() for d in pm.group(4).split(",")] if pm.group(4) else []
             params.append((pm.group(1), pm.group(2), pm.group(3), dims))
         out.append((m.group(1), params))
@@ -329,7 +329,7 @@ def check(a, tmp, so, ir, cuda):
                 bad += 1
             continue
         for p, (dt, mode, arr) in arrays.items():
-            if mode == "in":
+            if mode in ("in", "prefetch"):
                 continue
             h, c = results[0][p], results[1][p]
             if dt in TOL:

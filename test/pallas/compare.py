@@ -88,7 +88,8 @@ def strip_comments(text):
 
 def parse_signature(pk_path, kernel):
     """[(name, mode, dtype, dims)] for the kernel's parameters, in order;
-    mode is 'in'/'out'/'inout' for arrays, 'scalar' for scalars (dims None)."""
+    mode is 'in'/'out'/'inout'/'prefetch' for arrays (a prefetch array is an
+    input, lang-spec §5.11), 'scalar' for scalars (dims None)."""
     text = strip_comments(open(pk_path, encoding="utf-8").read())
     m = re.search(r"\bkernel\s+" + re.escape(kernel) + r"\s*\(", text)
     if not m:
@@ -111,7 +112,7 @@ def parse_signature(pk_path, kernel):
         cur += ch
     sig = []
     for p in params:
-        a = re.fullmatch(r"(\w+)\s*:\s*(in|out|inout)\s+(\w+)\s*\[(.*)\]", p, flags=re.S)
+        a = re.fullmatch(r"(\w+)\s*:\s*(in|out|inout|prefetch)\s+(\w+)\s*\[(.*)\]", p, flags=re.S)
         s = re.fullmatch(r"(\w+)\s*:\s*(\w+)", p)
         if a:
             dims = [d.strip() for d in a.group(4).split(",")]
@@ -195,7 +196,7 @@ def load_dump(dump, sig, pk_consts):
                 raise BadDump("%s/sizes.json: no value for scalar parameter %s" % (dump, name))
             inputs[name] = np.asarray(scalars[name]).astype(np_dtype(dt))[()]
             continue
-        if mode == "in":
+        if mode in ("in", "prefetch"):
             inputs[name] = load_array(os.path.join(dump, name + ".npy"), dt, name in bf16)
         elif mode == "out":
             pkc_out[name] = load_array(os.path.join(dump, name + ".npy"), dt, name in bf16)
@@ -308,7 +309,7 @@ def check_dump(mod, sig, pk_consts, dump, sensitivity, lines):
     run_sizes = dict(consts)
     run_sizes.update(sizes)
     dtypes = {name: dt for name, _, dt, _ in sig}
-    arrays_in = [name for name, mode, _, _ in sig if mode in ("in", "inout")]
+    arrays_in = [name for name, mode, _, _ in sig if mode in ("in", "inout", "prefetch")]
     lines.append("%s: %s" % (dump, " ".join("%s=%s" % kv for kv in sorted(run_sizes.items()))))
     failures = []
 
