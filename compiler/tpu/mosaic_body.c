@@ -706,8 +706,38 @@ static MlirValue vector_load(Lower *L, const RefView *v, MlirValue *starts, cons
 	return mz_op1(z, "vector.load", mz_type(z, v->dtype, v->rank, sizes), v->rank + 1, args, 0, NULL);
 }
 
+/* The SMEM memref of a prefetch array (§5.11): a body argument, or an
+ * index map's argument after the program ids; null for any other Ref. */
+static MlirValue prefetch_mem(Lower *L, const Value *ref)
+{
+	const IrKernel *k = L->k;
+	if (ref->def)
+		return (MlirValue){NULL};
+	if (ref->region != k->body)
+		return L->vals[ref->id]; /* index maps take no other Refs */
+	if (ref->index < k->noperands && k->operands[ref->index]->mode == PM_PREFETCH)
+		return L->windows[ref->index];
+	return (MlirValue){NULL};
+}
+
+/* memref.load of one element, as Pallas reads SMEM (mosaic_check.c has
+ * checked that every index is a point). */
+static MlirValue prefetch_load(Lower *L, const Inst *i, MlirValue mem)
+{
+	Mz *z = L->z;
+	MlirValue *args = arena_alloc(z->a, (size_t)(i->nidx + 1) * sizeof *args);
+	args[0] = mem;
+	for (int d = 0; d < i->nidx; d++)
+		args[1 + d] = index_of(L, i->args[1 + d]);
+	MlirType t = mz_elem_type(z, i->results[0]->type->dtype);
+	return mz_op1(z, "memref.load", t, i->nidx + 1, args, 0, NULL);
+}
+
 static MlirValue load(Lower *L, const Inst *i)
 {
+	MlirValue mem = prefetch_mem(L, i->args[0]);
+	if (!mlirValueIsNull(mem))
+		return prefetch_load(L, i, mem);
 	RefView v = ref_view(L, i->args[0]);
 	int64_t *sizes = int_array(L, v.rank);
 	MlirValue *starts = access_starts(L, i, &v, sizes);
@@ -993,6 +1023,10 @@ static MlirType arg_type(Mz *z, const MzKernel *mk, const MzArg *a)
 	const IrKernel *k = mk->k;
 	switch (a->kind) {
 	case MZ_ARG_SCALAR: return mz_memref(z, k->scalars[a->index]->dtype, 0, NULL, "smem");
+	case MZ_ARG_PREFETCH: {
+		const Type *t = k->operands[a->index]->array;
+		return mz_memref(z, t->dtype, t->rank, mk->dims[a->index], "smem");
+	}
 	case MZ_ARG_SCRATCH: {
 		const Type *t = k->scratch[a->index]->type;
 		return mz_memref(z, t->dtype, t->rank, t->dims, "vmem");
@@ -1010,15 +1044,18 @@ static void build_transform(Mz *z, const MzKernel *mk, const MzArg *a, int w, Ml
 {
 	const IrKernel *k = mk->k;
 	MlirType i32 = i32_type(z);
-	MlirType *in = arena_alloc(z->a, (size_t)(k->ngrid + 1) * sizeof *in);
+	int nin = k->ngrid + mk->nprefetch; /* the grid indices, then the prefetch memrefs (§5.11) */
+	MlirType *in = arena_alloc(z->a, (size_t)(nin + 1) * sizeof *in);
 	for (int g = 0; g < k->ngrid; g++)
 		in[g] = i32;
+	for (int p = 0; p < mk->nprefetch; p++)
+		in[k->ngrid + p] = arg_type(z, mk, &mk->args[p]);
 	int nres = a->kind == MZ_ARG_SCALAR ? 0 : k->operands[a->index]->array->rank;
 	MlirType *out = arena_alloc(z->a, (size_t)(nres + 1) * sizeof *out);
 	for (int r = 0; r < nres; r++)
 		out[r] = i32;
 	MlirBlock block;
-	MlirRegion region = mz_region(z, k->ngrid, in, &block);
+	MlirRegion region = mz_region(z, nin, in, &block);
 	const IrOperand *op = a->kind == MZ_ARG_SCALAR ? NULL : k->operands[a->index];
 	if (op && op->has_spec) {
 		Lower *L = new_lower(z, mk);
@@ -1037,7 +1074,7 @@ static void build_transform(Mz *z, const MzKernel *mk, const MzArg *a, int w, Ml
 		z->block = saved;
 	}
 	char *name = arena_printf(z->a, "transform_%d", w);
-	make_func(z, module_body, name, k->ngrid, in, nres, out, 0, NULL, region);
+	make_func(z, module_body, name, nin, in, nres, out, 0, NULL, region);
 }
 
 void mz_build_kernel(Mz *z, const MzKernel *mk, MlirBlock module_body)
@@ -1061,13 +1098,13 @@ void mz_build_kernel(Mz *z, const MzKernel *mk, MlirBlock module_body)
 	if (k->ngrid > 0)
 		attrs[na++] = mz_named(z, "iteration_bounds", mz_i64_array(z, k->ngrid, mk->grid));
 	MlirType i64 = mlirIntegerTypeGet(z->ctx, 64);
-	attrs[na++] = mz_named(z, "scalar_prefetch", mlirIntegerAttrGet(i64, 0));
+	attrs[na++] = mz_named(z, "scalar_prefetch", mlirIntegerAttrGet(i64, mk->nprefetch));
 	attrs[na++] = mz_named(z, "scratch_operands", mlirIntegerAttrGet(i64, k->nscratch));
 	attrs[na++] = mz_named(z, "tpu.core_type", mz_attr(z, "#tpu.core_type<tc>"));
 	if (k->ngrid > 0) {
 		MlirAttribute *wp = arena_alloc(z->a, (size_t)(mk->nwindows + 1) * sizeof *wp);
 		for (int w = 0; w < mk->nwindows; w++) {
-			const MzArg *a = &mk->args[w];
+			const MzArg *a = &mk->args[mk->nprefetch + w];
 			MlirNamedAttribute p[3];
 			int np = 0;
 			bool scalar = a->kind == MZ_ARG_SCALAR;
@@ -1116,5 +1153,5 @@ void mz_build_kernel(Mz *z, const MzKernel *mk, MlirBlock module_body)
 
 	if (k->ngrid > 0)
 		for (int w = 0; w < mk->nwindows; w++)
-			build_transform(z, mk, &mk->args[w], w, module_body);
+			build_transform(z, mk, &mk->args[mk->nprefetch + w], w, module_body);
 }

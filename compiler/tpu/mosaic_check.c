@@ -226,7 +226,7 @@ static bool resolve_sizes(Compiler *cc, const IrKernel *k, int64_t *sizes)
 
 static const char *mode_name(ParamMode m)
 {
-	return m == PM_IN ? "in" : m == PM_OUT ? "out" : m == PM_INOUT ? "inout" : "scalar";
+	return m == PM_IN ? "in" : m == PM_OUT ? "out" : m == PM_INOUT ? "inout" : m == PM_PREFETCH ? "prefetch" : "scalar";
 }
 
 /* The dtypes a TPU array or vector may have: no 64-bit types (the TPU has
@@ -310,6 +310,16 @@ static bool check_operands(Compiler *cc, Arena *a, MzKernel *mk)
 		for (int d = 0; d < t->rank; d++)
 			whole = whole && win[d] == dims[d];
 		mk->trivial[o] = whole && (!op->has_spec || index_map_zero(op));
+		if (op->mode == PM_PREFETCH) {
+			/* Scalar prefetch (§5.11): the whole array in SMEM, no window. */
+			if (dtype_bits(t->dtype) != 32) {
+				error_at(cc, op->loc, "prefetch array '%s' of type %s is not supported by " MZ_TARGET
+				         " (scalar prefetch is in SMEM, which holds 32-bit values: use i32 or u32) [§10.1]",
+				         op->name, dtype_str(t->dtype));
+				ok = false;
+			}
+			continue;
+		}
 		if (t->rank == 0) {
 			error_at(cc, op->loc, "rank-0 array operands are not supported by " MZ_TARGET " (a VMEM block is a "
 			         "vector: pass a scalar parameter or an array of shape [1]) [§10.1]");
@@ -364,13 +374,17 @@ static bool check_operands(Compiler *cc, Arena *a, MzKernel *mk)
 	return ok;
 }
 
-/* The kernel function's arguments after the grid indices: inputs and
- * scalars in source order, then outputs, then scratch. */
+/* The kernel function's arguments after the grid indices: the prefetch
+ * arrays, inputs and scalars in source order, then outputs, then scratch. */
 static void order_args(Arena *a, MzKernel *mk)
 {
 	const IrKernel *k = mk->k;
 	mk->args = arena_alloc(a, (size_t)(k->noperands + k->nscalars + k->nscratch + 1) * sizeof *mk->args);
 	int n = 0;
+	for (int o = 0; o < k->noperands; o++) /* Pallas passes the scalar-prefetch operands first */
+		if (k->operands[o]->mode == PM_PREFETCH)
+			mk->args[n++] = (MzArg){MZ_ARG_PREFETCH, o};
+	mk->nprefetch = n;
 	for (int p = 0; p < k->norder; p++) {
 		if (k->order[p] == KP_SCALAR)
 			mk->args[n++] = (MzArg){MZ_ARG_SCALAR, k->order_index[p]};
@@ -378,9 +392,9 @@ static void order_args(Arena *a, MzKernel *mk)
 			mk->args[n++] = (MzArg){MZ_ARG_INPUT, k->order_index[p]};
 	}
 	for (int p = 0; p < k->norder; p++)
-		if (k->order[p] == KP_OPERAND && k->operands[k->order_index[p]]->mode != PM_IN)
+		if (k->order[p] == KP_OPERAND && !param_mode_readonly(k->operands[k->order_index[p]]->mode))
 			mk->args[n++] = (MzArg){MZ_ARG_OUTPUT, k->order_index[p]};
-	mk->nwindows = n;
+	mk->nwindows = n - mk->nprefetch;
 	for (int s = 0; s < k->nscratch; s++)
 		mk->args[n++] = (MzArg){MZ_ARG_SCRATCH, s};
 	mk->nargs = n;
@@ -474,6 +488,7 @@ static bool check_requires(Compiler *cc, Arena *a, MzKernel *mk)
  * would otherwise repeat for every instruction. */
 typedef struct Scan {
 	Compiler *cc;        /* diagnostics */
+	const IrKernel *k;   /* the kernel */
 	bool ok;             /* nothing reported */
 	bool said_f64;       /* f64 values reported */
 	bool said_wide;      /* 64-bit integer vectors reported */
@@ -521,6 +536,15 @@ static void fail(Scan *s, Loc loc, const char *fmt, ...)
 static void check_access(Scan *s, const Inst *i)
 {
 	bool store = i->op == IR_STORE;
+	const Value *ref = i->args[0];
+	if (!ref->def && ref->region == s->k->body && ref->index < s->k->noperands &&
+	    s->k->operands[ref->index]->mode == PM_PREFETCH) {
+		/* A prefetch array is in SMEM (§5.11): memref.load of one element. */
+		if (i->results[0]->type->rank != 0 || i->has_mask || i->has_other)
+			fail(s, i->loc, "a prefetch array is read one element at a time by " MZ_TARGET " (it is in SMEM, "
+			     "which holds scalars): index every dim with a scalar [§10.1]");
+		return;
+	}
 	if (i->has_mask)
 		fail(s, i->loc, "a masked %s is not supported by " MZ_TARGET " (TPU kernels load and store whole "
 		     "vectors of their VMEM blocks; select lanes with where() instead) [§7.7]", store ? "store" : "load");
@@ -614,7 +638,7 @@ bool mz_check_kernel(Compiler *cc, Arena *a, const IrKernel *k, MzKernel *mk)
 	bool ok = check_operands(cc, a, mk);
 	ok = check_grid(cc, a, mk) && ok;
 	ok = check_requires(cc, a, mk) && ok;
-	Scan s = {cc, true, false, false};
+	Scan s = {cc, k, true, false, false};
 	scan_region(&s, k->body);
 	order_args(a, mk);
 	return ok && s.ok;

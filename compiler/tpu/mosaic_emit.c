@@ -182,7 +182,7 @@ void mz_emit_custom_call(Mz *z, const MzKernel *mk, MlirOperation module, StrBuf
 	free(bc.data);
 	strbuf_printf(b, ", \"kernel_name\": \"%s\", \"operands\": [", k->name);
 	int n = 0;
-	for (int a = 0; a < mk->nwindows; a++) {
+	for (int a = 0; a < mk->nprefetch + mk->nwindows; a++) { /* the prefetch arrays first (§5.11) */
 		const MzArg *arg = &mk->args[a];
 		if (arg->kind == MZ_ARG_OUTPUT)
 			continue;
@@ -195,7 +195,7 @@ void mz_emit_custom_call(Mz *z, const MzKernel *mk, MlirOperation module, StrBuf
 	}
 	strbuf_puts(b, "], \"results\": [");
 	n = 0;
-	for (int a = 0; a < mk->nwindows; a++) {
+	for (int a = mk->nprefetch; a < mk->nprefetch + mk->nwindows; a++) {
 		const MzArg *arg = &mk->args[a];
 		if (arg->kind != MZ_ARG_OUTPUT)
 			continue;

@@ -35,6 +35,7 @@
 
 /* What one argument of the kernel function is (after the grid indices). */
 typedef enum MzArgKind {
+	MZ_ARG_PREFETCH, /* a prefetch operand (§5.11): the whole array in SMEM, no window */
 	MZ_ARG_INPUT,  /* an `in` operand: a VMEM window */
 	MZ_ARG_SCALAR, /* a scalar parameter: a rank-0 SMEM operand, an input */
 	MZ_ARG_OUTPUT, /* an `out` operand: a VMEM window */
@@ -55,8 +56,10 @@ typedef struct MzKernel {
 	int64_t **window;  /* per operand: its window (block shape, squeezed dims as 1; the array without a spec) */
 	bool *trivial;     /* per operand: the window is the whole array at block index 0 (single-buffered) */
 	MzArg *args;       /* the kernel function's arguments after the grid indices */
-	int nargs;         /* inputs (MZ_ARG_INPUT, MZ_ARG_SCALAR) first, then outputs, then scratch */
-	int nwindows;      /* arguments with a window and a transform function: the inputs and outputs */
+	int nargs;         /* prefetch arrays first, then inputs (MZ_ARG_INPUT, MZ_ARG_SCALAR), outputs, scratch */
+	int nprefetch;     /* the prefetch arrays: args[0 .. nprefetch) (Pallas' scalar_prefetch) */
+	int nwindows;      /* arguments with a window and a transform function, args[nprefetch ..): the inputs
+	                      and outputs */
 } MzKernel;
 
 /* Checks that k can run on the TPU and resolves its static shape (arena

@@ -66,6 +66,7 @@ SAMPLES = {
     "rmsnorm": {"rows": 16},
     "bmm": {"batch": 2, "m": 64, "n": 32},
     "causal_softmax": {"b": 2},
+    "gmm": {"nb": 7, "m": 224, "g": 4},
 }
 
 DTYPES = {"bool": jnp.bool_, "i8": jnp.int8, "i16": jnp.int16, "i32": jnp.int32, "u8": jnp.uint8,
@@ -167,21 +168,25 @@ def check_structure(module, log):
         check(str(s) in ("#tpu.dimension_semantics<parallel>", "#tpu.dimension_semantics<arbitrary>"),
               "dimension semantics %s" % s)
     check(str(k.attributes["tpu.core_type"]) == "#tpu.core_type<tc>", "tpu.core_type is tc")
-    check(ir.IntegerAttr(k.attributes["scalar_prefetch"]).value == 0, "scalar_prefetch = 0")
+    nprefetch = ir.IntegerAttr(k.attributes["scalar_prefetch"]).value
     nscratch = ir.IntegerAttr(k.attributes["scratch_operands"]).value
     inputs = list(ft.inputs)
     for g in range(ngrid):
         check(str(inputs[g]) == "i32", "argument %d (grid index) is i32, not %s" % (g, inputs[g]))
+    # Scalar prefetch (lang-spec §5.11): whole i32 arrays in SMEM after the grid indices.
+    prefetch = [str(t) for t in inputs[ngrid:ngrid + nprefetch]]
+    for p in prefetch:
+        check(re.fullmatch(r"memref<[0-9x]*i32, #tpu.memory_space<smem>>", p), "prefetch argument %s" % p)
     wps = window_params(k)
     if ngrid:
         bounds = dense_i64(k.attributes["iteration_bounds"])
         check(len(bounds) == ngrid and all(b >= 1 for b in bounds), "iteration_bounds %s" % bounds)
     else:
         check("iteration_bounds" not in k.attributes, "no iteration_bounds without a grid")
-    nwin = len(inputs) - ngrid - nscratch
+    nwin = len(inputs) - ngrid - nprefetch - nscratch
     check(not ngrid or len(wps) == nwin, "window_params has %d entries for %d windows" % (len(wps), nwin))
     for w, wp in enumerate(wps):
-        mt = ir.MemRefType(inputs[ngrid + w])
+        mt = ir.MemRefType(inputs[ngrid + nprefetch + w])
         bounds = dense_i64(wp["window_bounds"])
         check(list(mt.shape) == bounds, "window %d: memref %s vs window_bounds %s" % (w, mt, bounds))
         space = str(mt.memory_space)
@@ -190,12 +195,14 @@ def check_structure(module, log):
         tname = transform_name(wp)
         check(tname in fs, "window %d: transform @%s exists" % (w, tname))
         tt = func_type(fs[tname])
-        check([str(t) for t in tt.inputs] == ["i32"] * ngrid, "@%s takes the %d grid indices" % (tname, ngrid))
+        check([str(t) for t in tt.inputs] == ["i32"] * ngrid + prefetch,
+              "@%s takes the %d grid indices and the %d prefetch arrays" % (tname, ngrid, nprefetch))
         check([str(t) for t in tt.results] == ["i32"] * mt.rank, "@%s returns %d block indices" % (tname, mt.rank))
     for s in range(nscratch):
         mt = ir.MemRefType(inputs[len(inputs) - nscratch + s])
         check(str(mt.memory_space) == "#tpu.memory_space<vmem>", "scratch %d in VMEM" % s)
-    log("  structure: %d grid axes, %d windows, %d scratch" % (ngrid, nwin, nscratch))
+    log("  structure: %d grid axes, %s%d windows, %d scratch"
+        % (ngrid, "%d prefetch arrays, " % nprefetch if nprefetch else "", nwin, nscratch))
     return k, ngrid, wps
 
 
@@ -205,6 +212,7 @@ def check_custom_call(ctx, module, cc, log):
     ft = func_type(k)
     ngrid = len(ir.ArrayAttr(k.attributes["dimension_semantics"]))
     nscratch = ir.IntegerAttr(k.attributes["scratch_operands"]).value
+    # the prefetch arrays (whole, in SMEM) then the windows
     windows = [ir.MemRefType(t) for t in list(ft.inputs)[ngrid:len(ft.inputs) - nscratch]]
     arrays = cc["operands"] + cc["results"]
     check(len(arrays) == len(windows), "%d operands + results for %d windows" % (len(arrays), len(windows)))
@@ -280,15 +288,16 @@ def compare_with_pallas(ctx, root, name, sizes, module, log):
     our_in, ref_in = [str(t) for t in func_type(our_k).inputs], [str(t) for t in func_type(ref_k).inputs]
     our_wp, ref_wp = window_params(our_k), window_params(ref_k)
     # pkc's scalar parameters are rank-0 SMEM windows; the mirror bakes them in.
+    npf = ir.IntegerAttr(our_k.attributes["scalar_prefetch"]).value
     keep = [i for i, t in enumerate(our_in)
-            if not (i >= ngrid and re.fullmatch(r"memref<[a-z0-9]+, #tpu.memory_space<smem>>", t))]
+            if not (i >= ngrid + npf and re.fullmatch(r"memref<[a-z]+[0-9]*, #tpu.memory_space<smem>>", t))]
     dropped = [our_in[i] for i in range(len(our_in)) if i not in keep]
     if dropped:
         log("  note: pkc passes %d scalar parameter(s) as SMEM operands (%s); the mirror bakes them in"
             % (len(dropped), ", ".join(dropped)))
     our_in_kept = [our_in[i] for i in keep]
     check(our_in_kept == ref_in, "signature: pkc %s vs Pallas %s" % (our_in_kept, ref_in))
-    our_wp = [our_wp[i - ngrid] for i in keep if i >= ngrid and i - ngrid < len(our_wp)]
+    our_wp = [our_wp[i - ngrid - npf] for i in keep if i >= ngrid + npf and i - ngrid - npf < len(our_wp)]
     check(len(our_wp) == len(ref_wp), "window_params count")
     for w, (a, b) in enumerate(zip(our_wp, ref_wp)):
         for key in ("window_bounds", "pipeline_mode"):
