@@ -58,7 +58,7 @@ static const char *const makers[] = {"zeros", "ones", "iota", "program_id", "num
 static const char *const memory[] = {"load", "store", "where"};
 static const char *const kwargs[] = {"axis", "keepdims", "dim", "dtype", "acc", "trans_a", "trans_b",
                                      "mask", "other", "num_warps", "num_stages"};
-static const char *const modes[] = {"in", "out", "inout"};
+static const char *const modes[] = {"in", "out", "inout", "prefetch"};
 static const char *const decls[] = {"let", "var", "const"};
 static const char *const semantics[] = {"parallel", "arbitrary"};
 static const char *const literals[] = {"true", "false", "None", "inf", "nan"};
