@@ -369,11 +369,14 @@ static void sema_grid(Sema *s, AstKernel *ak, IrKernel *k)
  * only the pids, consts and reads of prefetch arrays. */
 static Region *sema_index_map(Sema *s, AstSpec *sp, IrKernel *k, Scope *ks, IrOperand *op)
 {
-	if (sp->npids != k->ngrid)
-		error_at(s->cc, sp->npids ? sp->pid_locs[0] : sp->operand_loc,
-		         "the index map of '%s' takes %d program id%s, but the grid has rank %d [§5.6]", sp->operand, sp->npids,
-		         sp->npids == 1 ? "" : "s", k->ngrid);
-	Region *r = prefetch_map_region(s, k, sp->npids); /* the pids, then the prefetch Refs (§5.11) */
+	int npids = prefetch_map_pids(s, k, sp); /* the Pallas form names the prefetch Refs after them (§5.11) */
+	if (npids != k->ngrid)
+		error_at(s->cc, npids ? sp->pid_locs[0] : sp->operand_loc,
+		         "the index map of '%s' takes %d program id%s, but the grid has rank %d [§5.6]", sp->operand, npids,
+		         npids == 1 ? "" : "s", k->ngrid);
+	if (npids != k->ngrid)
+		prefetch_pids_note(s, k, sp->operand_loc);
+	Region *r = prefetch_map_region(s, k, npids); /* the pids, then the prefetch Refs (§5.11) */
 	Scope *ps = new_scope(s, ks);
 	for (int i = 0; i < sp->npids; i++) {
 		/* Distinct, not a builtin, not a const; kernel-scope names may be
@@ -390,7 +393,10 @@ static Region *sema_index_map(Sema *s, AstSpec *sp, IrKernel *k, Scope *ks, IrOp
 			note_at(s->cc, prev->loc, "'%s' is declared here", name);
 			continue;
 		}
-		bind(s, ps, B_PID, name, sp->pid_locs[i])->index = i;
+		if (i >= npids)
+			prefetch_bind_param(s, ps, ks, k, i - npids, name, sp->pid_locs[i]);
+		else
+			bind(s, ps, B_PID, name, sp->pid_locs[i])->index = i;
 	}
 	s->scope = ps;
 	s->ctx = CTX_INDEX_MAP;

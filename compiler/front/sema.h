@@ -310,6 +310,14 @@ Ex sema_debug_call(Sema *s, AstExpr *call, Op op);
 bool prefetch_param_check(Sema *s, const AstParam *p, DType dt);
 /* A spec names a prefetch parameter: reported (false). */
 bool prefetch_spec_check(Sema *s, const Binding *b, Loc at);
+/* How many of an index map's parameters are program ids: all of them, or
+ * the grid's rank when the others name the prefetch arrays in order, as
+ * Pallas' index maps receive them (`(i, j, ids_ref) -> (ids_ref[i], j)`). */
+int prefetch_map_pids(Sema *s, const IrKernel *k, const AstSpec *sp);
+/* After a wrong count of index-map parameters: a note on the Pallas form. */
+void prefetch_pids_note(Sema *s, const IrKernel *k, Loc loc);
+/* Binds index-map parameter `name` to the p-th prefetch array. */
+void prefetch_bind_param(Sema *s, Scope *ps, Scope *ks, const IrKernel *k, int p, const char *name, Loc loc);
 /* An index map's region: npids i32 program ids, then the Ref of each
  * prefetch operand; s->refs holds those Refs by operand index. */
 Region *prefetch_map_region(Sema *s, IrKernel *k, int npids);

@@ -5,7 +5,9 @@
  * In the IR it is an operand of mode PM_PREFETCH without a spec; every
  * index map takes the whole-array Refs of the prefetch operands as
  * arguments after its program ids (as Mosaic's transform functions take
- * the SMEM prefetch memrefs), and reads them with point loads only. */
+ * the SMEM prefetch memrefs), and reads them with point loads only.  An
+ * index map reads them by their names, or by the names of its parameters
+ * after the program ids, as Pallas' index maps receive them. */
 #include "sema.h"
 
 bool prefetch_param_check(Sema *s, const AstParam *p, DType dt)
@@ -25,6 +27,35 @@ bool prefetch_spec_check(Sema *s, const Binding *b, Loc at)
 	         "it takes no spec [§5.11]", b->name);
 	note_at(s->cc, b->loc, "'%s' is declared here", b->name);
 	return false;
+}
+
+int prefetch_map_pids(Sema *s, const IrKernel *k, const AstSpec *sp)
+{
+	(void)s;
+	int npf = ir_prefetch_count(k);
+	return npf > 0 && sp->npids == k->ngrid + npf ? k->ngrid : sp->npids;
+}
+
+void prefetch_pids_note(Sema *s, const IrKernel *k, Loc loc)
+{
+	int npf = ir_prefetch_count(k);
+	if (npf > 0)
+		note_at(s->cc, loc, "after the %d program id%s, an index map may name the %d prefetch array%s, as Pallas' "
+		        "index maps receive them", k->ngrid, k->ngrid == 1 ? "" : "s", npf, npf == 1 ? "" : "s");
+}
+
+void prefetch_bind_param(Sema *s, Scope *ps, Scope *ks, const IrKernel *k, int p, const char *name, Loc loc)
+{
+	int o = 0;
+	for (int seen = -1; o < k->noperands; o++)
+		if (k->operands[o]->mode == PM_PREFETCH && ++seen == p)
+			break;
+	PKC_ASSERT(o < k->noperands);
+	const Binding *decl = lookup_in(ks, k->operands[o]->name);
+	Binding *b = bind(s, ps, B_OPERAND, name, loc);
+	b->index = o;
+	b->mode = PM_PREFETCH;
+	b->poisoned = decl && decl->poisoned;
 }
 
 Region *prefetch_map_region(Sema *s, IrKernel *k, int npids)
