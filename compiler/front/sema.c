@@ -370,12 +370,12 @@ static void sema_grid(Sema *s, AstKernel *ak, IrKernel *k)
 static Region *sema_index_map(Sema *s, AstSpec *sp, IrKernel *k, Scope *ks, IrOperand *op)
 {
 	int npids = prefetch_map_pids(s, k, sp); /* the Pallas form names the prefetch Refs after them (§5.11) */
-	if (npids != k->ngrid)
+	if (npids != k->ngrid) {
 		error_at(s->cc, npids ? sp->pid_locs[0] : sp->operand_loc,
 		         "the index map of '%s' takes %d program id%s, but the grid has rank %d [§5.6]", sp->operand, npids,
 		         npids == 1 ? "" : "s", k->ngrid);
-	if (npids != k->ngrid)
 		prefetch_pids_note(s, k, sp->operand_loc);
+	}
 	Region *r = prefetch_map_region(s, k, npids); /* the pids, then the prefetch Refs (§5.11) */
 	Scope *ps = new_scope(s, ks);
 	for (int i = 0; i < sp->npids; i++) {
