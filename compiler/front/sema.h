@@ -303,6 +303,10 @@ Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, b
 
 Ex sema_debug_call(Sema *s, AstExpr *call, Op op);
 
+/* ---- sema_einsum.c: einsum of two operands (§7.13) ------------------------ */
+
+Ex sema_einsum(Sema *s, AstExpr *call);
+
 /* ---- sema_builtins.c --------------------------------------------------- */
 
 Ex sema_call(Sema *s, AstExpr *call);

@@ -43,10 +43,13 @@ typedef struct Builtin {
 	int pos_kw;         /* keyword that one more positional argument stands for, or NOKW */
 	unsigned kws;       /* accepted keywords (K_ bits) */
 	const char *clause; /* lang-spec clause its diagnostics cite */
-	BuiltinFn fn;       /* handler; NULL: sema_debug_call reads the call itself (its string argument) */
-	int arg;            /* handler parameter: IR opcode or AtomicKind */
+	BuiltinFn fn;       /* handler; NULL: string_call reads the call itself (its string argument) */
+	int arg;            /* handler parameter: IR opcode or AtomicKind; STRING_EINSUM */
 	bool const_ok;      /* may appear in constant expressions (it folds) */
 } Builtin;
+
+/* arg of the einsum row: the string-taking builtins other than §7.19's. */
+enum { STRING_EINSUM = -1 };
 
 /* ---- helpers ----------------------------------------------------------------- */
 
@@ -915,10 +918,10 @@ Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, 
 	b = val(s, b);
 	if (a.kind == EX_ERROR || b.kind == EX_ERROR)
 		return ex_error(loc);
-	if (ex_rank(&a) == 3 && ex_rank(&b) == 3)
+	if (ex_rank(&a) >= 3 && ex_rank(&b) == ex_rank(&a))
 		return sema_batched_dot(s, loc, a, b, acc_dt, acc, ta, tb);
 	if (ex_rank(&a) != 2 || ex_rank(&b) != 2) {
-		error_at(s->cc, loc, "dot needs two rank-2 operands, or two rank-3 ones (a batch of dots), found %s and %s [§7.13]", ex_type_str(s, &a),
+		error_at(s->cc, loc, "dot needs two rank-2 operands, or two of one higher rank (batches of dots), found %s and %s [§7.13]", ex_type_str(s, &a),
 		         ex_type_str(s, &b));
 		return ex_error(loc);
 	}
@@ -1137,6 +1140,7 @@ static const Builtin builtins[] = {
 	ATOM("atomic_and", AND), ATOM("atomic_or", OR), ATOM("atomic_xor", XOR),
 	ATOM("atomic_xchg", XCHG),
 	{"atomic_cas", 3, 3, NOKW, K(MASK), "§7.8", bi_atomic, ATOMIC_CAS, false},
+	{"einsum", 3, 3, NOKW, K(ACC), "§7.13", NULL, STRING_EINSUM, false},
 	{"debug_print", 1, 1, NOKW, 0, "§7.19", NULL, IR_DEBUG_PRINT, false},
 	{"debug_check", 2, 2, NOKW, 0, "§7.19", NULL, IR_DEBUG_CHECK, false},
 };
@@ -1403,7 +1407,7 @@ Ex sema_call(Sema *s, AstExpr *call)
 		return ex_error(call->loc);
 	}
 	if (!bi->fn)
-		return sema_debug_call(s, call, (Op)bi->arg);
+		return bi->arg == STRING_EINSUM ? sema_einsum(s, call) : sema_debug_call(s, call, (Op)bi->arg);
 
 	Call c = {.bi = bi, .loc = call->loc};
 	bool bad = false;

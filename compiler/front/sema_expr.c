@@ -1103,8 +1103,8 @@ Ex sema_expr(Sema *s, AstExpr *e)
 		error_at(s->cc, e->loc, "a slice is only allowed in an index [§7.6]");
 		return ex_error(e->loc);
 	case AE_STRING:
-		error_at(s->cc, e->loc, "a string is only the format of debug_print() or the message of debug_check() "
-		         "[§7.19]");
+		error_at(s->cc, e->loc, "a string is only the format of debug_print(), the message of debug_check() "
+		         "or the subscripts of einsum() (§7.13) [§7.19]");
 		return ex_error(e->loc);
 	case AE_FIELD:
 		return sema_field(s, e);

@@ -369,29 +369,12 @@ static Ex batch_of(Sema *s, Ex x, int64_t j, Loc loc)
  * along a new leading axis - so every target takes it as it takes dots,
  * slices and concatenations.  An acc value of rank 3 is sliced likewise; a
  * lower-rank one broadcasts to every batch. */
-Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb)
+static Ex batched_dot3(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb)
 {
-	const int64_t *ad = ex_dims(&a), *bd = ex_dims(&b); /* a and b are rank-3 values */
-	if (ad[0] != bd[0]) {
-		error_at(s->cc, loc, "batched dot of %s and %s: the batch dimensions differ (%lld vs %lld) [§7.13]",
-		         ex_type_str(s, &a), ex_type_str(s, &b), (long long)ad[0], (long long)bd[0]);
-		return ex_error(loc);
-	}
-	Ex accv = {0};
-	if (acc) {
-		accv = rvalue(s, *acc);
-		if (accv.kind == EX_ERROR)
-			return accv;
-		if (ex_rank(&accv) > 3 || (ex_rank(&accv) == 3 && ex_dims(&accv)[0] != ad[0])) {
-			error_at(s->cc, accv.loc, "the accumulator of a batched dot must have %lld batches, found %s [§7.13]",
-			         (long long)ad[0], ex_type_str(s, &accv));
-			return ex_error(loc);
-		}
-	}
-	int64_t n = ad[0];
+	int64_t n = ex_dims(&a)[0];
 	Value **parts = vals(s, (int)n);
 	for (int64_t j = 0; j < n; j++) {
-		Ex accj = acc && ex_rank(&accv) == 3 ? batch_of(s, accv, j, loc) : accv;
+		Ex accj = acc && ex_rank(acc) == 3 ? batch_of(s, *acc, j, loc) : acc ? *acc : (Ex){0};
 		Ex r = sema_dot(s, loc, batch_of(s, a, j, loc), batch_of(s, b, j, loc), acc_dt, acc ? &accj : NULL, ta, tb);
 		if (r.kind == EX_ERROR)
 			return r; /* the same error for every batch: report it once */
@@ -400,4 +383,60 @@ Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, b
 		parts[j] = reshape_value(s, r.v, 3, dims, loc);
 	}
 	return ex_value(concat_values(s, (int)n, parts, 0, loc), false, loc);
+}
+
+/* x[B1, ..., Bk, P, Q] as x[B1 * ... * Bk, P, Q]. */
+static Ex flatten_batches(Sema *s, Ex x, int64_t nb, Loc loc)
+{
+	int r = ex_rank(&x);
+	const int64_t *d = ex_dims(&x);
+	int64_t dims[3] = {nb, d[r - 2], d[r - 1]};
+	return ex_value(reshape_value(s, as_value(s, x), 3, dims, loc), ex_weak(&x), loc);
+}
+
+/* dot of a[B..., M, K] and b[B..., K, N], values of one rank r >= 3
+ * (dot_general with batch dimensions 0 .. r - 3): the leading batch dims
+ * are flattened into one, the rank-3 batched dot above, and the result
+ * reshaped to [B..., M, N].  An acc value of rank r has the same batch
+ * dims; one of rank 2 or less broadcasts to every batch. */
+Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb)
+{
+	int r = ex_rank(&a); /* a and b are values of one rank r >= 3 */
+	const int64_t *ad = ex_dims(&a), *bd = ex_dims(&b);
+	int64_t nb = 1;
+	for (int i = 0; i < r - 2; i++) {
+		if (ad[i] != bd[i]) {
+			error_at(s->cc, loc, "batched dot of %s and %s: the batch dimensions differ (%lld vs %lld) [§7.13]",
+			         ex_type_str(s, &a), ex_type_str(s, &b), (long long)ad[i], (long long)bd[i]);
+			return ex_error(loc);
+		}
+		nb *= ad[i];
+	}
+	Ex accv = {0};
+	if (acc) {
+		accv = rvalue(s, *acc);
+		if (accv.kind == EX_ERROR)
+			return accv;
+		int er = ex_rank(&accv);
+		bool ok = er <= 2 || (er == r && memcmp(ex_dims(&accv), ad, sizeof(int64_t) * (size_t)(r - 2)) == 0);
+		if (!ok) {
+			Type *bt = type_tensor(s->a, ex_dtype(&accv), r - 2, ad);
+			error_at(s->cc, accv.loc, "the accumulator of a batched dot must have the batch dims %s, found %s [§7.13]",
+			         type_str(s->a, bt), ex_type_str(s, &accv));
+			return ex_error(loc);
+		}
+		if (er == r)
+			accv = flatten_batches(s, accv, nb, loc);
+	}
+	if (r == 3)
+		return batched_dot3(s, loc, a, b, acc_dt, acc ? &accv : NULL, ta, tb);
+	Ex res = batched_dot3(s, loc, flatten_batches(s, a, nb, loc), flatten_batches(s, b, nb, loc), acc_dt,
+	                      acc ? &accv : NULL, ta, tb);
+	if (res.kind == EX_ERROR)
+		return res;
+	int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)r);
+	memcpy(dims, ad, sizeof(int64_t) * (size_t)(r - 2));
+	dims[r - 2] = res.v->type->dims[1];
+	dims[r - 1] = res.v->type->dims[2];
+	return ex_value(reshape_value(s, res.v, r, dims, loc), false, loc);
 }
