@@ -20,7 +20,7 @@ typedef struct Subscripts {
 
 /* Copies the letters of one term of str (up to a ',' or '-' or the end)
  * into term; reports anything else.  Returns the rest, or NULL. */
-static const char *parse_term(Sema *s, const char *str, char *term, Loc loc)
+static const char *parse_term(Sema *s, const char *str, char *term, bool out, Loc loc)
 {
 	int n = 0;
 	for (; *str && *str != ',' && *str != '-'; str++) {
@@ -36,7 +36,10 @@ static const char *parse_term(Sema *s, const char *str, char *term, Loc loc)
 			return NULL;
 		}
 		if (memchr(term, c, (size_t)n)) {
-			error_at(s->cc, loc, "einsum(): '%c' appears twice in one term (a diagonal): not supported [§7.13]", c);
+			if (out)
+				error_at(s->cc, loc, "einsum(): output axis '%c' appears twice [§7.13]", c);
+			else
+				error_at(s->cc, loc, "einsum(): '%c' appears twice in one operand (a diagonal): not supported [§7.13]", c);
 			return NULL;
 		}
 		term[n++] = c;
@@ -49,7 +52,7 @@ static const char *parse_term(Sema *s, const char *str, char *term, Loc loc)
 static bool parse_subscripts(Sema *s, const char *str, Loc loc, Subscripts *sub)
 {
 	memset(sub, 0, sizeof *sub);
-	const char *p = parse_term(s, str, sub->in[0], loc);
+	const char *p = parse_term(s, str, sub->in[0], false, loc);
 	if (!p)
 		return false;
 	if (*p != ',') {
@@ -57,7 +60,7 @@ static bool parse_subscripts(Sema *s, const char *str, Loc loc, Subscripts *sub)
 		         str);
 		return false;
 	}
-	if (!(p = parse_term(s, p + 1, sub->in[1], loc)))
+	if (!(p = parse_term(s, p + 1, sub->in[1], false, loc)))
 		return false;
 	if (*p == ',') {
 		error_at(s->cc, loc, "einsum() takes two operands: found a third term in \"%s\" [§7.13]", str);
@@ -67,7 +70,7 @@ static bool parse_subscripts(Sema *s, const char *str, Loc loc, Subscripts *sub)
 		error_at(s->cc, loc, "einsum(): write the output's subscripts after '->' (\"%s->...\") [§7.13]", str);
 		return false;
 	}
-	if (!(p = parse_term(s, p + 2, sub->out, loc)))
+	if (!(p = parse_term(s, p + 2, sub->out, true, loc)))
 		return false;
 	if (*p) {
 		error_at(s->cc, loc, "einsum(): unexpected '%c' after the output's subscripts in \"%s\" [§7.13]", *p, str);
@@ -106,10 +109,6 @@ static bool classify(Sema *s, const Subscripts *sub, Loc loc, Roles *r)
 			r->n = *c;
 		else {
 			error_at(s->cc, loc, "einsum(): output axis '%c' is in neither operand [§7.13]", *c);
-			return false;
-		}
-		if (strchr(c + 1, *c)) {
-			error_at(s->cc, loc, "einsum(): output axis '%c' appears twice [§7.13]", *c);
 			return false;
 		}
 	}

@@ -5,6 +5,7 @@
  * run-time point index is a masked max-reduction (every target has one). */
 #include "sema.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static Value *slice_value(Sema *s, Value *v, const int64_t *start, const int64_t *size, Loc loc)
@@ -420,9 +421,11 @@ Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, b
 		int er = ex_rank(&accv);
 		bool ok = er <= 2 || (er == r && memcmp(ex_dims(&accv), ad, sizeof(int64_t) * (size_t)(r - 2)) == 0);
 		if (!ok) {
-			Type *bt = type_tensor(s->a, ex_dtype(&accv), r - 2, ad);
-			error_at(s->cc, accv.loc, "the accumulator of a batched dot must have the batch dims %s, found %s [§7.13]",
-			         type_str(s->a, bt), ex_type_str(s, &accv));
+			char bd[96] = "";
+			for (int i = 0, n = 0; i < r - 2 && n < (int)sizeof bd - 24; i++)
+				n += snprintf(bd + n, sizeof bd - (size_t)n, "%s%lld", i ? ", " : "", (long long)ad[i]);
+			error_at(s->cc, accv.loc, "the accumulator of a batched dot must have the batch dims [%s] or rank 2 or less, "
+			         "found %s [§7.13]", bd, ex_type_str(s, &accv));
 			return ex_error(loc);
 		}
 		if (er == r)
