@@ -303,6 +303,20 @@ Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, b
 
 Ex sema_debug_call(Sema *s, AstExpr *call, Op op);
 
+/* ---- sema_compat.c: small jnp/lax/pl functions (§7.20) ----------------- */
+
+typedef enum Compat {
+	COMPAT_SIGN, COMPAT_CLIP, COMPAT_SQUARE, COMPAT_RECIPROCAL, COMPAT_ISNAN, COMPAT_ISFINITE,
+	COMPAT_SWAPAXES, COMPAT_MULTIPLE_OF, COMPAT_MAX_CONTIGUOUS, COMPAT_COUNT
+} Compat;
+
+/* which of args[0 .. nargs - 1] (nargs as the builtin table checked). */
+Ex sema_compat(Sema *s, Compat which, Loc loc, const Ex *args, int nargs);
+/* roll(x, shift, axis) (jnp.roll, pltpu.roll) and lax.broadcast_in_dim
+ * (sema_shape.c). */
+Ex sema_roll(Sema *s, Loc loc, Ex x, Ex shift, const Ex *axis);
+Ex sema_broadcast_in_dim(Sema *s, Loc loc, Ex x, Ex shape, Ex dims);
+
 /* ---- sema_einsum.c: einsum of two operands (§7.13) ------------------------ */
 
 Ex sema_einsum(Sema *s, AstExpr *call);

@@ -354,6 +354,81 @@ Ex sema_expand_squeeze(Sema *s, Loc loc, Ex x, const Ex *axes, bool expand)
 	return ex_value(reshape_value(s, v, r, dims, loc), ex_weak(&x), loc);
 }
 
+/* roll(x, shift, axis) (jnp.roll, pltpu.roll, §7.20): the last `shift`
+ * elements along axis move to the front - the two slices joined in the
+ * other order.  The shift is a constant; a rank-1 x needs no axis. */
+Ex sema_roll(Sema *s, Loc loc, Ex x, Ex shift, const Ex *axis)
+{
+	x = rvalue(s, x);
+	if (x.kind == EX_ERROR || shift.kind == EX_ERROR || (axis && axis->kind == EX_ERROR))
+		return ex_error(loc);
+	int64_t k, ax = 0;
+	if (!const_int_arg(s, shift, "the shift of roll()", "§7.20", &k) ||
+	    (axis && !const_int_arg(s, *axis, "the axis of roll()", "§7.20", &ax)))
+		return ex_error(loc);
+	int rank = ex_rank(&x);
+	if (!axis && rank != 1) {
+		error_at(s->cc, loc, "roll() of %s needs an axis (a flattened roll is not supported) [§7.20]", ex_type_str(s, &x));
+		return ex_error(loc);
+	}
+	int d = normalize_axis(s, ax, rank, axis ? axis->loc : loc, "roll", "§7.20");
+	if (d < 0)
+		return ex_error(loc);
+	Value *v = as_value(s, x);
+	const Type *t = v->type;
+	int64_t n = t->dims[d];
+	k = ((k % n) + n) % n;
+	if (k == 0)
+		return x;
+	int64_t *start = arena_alloc(s->a, sizeof(int64_t) * (size_t)rank), *size = arena_alloc(s->a, sizeof(int64_t) * (size_t)rank);
+	memcpy(size, t->dims, sizeof(int64_t) * (size_t)rank);
+	Value *parts[2];
+	start[d] = n - k, size[d] = k;
+	parts[0] = slice_value(s, v, start, size, loc);
+	start[d] = 0, size[d] = n - k;
+	parts[1] = slice_value(s, v, start, size, loc);
+	return ex_value(concat_values(s, 2, parts, d, loc), ex_weak(&x), loc);
+}
+
+/* broadcast_in_dim(x, shape, dims) (lax.broadcast_in_dim, §7.20): axis i
+ * of x becomes axis dims[i] of the result (increasing), of extent 1 or
+ * shape[dims[i]]; a reshape that puts them there, then broadcast_to. */
+Ex sema_broadcast_in_dim(Sema *s, Loc loc, Ex x, Ex shape, Ex dims)
+{
+	x = rvalue(s, x);
+	int rank, n;
+	int64_t *sh, *dm;
+	if (x.kind == EX_ERROR || !shape_arg(s, shape, "broadcast_in_dim", "§7.20", false, &rank, &sh) ||
+	    dims.kind == EX_ERROR || !int_list(s, dims, "an axis of broadcast_in_dim()", &n, &dm))
+		return ex_error(loc);
+	if (dims.kind == EX_TUPLE && dims.nitems == 0)
+		n = 0;
+	int xr = ex_rank(&x);
+	const int64_t *xd = ex_dims(&x);
+	if (n != xr) {
+		error_at(s->cc, dims.loc, "broadcast_in_dim(): %s needs %d broadcast dimensions, found %d [§7.20]",
+		         ex_type_str(s, &x), xr, n);
+		return ex_error(loc);
+	}
+	int64_t *e = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
+	for (int d = 0; d < rank; d++)
+		e[d] = 1;
+	for (int i = 0; i < n; i++) {
+		if (dm[i] < 0 || dm[i] >= rank || (i > 0 && dm[i] <= dm[i - 1]) || (xd[i] != 1 && xd[i] != sh[dm[i]])) {
+			error_at(s->cc, dims.loc, "broadcast_in_dim(): broadcast dimension %d of %s is %lld, which is not an "
+			         "increasing axis of the result shape %s of extent 1 or %lld [§7.20]", i, ex_type_str(s, &x),
+			         (long long)dm[i], shape_str(s, ex_dtype(&x), rank, sh), (long long)xd[i]);
+			return ex_error(loc);
+		}
+		e[dm[i]] = xd[i];
+	}
+	Type *bt = type_tensor(s->a, ex_dtype(&x), rank, sh);
+	if (!check_fits(s, bt, loc))
+		return ex_error(loc);
+	Value *v = reshape_value(s, as_value(s, x), rank, e, loc);
+	return ex_value(broadcast_value(s, v, rank, sh, loc), ex_weak(&x), loc);
+}
+
 /* ---- batched dot ------------------------------------------------------------------ */
 
 /* Operand k of batch j: x[j] as a rank-2 value (x of rank 3). */
