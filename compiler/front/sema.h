@@ -223,6 +223,8 @@ Ex sema_binary_ast(Sema *s, AstOp op, Loc loc, Ex a, Ex b);
 /* Expressions. */
 Ex sema_expr(Sema *s, AstExpr *e);
 Ex sema_value_expr(Sema *s, AstExpr *e); /* sema_expr + rvalue */
+/* x[()] (NumPy's index of a rank-0 array) as x[...]; other indexes as they are. */
+AstExpr *unit_index(Sema *s, AstExpr *e);
 
 /* Whether a value of dtype from converts implicitly to to (a weak value
  * converts, a strong one must match). */

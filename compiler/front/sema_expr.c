@@ -981,17 +981,21 @@ static Ex tuple_index(Sema *s, Ex t, AstExpr *ix)
 	return r;
 }
 
+AstExpr *unit_index(Sema *s, AstExpr *e)
+{
+	if (e->nitems != 1 || e->items[0]->kind != AE_TUPLE || e->items[0]->nitems != 0)
+		return e;
+	AstExpr *ix = arena_alloc(s->a, sizeof *ix), *ell = arena_alloc(s->a, sizeof *ell);
+	*ix = *e;
+	*ell = (AstExpr){.kind = AE_ELLIPSIS, .loc = e->items[0]->loc};
+	ix->items = arena_alloc(s->a, sizeof *ix->items);
+	ix->items[0] = ell;
+	return ix;
+}
+
 static Ex sema_index(Sema *s, AstExpr *e)
 {
-	if (e->nitems == 1 && e->items[0]->kind == AE_TUPLE && e->items[0]->nitems == 0) {
-		/* x[()] (NumPy's index of a rank-0 array) is x[...] */
-		AstExpr *ix = arena_alloc(s->a, sizeof *ix), *ell = arena_alloc(s->a, sizeof *ell);
-		*ix = *e;
-		*ell = (AstExpr){.kind = AE_ELLIPSIS, .loc = e->items[0]->loc};
-		ix->items = arena_alloc(s->a, sizeof *ix->items);
-		ix->items[0] = ell;
-		e = ix;
-	}
+	e = unit_index(s, e);
 	if (e->lhs->kind == AE_FIELD && strcmp(e->lhs->name, "at") == 0)
 		return sema_ref_view(s, e);
 	Ex base = sema_expr(s, e->lhs);
