@@ -24,7 +24,8 @@ int main(int argc, char **argv)
 		qt[B * Q * H * D], kt[B * S * H * D], vv[B * S * D];
 	static uint16_t qb[B * Q * D], kb[B * S * D];
 	static float o1[M * N], o2[M * N], o3[M * N], o4[N * M], o5[M], o6[B * H * Q * S], o7[B * H * Q * S],
-		o8[B * H * Q * S], o9[B * Q * S], o10[B * Q * D];
+		o8[B * H * Q * S], o9[B * Q * S], o10[B * Q * D], p1[M], p2[B * H * Q], p3[Q * H * D], p4[B * H * D],
+		p5[K * K], p6[M * M];
 	fill(&r, a, M * K);
 	fill(&r, b, K * N);
 	fill(&r, bt, N * K);
@@ -40,7 +41,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < B * S * D; i++)
 		kb[i] = su_f32_to_bf16(su_uniform(&r, -1.0f, 1.0f));
 	if (su_check(einsum_forms(NULL, a, b, bt, at, v, q, k, qt, kt, qb, kb, vv, o1, o2, o3, o4, o5, o6, o7, o8, o9,
-	                          o10),
+	                          o10, p1, p2, p3, p4, p5, p6),
 	             "einsum_forms"))
 		return 1;
 	su_dump *d = su_dump_begin(&o);
@@ -66,5 +67,11 @@ int main(int argc, char **argv)
 	SU_DUMP(d, "o8", SU_F32, o8, B, H, Q, S);
 	SU_DUMP(d, "o9", SU_F32, o9, B, Q, S);
 	SU_DUMP(d, "o10", SU_F32, o10, B, Q, D);
+	SU_DUMP(d, "p1", SU_F32, p1, M);
+	SU_DUMP(d, "p2", SU_F32, p2, B, H, Q);
+	SU_DUMP(d, "p3", SU_F32, p3, Q, H, D);
+	SU_DUMP(d, "p4", SU_F32, p4, B, H, D);
+	SU_DUMP(d, "p5", SU_F32, p5, K, K);
+	SU_DUMP(d, "p6", SU_F32, p6, M, M);
 	return su_dump_finish(d);
 }
