@@ -95,19 +95,16 @@ static bool classify(Sema *s, const Subscripts *sub, Loc loc, Roles *r)
 		bool in0 = strchr(sub->in[0], *c), in1 = strchr(sub->in[1], *c);
 		if (in0 && in1)
 			r->batch[nb++] = *c;
-		else if (in0 && r->m) {
-			error_at(s->cc, loc, "einsum(): the first operand keeps two axes ('%c', '%c'), and einsum here is a "
-			         "matrix product with one row axis: reshape first [§7.13]", r->m, *c);
-			return false;
-		} else if (in0)
-			r->m = *c;
-		else if (in1 && r->n) {
-			error_at(s->cc, loc, "einsum(): the second operand keeps two axes ('%c', '%c'), and einsum here is a "
-			         "matrix product with one column axis: reshape first [§7.13]", r->n, *c);
-			return false;
-		} else if (in1)
-			r->n = *c;
-		else {
+		else if (in0 || in1) { /* a row (m) or column (n) axis */
+			char *kept = in0 ? &r->m : &r->n;
+			if (*kept) {
+				error_at(s->cc, loc, "einsum(): the %s operand keeps two axes ('%c', '%c'), and einsum here is a "
+				         "matrix product with one %s axis: reshape first [§7.13]", in0 ? "first" : "second", *kept, *c,
+				         in0 ? "row" : "column");
+				return false;
+			}
+			*kept = *c;
+		} else {
 			error_at(s->cc, loc, "einsum(): output axis '%c' is in neither operand [§7.13]", *c);
 			return false;
 		}

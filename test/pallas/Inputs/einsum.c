@@ -7,10 +7,39 @@
 
 enum { M = 8, K = 16, N = 8, B = 2, H = 2, Q = 8, S = 8, D = 16 };
 
-static void fill(su_rng *r, float *x, int n)
+static float a[M * K], b[K * N], bt[N * K], at[K * M], v[K], q[B * H * Q * D], k[B * H * S * D], qt[B * Q * H * D],
+	kt[B * S * H * D], vv[B * S * D];
+static uint16_t qb[B * Q * D], kb[B * S * D];
+static float o1[M * N], o2[M * N], o3[M * N], o4[N * M], o5[M], o6[B * H * Q * S], o7[B * H * Q * S],
+	o8[B * H * Q * S], o9[B * Q * S], o10[B * Q * D], p1[M], p2[B * H * Q], p3[Q * H * D], p4[B * H * D], p5[K * K],
+	p6[M * M];
+
+/* The f32 parameters in the kernel's order: inputs (random) before outputs. */
+static const struct {
+	const char *name;
+	float *data;
+	bool in;
+	int ndim;
+	int64_t dims[4];
+} f32s[] = {
+	{"a", a, true, 2, {M, K}}, {"b", b, true, 2, {K, N}}, {"bt", bt, true, 2, {N, K}}, {"at", at, true, 2, {K, M}},
+	{"v", v, true, 1, {K}}, {"q", q, true, 4, {B, H, Q, D}}, {"k", k, true, 4, {B, H, S, D}},
+	{"qt", qt, true, 4, {B, Q, H, D}}, {"kt", kt, true, 4, {B, S, H, D}}, {"vv", vv, true, 3, {B, S, D}},
+	{"o1", o1, false, 2, {M, N}}, {"o2", o2, false, 2, {M, N}}, {"o3", o3, false, 2, {M, N}},
+	{"o4", o4, false, 2, {N, M}}, {"o5", o5, false, 1, {M}}, {"o6", o6, false, 4, {B, H, Q, S}},
+	{"o7", o7, false, 4, {B, H, Q, S}}, {"o8", o8, false, 4, {B, H, Q, S}}, {"o9", o9, false, 3, {B, Q, S}},
+	{"o10", o10, false, 3, {B, Q, D}}, {"p1", p1, false, 1, {M}}, {"p2", p2, false, 3, {B, H, Q}},
+	{"p3", p3, false, 3, {Q, H, D}}, {"p4", p4, false, 3, {B, H, D}}, {"p5", p5, false, 2, {K, K}},
+	{"p6", p6, false, 2, {M, M}},
+};
+enum { NF32 = sizeof f32s / sizeof f32s[0] };
+
+static int64_t count(int i)
 {
-	for (int i = 0; i < n; i++)
-		x[i] = su_uniform(r, -1.0f, 1.0f);
+	int64_t n = 1;
+	for (int d = 0; d < f32s[i].ndim; d++)
+		n *= f32s[i].dims[d];
+	return n;
 }
 
 int main(int argc, char **argv)
@@ -20,58 +49,21 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	su_rng r = su_rng_new(o.seed);
-	static float a[M * K], b[K * N], bt[N * K], at[K * M], v[K], q[B * H * Q * D], k[B * H * S * D],
-		qt[B * Q * H * D], kt[B * S * H * D], vv[B * S * D];
-	static uint16_t qb[B * Q * D], kb[B * S * D];
-	static float o1[M * N], o2[M * N], o3[M * N], o4[N * M], o5[M], o6[B * H * Q * S], o7[B * H * Q * S],
-		o8[B * H * Q * S], o9[B * Q * S], o10[B * Q * D], p1[M], p2[B * H * Q], p3[Q * H * D], p4[B * H * D],
-		p5[K * K], p6[M * M];
-	fill(&r, a, M * K);
-	fill(&r, b, K * N);
-	fill(&r, bt, N * K);
-	fill(&r, at, K * M);
-	fill(&r, v, K);
-	fill(&r, q, B * H * Q * D);
-	fill(&r, k, B * H * S * D);
-	fill(&r, qt, B * Q * H * D);
-	fill(&r, kt, B * S * H * D);
-	fill(&r, vv, B * S * D);
-	for (int i = 0; i < B * Q * D; i++)
+	for (int i = 0; i < NF32; i++)
+		for (int64_t j = 0; f32s[i].in && j < count(i); j++)
+			f32s[i].data[j] = su_uniform(&r, -1.0f, 1.0f);
+	for (int i = 0; i < B * Q * D; i++) {
 		qb[i] = su_f32_to_bf16(su_uniform(&r, -1.0f, 1.0f));
-	for (int i = 0; i < B * S * D; i++)
-		kb[i] = su_f32_to_bf16(su_uniform(&r, -1.0f, 1.0f));
+		kb[i] = su_f32_to_bf16(su_uniform(&r, -1.0f, 1.0f)); /* S == Q */
+	}
 	if (su_check(einsum_forms(NULL, a, b, bt, at, v, q, k, qt, kt, qb, kb, vv, o1, o2, o3, o4, o5, o6, o7, o8, o9,
 	                          o10, p1, p2, p3, p4, p5, p6),
 	             "einsum_forms"))
 		return 1;
 	su_dump *d = su_dump_begin(&o);
-	SU_DUMP(d, "a", SU_F32, a, M, K);
-	SU_DUMP(d, "b", SU_F32, b, K, N);
-	SU_DUMP(d, "bt", SU_F32, bt, N, K);
-	SU_DUMP(d, "at", SU_F32, at, K, M);
-	SU_DUMP(d, "v", SU_F32, v, K);
-	SU_DUMP(d, "q", SU_F32, q, B, H, Q, D);
-	SU_DUMP(d, "k", SU_F32, k, B, H, S, D);
-	SU_DUMP(d, "qt", SU_F32, qt, B, Q, H, D);
-	SU_DUMP(d, "kt", SU_F32, kt, B, S, H, D);
+	for (int i = 0; i < NF32; i++)
+		su_dump_array(d, f32s[i].name, SU_F32, f32s[i].data, f32s[i].ndim, f32s[i].dims);
 	SU_DUMP(d, "qb", SU_BF16, qb, B, Q, D);
 	SU_DUMP(d, "kb", SU_BF16, kb, B, S, D);
-	SU_DUMP(d, "vv", SU_F32, vv, B, S, D);
-	SU_DUMP(d, "o1", SU_F32, o1, M, N);
-	SU_DUMP(d, "o2", SU_F32, o2, M, N);
-	SU_DUMP(d, "o3", SU_F32, o3, M, N);
-	SU_DUMP(d, "o4", SU_F32, o4, N, M);
-	SU_DUMP(d, "o5", SU_F32, o5, M);
-	SU_DUMP(d, "o6", SU_F32, o6, B, H, Q, S);
-	SU_DUMP(d, "o7", SU_F32, o7, B, H, Q, S);
-	SU_DUMP(d, "o8", SU_F32, o8, B, H, Q, S);
-	SU_DUMP(d, "o9", SU_F32, o9, B, Q, S);
-	SU_DUMP(d, "o10", SU_F32, o10, B, Q, D);
-	SU_DUMP(d, "p1", SU_F32, p1, M);
-	SU_DUMP(d, "p2", SU_F32, p2, B, H, Q);
-	SU_DUMP(d, "p3", SU_F32, p3, Q, H, D);
-	SU_DUMP(d, "p4", SU_F32, p4, B, H, D);
-	SU_DUMP(d, "p5", SU_F32, p5, K, K);
-	SU_DUMP(d, "p6", SU_F32, p6, M, M);
 	return su_dump_finish(d);
 }
