@@ -224,6 +224,8 @@ Ex sema_binary_ast(Sema *s, AstOp op, Loc loc, Ex a, Ex b);
 /* Expressions. */
 Ex sema_expr(Sema *s, AstExpr *e);
 Ex sema_value_expr(Sema *s, AstExpr *e); /* sema_expr + rvalue */
+/* x[()] (NumPy's index of a rank-0 array) as x[...]; other indexes as they are. */
+AstExpr *unit_index(Sema *s, AstExpr *e);
 
 /* Whether a value of dtype from converts implicitly to to (a weak value
  * converts, a strong one must match). */
@@ -328,6 +330,24 @@ Ex prefetch_map_ref(Sema *s, const Binding *b, Loc loc);
 bool prefetch_map_read_ok(Sema *s, const Access *acc, Loc loc);
 /* A store or atomic on a prefetch array: reported; returns false. */
 bool prefetch_write_error(Sema *s, const Binding *b, Loc loc, const char *verb);
+
+/* ---- sema_compat.c: small jnp/lax/pl functions (§7.20) ----------------- */
+
+typedef enum Compat {
+	COMPAT_SIGN, COMPAT_CLIP, COMPAT_SQUARE, COMPAT_RECIPROCAL, COMPAT_ISNAN, COMPAT_ISFINITE,
+	COMPAT_SWAPAXES, COMPAT_MULTIPLE_OF, COMPAT_MAX_CONTIGUOUS, COMPAT_COUNT
+} Compat;
+
+/* which of args[0 .. nargs - 1] (nargs as the builtin table checked). */
+Ex sema_compat(Sema *s, Compat which, Loc loc, const Ex *args, int nargs);
+/* roll(x, shift, axis) (jnp.roll, pltpu.roll) and lax.broadcast_in_dim
+ * (sema_shape.c). */
+Ex sema_roll(Sema *s, Loc loc, Ex x, Ex shift, const Ex *axis);
+Ex sema_broadcast_in_dim(Sema *s, Loc loc, Ex x, Ex shape, Ex dims);
+
+/* ---- sema_einsum.c: einsum of two operands (§7.13) ------------------------ */
+
+Ex sema_einsum(Sema *s, AstExpr *call);
 
 /* ---- sema_builtins.c --------------------------------------------------- */
 

@@ -43,10 +43,13 @@ typedef struct Builtin {
 	int pos_kw;         /* keyword that one more positional argument stands for, or NOKW */
 	unsigned kws;       /* accepted keywords (K_ bits) */
 	const char *clause; /* lang-spec clause its diagnostics cite */
-	BuiltinFn fn;       /* handler; NULL: sema_debug_call reads the call itself (its string argument) */
-	int arg;            /* handler parameter: IR opcode or AtomicKind */
+	BuiltinFn fn;       /* handler; NULL: string_call reads the call itself (its string argument) */
+	int arg;            /* handler parameter: IR opcode or AtomicKind; STRING_EINSUM */
 	bool const_ok;      /* may appear in constant expressions (it folds) */
 } Builtin;
+
+/* arg of the einsum row: the string-taking builtins other than §7.19's. */
+enum { STRING_EINSUM = -1 };
 
 /* ---- helpers ----------------------------------------------------------------- */
 
@@ -915,10 +918,10 @@ Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, 
 	b = val(s, b);
 	if (a.kind == EX_ERROR || b.kind == EX_ERROR)
 		return ex_error(loc);
-	if (ex_rank(&a) == 3 && ex_rank(&b) == 3)
+	if (ex_rank(&a) >= 3 && ex_rank(&b) == ex_rank(&a))
 		return sema_batched_dot(s, loc, a, b, acc_dt, acc, ta, tb);
 	if (ex_rank(&a) != 2 || ex_rank(&b) != 2) {
-		error_at(s->cc, loc, "dot needs two rank-2 operands, or two rank-3 ones (a batch of dots), found %s and %s [§7.13]", ex_type_str(s, &a),
+		error_at(s->cc, loc, "dot needs two rank-2 operands, or two of one higher rank (batches of dots), found %s and %s [§7.13]", ex_type_str(s, &a),
 		         ex_type_str(s, &b));
 		return ex_error(loc);
 	}
@@ -1078,11 +1081,29 @@ static Ex bi_atomic(Sema *s, Call *c)
 	return ex_of(i->results[0], c->loc);
 }
 
+/* ---- small jnp/lax/pl functions (§7.20, sema_compat.c) ----------------------- */
+
+static Ex bi_compat(Sema *s, Call *c)
+{
+	return sema_compat(s, (Compat)c->bi->arg, c->loc, c->pos, c->npos);
+}
+
+static Ex bi_roll(Sema *s, Call *c)
+{
+	return sema_roll(s, c->loc, c->pos[0], c->pos[1], c->has[KW_AXIS] ? &c->kw[KW_AXIS] : NULL);
+}
+
+static Ex bi_broadcast_in_dim(Sema *s, Call *c)
+{
+	return sema_broadcast_in_dim(s, c->loc, c->pos[0], c->pos[1], c->pos[2]);
+}
+
 /* ---- the table ---------------------------------------------------------------- */
 
 #define MATH(n, op) {n, 1, 1, NOKW, 0, "§7.10", bi_math, IR_##op, true}
 #define RED(n, op) {n, 1, 1, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_reduce, IR_##op, false}
 #define ATOM(n, k) {n, 2, 2, NOKW, K(MASK), "§7.8", bi_atomic, ATOMIC_##k, false}
+#define COMPAT(n, npos, w) {n, npos, npos, NOKW, 0, "§7.20", bi_compat, COMPAT_##w, false}
 
 static const Builtin builtins[] = {
 	{"program_id", 0, 0, KW_AXIS, K(AXIS), "§7.15", bi_program_id, IR_PROGRAM_ID, false},
@@ -1137,6 +1158,12 @@ static const Builtin builtins[] = {
 	ATOM("atomic_and", AND), ATOM("atomic_or", OR), ATOM("atomic_xor", XOR),
 	ATOM("atomic_xchg", XCHG),
 	{"atomic_cas", 3, 3, NOKW, K(MASK), "§7.8", bi_atomic, ATOMIC_CAS, false},
+	{"einsum", 3, 3, NOKW, K(ACC), "§7.13", NULL, STRING_EINSUM, false},
+	COMPAT("sign", 1, SIGN), COMPAT("clip", 3, CLIP), COMPAT("square", 1, SQUARE),
+	COMPAT("reciprocal", 1, RECIPROCAL), COMPAT("isnan", 1, ISNAN), COMPAT("isfinite", 1, ISFINITE),
+	COMPAT("swapaxes", 3, SWAPAXES), COMPAT("multiple_of", 2, MULTIPLE_OF), COMPAT("max_contiguous", 2, MAX_CONTIGUOUS),
+	{"roll", 2, 2, KW_AXIS, K(AXIS), "§7.20", bi_roll, 0, false},
+	{"broadcast_in_dim", 3, 3, NOKW, 0, "§7.20", bi_broadcast_in_dim, 0, false},
 	{"debug_print", 1, 1, NOKW, 0, "§7.19", NULL, IR_DEBUG_PRINT, false},
 	{"debug_check", 2, 2, NOKW, 0, "§7.19", NULL, IR_DEBUG_CHECK, false},
 };
@@ -1220,6 +1247,13 @@ static const PallasName pallas_names[] = {
 	{"convert_element_type", "astype(x, T) or T(x)", "§7.14"}, {"dslice", "ds(start, size)", "§7.6"},
 	{"cond", "if c { ... } else { ... }", "§6.4"}, {"fori_loop", "a var and for i in range(lo, hi) { ... }", "§6.5"},
 	{"while_loop", "a var and while c { ... }", "§6.6"},
+	{"clamp", "clip(x, lo, hi) (lax.clamp(lo, x, hi) takes x second)", "§7.20"}, {"negative", "-x", "§7.2"},
+	{"equal", "a == b", "§7.3"}, {"not_equal", "a != b", "§7.3"}, {"greater", "a > b", "§7.3"},
+	{"greater_equal", "a >= b", "§7.3"}, {"less", "a < b", "§7.3"}, {"less_equal", "a <= b", "§7.3"},
+	{"add", "a + b", "§7.2"}, {"subtract", "a - b", "§7.2"}, {"multiply", "a * b", "§7.2"},
+	{"integer_pow", "x ** n", "§7.2"}, {"bitwise_and", "a & b", "§7.4"}, {"bitwise_or", "a | b", "§7.4"},
+	{"bitwise_xor", "a ^ b", "§7.4"}, {"bitwise_not", "~a", "§7.4"}, {"invert", "~a", "§7.4"},
+	{"shift_left", "a << b", "§7.4"}, {"shift_right_arithmetic", "a >> b (of a signed a)", "§7.4"},
 };
 
 static const PallasName *pallas_name(const char *name)
@@ -1403,7 +1437,7 @@ Ex sema_call(Sema *s, AstExpr *call)
 		return ex_error(call->loc);
 	}
 	if (!bi->fn)
-		return sema_debug_call(s, call, (Op)bi->arg);
+		return bi->arg == STRING_EINSUM ? sema_einsum(s, call) : sema_debug_call(s, call, (Op)bi->arg);
 
 	Call c = {.bi = bi, .loc = call->loc};
 	bool bad = false;

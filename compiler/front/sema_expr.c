@@ -985,17 +985,21 @@ static Ex tuple_index(Sema *s, Ex t, AstExpr *ix)
 	return r;
 }
 
+AstExpr *unit_index(Sema *s, AstExpr *e)
+{
+	if (e->nitems != 1 || e->items[0]->kind != AE_TUPLE || e->items[0]->nitems != 0)
+		return e;
+	AstExpr *ix = arena_alloc(s->a, sizeof *ix), *ell = arena_alloc(s->a, sizeof *ell);
+	*ix = *e;
+	*ell = (AstExpr){.kind = AE_ELLIPSIS, .loc = e->items[0]->loc};
+	ix->items = arena_alloc(s->a, sizeof *ix->items);
+	ix->items[0] = ell;
+	return ix;
+}
+
 static Ex sema_index(Sema *s, AstExpr *e)
 {
-	if (e->nitems == 1 && e->items[0]->kind == AE_TUPLE && e->items[0]->nitems == 0) {
-		/* x[()] (NumPy's index of a rank-0 array) is x[...] */
-		AstExpr *ix = arena_alloc(s->a, sizeof *ix), *ell = arena_alloc(s->a, sizeof *ell);
-		*ix = *e;
-		*ell = (AstExpr){.kind = AE_ELLIPSIS, .loc = e->items[0]->loc};
-		ix->items = arena_alloc(s->a, sizeof *ix->items);
-		ix->items[0] = ell;
-		e = ix;
-	}
+	e = unit_index(s, e);
 	if (e->lhs->kind == AE_FIELD && strcmp(e->lhs->name, "at") == 0)
 		return sema_ref_view(s, e);
 	Ex base = sema_expr(s, e->lhs);
@@ -1107,8 +1111,8 @@ Ex sema_expr(Sema *s, AstExpr *e)
 		error_at(s->cc, e->loc, "a slice is only allowed in an index [§7.6]");
 		return ex_error(e->loc);
 	case AE_STRING:
-		error_at(s->cc, e->loc, "a string is only the format of debug_print() or the message of debug_check() "
-		         "[§7.19]");
+		error_at(s->cc, e->loc, "a string is only the format of debug_print(), the message of debug_check() "
+		         "or the subscripts of einsum() (§7.13) [§7.19]");
 		return ex_error(e->loc);
 	case AE_FIELD:
 		return sema_field(s, e);

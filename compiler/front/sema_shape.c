@@ -5,6 +5,7 @@
  * run-time point index is a masked max-reduction (every target has one). */
 #include "sema.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static Value *slice_value(Sema *s, Value *v, const int64_t *start, const int64_t *size, Loc loc)
@@ -353,6 +354,81 @@ Ex sema_expand_squeeze(Sema *s, Loc loc, Ex x, const Ex *axes, bool expand)
 	return ex_value(reshape_value(s, v, r, dims, loc), ex_weak(&x), loc);
 }
 
+/* roll(x, shift, axis) (jnp.roll, pltpu.roll, §7.20): the last `shift`
+ * elements along axis move to the front - the two slices joined in the
+ * other order.  The shift is a constant; a rank-1 x needs no axis. */
+Ex sema_roll(Sema *s, Loc loc, Ex x, Ex shift, const Ex *axis)
+{
+	x = rvalue(s, x);
+	if (x.kind == EX_ERROR || shift.kind == EX_ERROR || (axis && axis->kind == EX_ERROR))
+		return ex_error(loc);
+	int64_t k, ax = 0;
+	if (!const_int_arg(s, shift, "the shift of roll()", "§7.20", &k) ||
+	    (axis && !const_int_arg(s, *axis, "the axis of roll()", "§7.20", &ax)))
+		return ex_error(loc);
+	int rank = ex_rank(&x);
+	if (!axis && rank != 1) {
+		error_at(s->cc, loc, "roll() of %s needs an axis (a flattened roll is not supported) [§7.20]", ex_type_str(s, &x));
+		return ex_error(loc);
+	}
+	int d = normalize_axis(s, ax, rank, axis ? axis->loc : loc, "roll", "§7.20");
+	if (d < 0)
+		return ex_error(loc);
+	Value *v = as_value(s, x);
+	const Type *t = v->type;
+	int64_t n = t->dims[d];
+	k = ((k % n) + n) % n;
+	if (k == 0)
+		return x;
+	int64_t *start = arena_alloc(s->a, sizeof(int64_t) * (size_t)rank), *size = arena_alloc(s->a, sizeof(int64_t) * (size_t)rank);
+	memcpy(size, t->dims, sizeof(int64_t) * (size_t)rank);
+	Value *parts[2];
+	start[d] = n - k, size[d] = k;
+	parts[0] = slice_value(s, v, start, size, loc);
+	start[d] = 0, size[d] = n - k;
+	parts[1] = slice_value(s, v, start, size, loc);
+	return ex_value(concat_values(s, 2, parts, d, loc), ex_weak(&x), loc);
+}
+
+/* broadcast_in_dim(x, shape, dims) (lax.broadcast_in_dim, §7.20): axis i
+ * of x becomes axis dims[i] of the result (increasing), of extent 1 or
+ * shape[dims[i]]; a reshape that puts them there, then broadcast_to. */
+Ex sema_broadcast_in_dim(Sema *s, Loc loc, Ex x, Ex shape, Ex dims)
+{
+	x = rvalue(s, x);
+	int rank, n;
+	int64_t *sh, *dm;
+	if (x.kind == EX_ERROR || !shape_arg(s, shape, "broadcast_in_dim", "§7.20", false, &rank, &sh) ||
+	    dims.kind == EX_ERROR || !int_list(s, dims, "an axis of broadcast_in_dim()", &n, &dm))
+		return ex_error(loc);
+	if (dims.kind == EX_TUPLE && dims.nitems == 0)
+		n = 0;
+	int xr = ex_rank(&x);
+	const int64_t *xd = ex_dims(&x);
+	if (n != xr) {
+		error_at(s->cc, dims.loc, "broadcast_in_dim(): %s needs %d broadcast dimensions, found %d [§7.20]",
+		         ex_type_str(s, &x), xr, n);
+		return ex_error(loc);
+	}
+	int64_t *e = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
+	for (int d = 0; d < rank; d++)
+		e[d] = 1;
+	for (int i = 0; i < n; i++) {
+		if (dm[i] < 0 || dm[i] >= rank || (i > 0 && dm[i] <= dm[i - 1]) || (xd[i] != 1 && xd[i] != sh[dm[i]])) {
+			error_at(s->cc, dims.loc, "broadcast_in_dim(): broadcast dimension %d of %s is %lld, which is not an "
+			         "increasing axis of the result shape %s of extent 1 or %lld [§7.20]", i, ex_type_str(s, &x),
+			         (long long)dm[i], shape_str(s, ex_dtype(&x), rank, sh), (long long)xd[i]);
+			return ex_error(loc);
+		}
+		e[dm[i]] = xd[i];
+	}
+	Type *bt = type_tensor(s->a, ex_dtype(&x), rank, sh);
+	if (!check_fits(s, bt, loc))
+		return ex_error(loc);
+	Value *v = reshape_value(s, as_value(s, x), rank, e, loc);
+	return ex_value(broadcast_value(s, v, rank, sh, loc), ex_weak(&x), loc);
+}
+
 /* ---- batched dot ------------------------------------------------------------------ */
 
 /* Operand k of batch j: x[j] as a rank-2 value (x of rank 3). */
@@ -369,29 +445,12 @@ static Ex batch_of(Sema *s, Ex x, int64_t j, Loc loc)
  * along a new leading axis - so every target takes it as it takes dots,
  * slices and concatenations.  An acc value of rank 3 is sliced likewise; a
  * lower-rank one broadcasts to every batch. */
-Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb)
+static Ex batched_dot3(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb)
 {
-	const int64_t *ad = ex_dims(&a), *bd = ex_dims(&b); /* a and b are rank-3 values */
-	if (ad[0] != bd[0]) {
-		error_at(s->cc, loc, "batched dot of %s and %s: the batch dimensions differ (%lld vs %lld) [§7.13]",
-		         ex_type_str(s, &a), ex_type_str(s, &b), (long long)ad[0], (long long)bd[0]);
-		return ex_error(loc);
-	}
-	Ex accv = {0};
-	if (acc) {
-		accv = rvalue(s, *acc);
-		if (accv.kind == EX_ERROR)
-			return accv;
-		if (ex_rank(&accv) > 3 || (ex_rank(&accv) == 3 && ex_dims(&accv)[0] != ad[0])) {
-			error_at(s->cc, accv.loc, "the accumulator of a batched dot must have %lld batches, found %s [§7.13]",
-			         (long long)ad[0], ex_type_str(s, &accv));
-			return ex_error(loc);
-		}
-	}
-	int64_t n = ad[0];
+	int64_t n = ex_dims(&a)[0];
 	Value **parts = vals(s, (int)n);
 	for (int64_t j = 0; j < n; j++) {
-		Ex accj = acc && ex_rank(&accv) == 3 ? batch_of(s, accv, j, loc) : accv;
+		Ex accj = acc && ex_rank(acc) == 3 ? batch_of(s, *acc, j, loc) : acc ? *acc : (Ex){0};
 		Ex r = sema_dot(s, loc, batch_of(s, a, j, loc), batch_of(s, b, j, loc), acc_dt, acc ? &accj : NULL, ta, tb);
 		if (r.kind == EX_ERROR)
 			return r; /* the same error for every batch: report it once */
@@ -400,4 +459,62 @@ Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, b
 		parts[j] = reshape_value(s, r.v, 3, dims, loc);
 	}
 	return ex_value(concat_values(s, (int)n, parts, 0, loc), false, loc);
+}
+
+/* x[B1, ..., Bk, P, Q] as x[B1 * ... * Bk, P, Q]. */
+static Ex flatten_batches(Sema *s, Ex x, int64_t nb, Loc loc)
+{
+	int r = ex_rank(&x);
+	const int64_t *d = ex_dims(&x);
+	int64_t dims[3] = {nb, d[r - 2], d[r - 1]};
+	return ex_value(reshape_value(s, as_value(s, x), 3, dims, loc), ex_weak(&x), loc);
+}
+
+/* dot of a[B..., M, K] and b[B..., K, N], values of one rank r >= 3
+ * (dot_general with batch dimensions 0 .. r - 3): the leading batch dims
+ * are flattened into one, the rank-3 batched dot above, and the result
+ * reshaped to [B..., M, N].  An acc value of rank r has the same batch
+ * dims; one of rank 2 or less broadcasts to every batch. */
+Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb)
+{
+	int r = ex_rank(&a); /* a and b are values of one rank r >= 3 */
+	const int64_t *ad = ex_dims(&a), *bd = ex_dims(&b);
+	int64_t nb = 1;
+	for (int i = 0; i < r - 2; i++) {
+		if (ad[i] != bd[i]) {
+			error_at(s->cc, loc, "batched dot of %s and %s: the batch dimensions differ (%lld vs %lld) [§7.13]",
+			         ex_type_str(s, &a), ex_type_str(s, &b), (long long)ad[i], (long long)bd[i]);
+			return ex_error(loc);
+		}
+		nb *= ad[i];
+	}
+	Ex accv = {0};
+	if (acc) {
+		accv = rvalue(s, *acc);
+		if (accv.kind == EX_ERROR)
+			return accv;
+		int er = ex_rank(&accv);
+		bool ok = er <= 2 || (er == r && memcmp(ex_dims(&accv), ad, sizeof(int64_t) * (size_t)(r - 2)) == 0);
+		if (!ok) {
+			char bd[96] = "";
+			for (int i = 0, n = 0; i < r - 2 && n < (int)sizeof bd - 24; i++)
+				n += snprintf(bd + n, sizeof bd - (size_t)n, "%s%lld", i ? ", " : "", (long long)ad[i]);
+			error_at(s->cc, accv.loc, "the accumulator of a batched dot must have the batch dims [%s] or rank 2 or less, "
+			         "found %s [§7.13]", bd, ex_type_str(s, &accv));
+			return ex_error(loc);
+		}
+		if (er == r)
+			accv = flatten_batches(s, accv, nb, loc);
+	}
+	if (r == 3)
+		return batched_dot3(s, loc, a, b, acc_dt, acc ? &accv : NULL, ta, tb);
+	Ex res = batched_dot3(s, loc, flatten_batches(s, a, nb, loc), flatten_batches(s, b, nb, loc), acc_dt,
+	                      acc ? &accv : NULL, ta, tb);
+	if (res.kind == EX_ERROR)
+		return res;
+	int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)r);
+	memcpy(dims, ad, sizeof(int64_t) * (size_t)(r - 2));
+	dims[r - 2] = res.v->type->dims[1];
+	dims[r - 1] = res.v->type->dims[2];
+	return ex_value(reshape_value(s, res.v, r, dims, loc), false, loc);
 }

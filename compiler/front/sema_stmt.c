@@ -265,7 +265,7 @@ static void assign_var(Sema *s, AstStmt *st)
 /* ref[...] = v, ref[...] op= v (§6.3). */
 static void assign_ref(Sema *s, AstStmt *st)
 {
-	AstExpr *tg = st->target;
+	AstExpr *tg = unit_index(s, st->target);
 	Ex base = sema_expr(s, tg->lhs);
 	if (base.kind == EX_ERROR) {
 		sema_expr(s, st->value);

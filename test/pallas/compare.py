@@ -115,7 +115,7 @@ def parse_signature(pk_path, kernel):
         a = re.fullmatch(r"(\w+)\s*:\s*(in|out|inout|prefetch)\s+(\w+)\s*\[(.*)\]", p, flags=re.S)
         s = re.fullmatch(r"(\w+)\s*:\s*(\w+)", p)
         if a:
-            dims = [d.strip() for d in a.group(4).split(",")]
+            dims = [d.strip() for d in a.group(4).split(",")] if a.group(4).strip() else []  # f32[]: rank 0
             sig.append((a.group(1), a.group(2), a.group(3), dims))
         elif s:
             sig.append((s.group(1), "scalar", s.group(2), None))

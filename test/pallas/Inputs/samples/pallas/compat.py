@@ -1,0 +1,35 @@
+"""compat: the Pallas mirror of compat.pk (test/pallas/compat.test): jnp.sign, jnp.clip,
+jnp.square, jnp.reciprocal, jnp.isnan, jnp.isfinite, jnp.swapaxes, jnp.roll and pltpu.roll,
+lax.broadcast_in_dim, pl.multiple_of, in Pallas interpret mode."""
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+OUTS = {"s": ((8, 16), jnp.float32), "c": ((8, 16), jnp.float32), "q": ((8, 16), jnp.float32),
+        "f": ((8, 16), jnp.int32), "t": ((16, 8), jnp.float32), "r": ((8, 16), jnp.float32),
+        "b": ((8, 16), jnp.float32), "m": ((4, 16), jnp.float32)}
+
+
+def compat_kernel(x_ref, y_ref, v_ref, s_ref, c_ref, q_ref, f_ref, t_ref, r_ref, b_ref, m_ref):
+    xv = x_ref[...]
+    s_ref[...] = jnp.sign(jnp.where(jnp.abs(xv) < 0.1, 0.0, xv))
+    c_ref[...] = jnp.clip(xv, -0.5, 0.5) + jnp.clip(xv, None, 0.25)
+    q_ref[...] = jnp.square(xv) + jnp.reciprocal(y_ref[...])
+    z = xv / jnp.where(jnp.abs(y_ref[...]) < 0.2, 0.0, xv)
+    f_ref[...] = jnp.isnan(z).astype(jnp.int32) * 2 + jnp.isfinite(z).astype(jnp.int32)
+    t_ref[...] = jnp.swapaxes(xv, 0, 1)
+    r_ref[...] = pltpu.roll(xv, 3, 1) + jnp.roll(xv, -2, axis=0)
+    b_ref[...] = lax.broadcast_in_dim(v_ref[...], (8, 16), (1,))
+    def body(k, carry):
+        i = pl.multiple_of(k * 4, 4)
+        m_ref[...] = x_ref[pl.ds(i, 4), :]
+        return carry
+    lax.fori_loop(1, 2, body, 0)
+
+
+def run(inputs, sizes):
+    outs = pl.pallas_call(compat_kernel, out_shape=[jax.ShapeDtypeStruct(*o) for o in OUTS.values()],
+                          interpret=True)(*(jnp.asarray(inputs[p]) for p in ("x", "y", "v")))
+    return {name: jax.device_get(o) for name, o in zip(OUTS, outs)}
