@@ -1054,6 +1054,7 @@ static const char *emu_name(Arena *a, const char *name)
 		{"llvm.nvvm.cp.async.commit.group", "pk_emu_cp_async_commit", false},
 		{"llvm.nvvm.cp.async.wait.group", "pk_emu_cp_async_wait", false},
 		{"llvm.nvvm.cp.async.wait.all", "pk_emu_cp_async_commit", false},
+		{"llvm.nvvm.ex2.approx.ftz.f32", "pk_emu_ex2_ftz", false},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		size_t n = strlen(names[i].nvvm);
