@@ -718,11 +718,12 @@ static LLVMValueRef unsupported(Cg *g, Op op, DType dt, Loc loc)
 	return NULL;
 }
 
-/* On the GPU, `a * b + c` may contract into an FMA (§4.1): exp2(s * c - m)
- * is one FFMA and one MUFU.EX2. */
-static LLVMValueRef contractable(Cg *g, LLVMValueRef v)
+/* On the GPU, f32/f64 `a * b + c` may contract into an FMA (§4.1):
+ * exp2(s * c - m) is one FFMA and one MUFU.EX2.  f16/bf16 keep each op
+ * rounded to its dtype (LLVM would otherwise fuse the narrowed ops). */
+static LLVMValueRef contractable(Cg *g, DType dt, LLVMValueRef v)
 {
-	if (g->nvptx && LLVMIsAInstruction(v))
+	if (g->nvptx && (dt == DT_F32 || dt == DT_F64) && LLVMIsAInstruction(v))
 		LLVMSetFastMathFlags(v, LLVMFastMathAllowContract);
 	return v;
 }
@@ -734,9 +735,9 @@ static LLVMValueRef float_op(Cg *g, Op op, DType dt, LLVMValueRef *a, Loc loc)
 	LLVMTypeRef t = LLVMTypeOf(a[0]);
 	LLVMValueRef one = LLVMConstReal(t, 1.0);
 	switch (op) {
-	case IR_ADD: return contractable(g, LLVMBuildFAdd(b, a[0], a[1], ""));
-	case IR_SUB: return contractable(g, LLVMBuildFSub(b, a[0], a[1], ""));
-	case IR_MUL: return contractable(g, LLVMBuildFMul(b, a[0], a[1], ""));
+	case IR_ADD: return contractable(g, dt, LLVMBuildFAdd(b, a[0], a[1], ""));
+	case IR_SUB: return contractable(g, dt, LLVMBuildFSub(b, a[0], a[1], ""));
+	case IR_MUL: return contractable(g, dt, LLVMBuildFMul(b, a[0], a[1], ""));
 	case IR_DIV: return LLVMBuildFDiv(b, a[0], a[1], "");
 	case IR_FLOORDIV: return float_floordiv_mod(g, false, a[0], a[1]);
 	case IR_MOD: return float_floordiv_mod(g, true, a[0], a[1]);
