@@ -6,8 +6,8 @@
 #   CARRY/peers_attention.py    the peers (../shared/anchors/peers_attention.py)
 #   CARRY/gpu                   test/gpu/build.sh CARRY/gpu (optional)
 # It times every variant against the peers (bench/gpu/attention.sh run), prints
-# the instruction mix of each variant's cubin (cuobjdump -sass; the full SASS
-# in $OUT/<variant>.sass), then runs the GPU tests (test/gpu/run.sh, with
+# the instruction mix of each variant's cubin (cuobjdump -sass; the SASS of
+# flash_attention in $OUT/<variant>.sass), then runs the GPU tests (test/gpu/run.sh, with
 # compute-sanitizer) in what is left of $BUDGET seconds (default 470).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -20,9 +20,9 @@ tail -n 30 "$OUT/bench.log"
 for d in "$C"/bench/*-d*; do
 	[ -f "$d/fa.cubin" ] || continue
 	n=$(basename "$d")
-	cuobjdump -sass "$d/fa.cubin" >"$OUT/$n.sass" 2>&1
-	# The opcodes (modifiers dropped) of the first kernel, flash_attention.
-	echo "== $n: $(awk '/Function : flash_attention$/{f=1;next} /Function :/{f=0} f' "$OUT/$n.sass" |
+	# The SASS of the first kernel, flash_attention, and its opcodes (modifiers dropped).
+	cuobjdump -sass "$d/fa.cubin" 2>&1 | awk '/Function : flash_attention$/{f=1} /Function : flash_attention_/{f=0} f' >"$OUT/$n.sass"
+	echo "== $n: $(cat "$OUT/$n.sass" |
 		grep -oE '^ +/\*[0-9a-f]{4}\*/ +(@!?U?P[0-9T] +)?[A-Z0-9]+' | awk '{print $NF}' |
 		sort | uniq -c | sort -rn | head -n 22 | awk '{printf "%s %s, ", $2, $1}')"
 done
