@@ -244,7 +244,7 @@ static Value *hoist(Split *S, InsertPoint at, ValueMap *m, Value *v)
 
 /* The first index of the iterations after the prefix (A < 0) or of the
  * suffix (A > 0) where c holds, clamped to [lo, hi]; lo or hi (an empty
- * uniform part) when |b| or |A * index| could make the mask's i32
+ * uniform part) when |b| or |a * index| could make the mask's i32
  * arithmetic wrap. */
 static Value *split_point(Split *S, Inst *loop, Lin c)
 {
@@ -267,15 +267,16 @@ static Value *split_point(Split *S, Inst *loop, Lin c)
 	n = prefix ? emit(S, at, IR_ADD, loc, i64, n, const_at(S, at, loc, i64, 1))
 	           : emit(S, at, IR_NEG, loc, i64, n, NULL);
 	n = emit(S, at, IR_MIN, loc, i64, emit(S, at, IR_MAX, loc, i64, n, lo), hi);
-	/* the guard: |b| <= 2^29 and |a| * max(|lo|, |hi|) <= 2^29 for each side's a */
+	/* the guard: |lo|, |hi| <= 2^29 / (each side's largest |a|), |b| <= 2^29 */
 	Type *bt = type_scalar(S->a, DT_BOOL);
-	Value *lim = const_at(S, at, loc, i64, INT64_C(1) << 29);
-	Value *span_max = emit(S, at, IR_MAX, loc, i64, emit(S, at, IR_ABS, loc, i64, lo, NULL),
-	                       emit(S, at, IR_ABS, loc, i64, hi, NULL));
-	Value *ok = emit(S, at, IR_LE, loc, bt,
-	                 emit(S, at, IR_MUL, loc, i64, span_max, const_at(S, at, loc, i64, c.amag)), lim);
-	if (b)
-		ok = emit(S, at, IR_AND, loc, bt, ok, emit(S, at, IR_LE, loc, bt, emit(S, at, IR_ABS, loc, i64, b, NULL), lim));
+	Value *ok = NULL;
+	Value *vals[3] = {lo, hi, b};
+	for (int j = 0; j < 3 && vals[j]; j++) {
+		int64_t lim = (INT64_C(1) << 29) / (j < 2 ? c.amag : 1);
+		Value *in = emit(S, at, IR_AND, loc, bt, emit(S, at, IR_GE, loc, bt, vals[j], const_at(S, at, loc, i64, -lim)),
+		                 emit(S, at, IR_LE, loc, bt, vals[j], const_at(S, at, loc, i64, lim)));
+		ok = ok ? emit(S, at, IR_AND, loc, bt, ok, in) : in;
+	}
 	Value *sel[3] = {ok, n, prefix ? lo : hi};
 	Inst *pick = ir_inst_new(S->a, S->k, IR_SELECT, loc, 3, sel, 1, &i64);
 	ir_insert_at(at, pick);
