@@ -283,6 +283,8 @@ static const Pass passes[] = {
 	{"sema", "check types and shapes, build the typed IR", pass_sema, NULL, TGT_ALL},
 	{"lower-refs", "address whole arrays: inline index maps, masked edge blocks, scratch allocs", NULL, pass_lower_refs,
 	 TGT_HOST | TGT_CUDA},
+	{"split-loops", "split loops where an iota mask is uniformly true (causal attention's off-diagonal blocks)", NULL,
+	 pass_split_loops, TGT_HOST | TGT_CUDA},
 	{"nvptx", "compile the IR for the GPU targets (PTX with LLVM, cubins with ptxas)", pass_nvptx, NULL, TGT_CUDA},
 	{"tile-host", "tensors to loop nests of scalar code over local buffers (with fusion)", NULL, pass_tile_host,
 	 TGT_HOST | TGT_CUDA},

@@ -4,10 +4,12 @@
 # peers of peers_attention.py (torch SDPA flash and cuDNN, JAX cuDNN, Pallas
 # ops.gpu mha), in one device command.
 #
-#   bench/gpu/attention.sh build DIR      here: pkc --target=host,sm_90a per variant
+#   bench/gpu/attention.sh build DIR      here: pkc ($PKC, default build/bin/pkc)
+#                                         --target=host,sm_90a per variant
 #                                         (--resource-usage and -ftime-report into
 #                                         DIR/build.log), bench_attention.c linked
-#                                         per variant; PKC_BASE=path/to/pkc also
+#                                         per variant, and its cubin (fa.cubin, for
+#                                         cuobjdump -sass); PKC_BASE=path/to/pkc also
 #                                         builds the variants with that pkc ("base")
 #   bench/gpu/attention.sh run DIR [PEERS_PY]
 #                                         on the GPU machine: each variant, the peers
@@ -36,6 +38,8 @@ build_one() { # tag pkc variant
 		-o "$dir/fa.o" -H "$dir/flash_attention.h" >>"$B/build.log" 2>&1 || return 1
 	# shellcheck disable=SC2086
 	"$pkc" --target=sm_90a --emit=ptx $pflags samples/flash_attention.pk -o "$dir/fa.ptx" 2>>"$B/build.log"
+	# shellcheck disable=SC2086
+	"$pkc" --target=sm_90a --emit=cubin $pflags samples/flash_attention.pk -o "$dir/fa.cubin" 2>>"$B/build.log"
 	cc -std=c11 -O2 -DSEQ="$SEQ" -DHEAD_DIM="$hd" -DCAUSAL="$causal" -I"$dir" -Iruntime -Isamples/common \
 		bench/gpu/bench_attention.c "$dir/fa.o" samples/common/sample_util.c build/lib/libpkrt.a \
 		-lm -pthread -ldl -o "$dir/bench_attention" >>"$B/build.log" 2>&1
@@ -47,7 +51,7 @@ build)
 	: >"$B/build.log"
 	rc=0
 	for v in $VARIANTS; do
-		build_one pkc build/bin/pkc "$v" || { echo "build failed: pkc $v"; rc=1; }
+		build_one pkc "${PKC:-build/bin/pkc}" "$v" || { echo "build failed: pkc $v"; rc=1; }
 		[ -n "${PKC_BASE:-}" ] && { build_one base "$PKC_BASE" "$v" || { echo "build failed: base $v"; rc=1; }; }
 	done
 	grep -E "note: kernel 'flash_attention'|ptxas|^== " "$B/build.log"

@@ -789,12 +789,26 @@ static bool has_mma_dot(const Region *r)
 	return false;
 }
 
+/* Whether the strides that dim d of array type t enters (those of the dims
+ * before it) are multiples of 16 bytes whatever its extent: the constant
+ * dims after d give them that factor ([b, S, h, 64] f16: h's strides are
+ * multiples of 128 bytes). */
+static bool dim_strides_aligned(const Type *t, int d)
+{
+	int64_t bytes = dtype_bytes(t->dtype);
+	for (int i = d + 1; i < t->rank && bytes % 16; i++)
+		if (t->dims[i] > 0)
+			bytes *= t->dims[i];
+	return bytes % 16 == 0;
+}
+
 /* The size symbols kernel k's aligned variant assumes to be multiples of
  * GPU_ALIGNED_DIV (bit s for symbol s; 0: no variant): those that give an
- * operand's rows their stride (a dim after the first) and that its
- * requires clauses do not prove multiples, when k has a tensor-core dot
- * (whose operand copies need 16-byte rows: cp.async, the pipelines) and
- * the variant's name is free. */
+ * operand's rows their stride (a dim after the first, unless constant dims
+ * after it already make that stride 16-byte aligned) and that its requires
+ * clauses do not prove multiples, when k has a tensor-core dot (whose
+ * operand copies need 16-byte rows: cp.async, the pipelines) and the
+ * variant's name is free. */
 static uint64_t wants_aligned(Nv *nv, const IrKernel *k)
 {
 	uint64_t mask = 0;
@@ -803,7 +817,7 @@ static uint64_t wants_aligned(Nv *nv, const IrKernel *k)
 		for (int d = 1; t->syms && d < t->rank; d++)
 			for (int s = 0; s < k->nsizes && s < 64; s++)
 				if (t->dims[d] < 0 && t->syms[d] && strcmp(t->syms[d], k->sizes[s]) == 0 &&
-				    nv_requires_divisor(k, s) < GPU_ALIGNED_DIV)
+				    !dim_strides_aligned(t, d) && nv_requires_divisor(k, s) < GPU_ALIGNED_DIV)
 					mask |= UINT64_C(1) << s;
 	}
 	if (!mask || !has_mma_dot(k->body))
@@ -1040,6 +1054,7 @@ static const char *emu_name(Arena *a, const char *name)
 		{"llvm.nvvm.cp.async.commit.group", "pk_emu_cp_async_commit", false},
 		{"llvm.nvvm.cp.async.wait.group", "pk_emu_cp_async_wait", false},
 		{"llvm.nvvm.cp.async.wait.all", "pk_emu_cp_async_commit", false},
+		{"llvm.nvvm.ex2.approx.ftz.f32", "pk_emu_ex2_ftz", false},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		size_t n = strlen(names[i].nvvm);

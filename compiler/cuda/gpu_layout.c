@@ -793,25 +793,34 @@ static bool in_loop_below(const Region *inner, const Region *outer)
 	return false;
 }
 
-/* A 16-bit load made before a loop and used once, as A of a wgmma dot in
- * the loop (attention's q): load it in the dot's accumulator layout, which
- * is wgmma's register-A fragment layout (cuda/nvptx_wgmma_chain.c), so the
- * dot reads it from registers every iteration instead of staging it. */
-static void hint_wg_a(Assign *A, const Region *r)
+/* A 16-bit load made before a loop and used only as A of wgmma dots in
+ * loops below it (attention's q; twice when split-loops made two loops):
+ * load it in the dots' accumulator layout, which is wgmma's register-A
+ * fragment layout (cuda/nvptx_wgmma_chain.c), so the dots read it from
+ * registers every iteration instead of staging it.  as_a counts, per
+ * value, the dots that could read it so. */
+static void count_wg_a(Assign *A, const Region *r, int *as_a)
 {
 	LayoutPlan *P = A->P;
 	for (const Inst *i = r->first; i; i = i->next) {
 		for (int j = 0; j < i->nregions; j++)
-			hint_wg_a(A, i->regions[j]);
+			count_wg_a(A, i->regions[j], as_a);
 		if (i->op != IR_DOT || i->nargs != 2)
 			continue;
 		const Value *x = i->args[0];
 		const Type *at = x->type, *rt = i->results[0]->type;
 		if (!A->wgmma || !lay_dot_is_wgmma(at, i->args[1]->type, rt, P->lc->warpbits) || !x->def ||
-		    x->def->op != IR_LOAD || P->nuses[x->id] != 1 || !in_loop_below(i->parent, x->def->parent))
+		    x->def->op != IR_LOAD || i->args[1] == x || !in_loop_below(i->parent, x->def->parent))
 			continue;
-		P->hint[x->id] = lay_wgmma_c(P->lc, at->dims[0], at->dims[1]);
+		if (++as_a[x->id] == P->nuses[x->id])
+			P->hint[x->id] = lay_wgmma_c(P->lc, at->dims[0], at->dims[1]);
 	}
+}
+
+static void hint_wg_a(Assign *A, const IrKernel *k)
+{
+	int *as_a = arena_alloc(A->a, ((size_t)k->nvalues + 1) * sizeof *as_a);
+	count_wg_a(A, k->body, as_a);
 }
 
 LayoutPlan *gpu_assign_layouts(Arena *a, const IrKernel *k, int warpbits, bool wgmma)
@@ -833,7 +842,7 @@ LayoutPlan *gpu_assign_layouts(Arena *a, const IrKernel *k, int warpbits, bool w
 	P->dot_of = arena_alloc(a, n * sizeof *P->dot_of);
 	count_uses(P, k->body);
 	Assign A = {P, k, a, wgmma, false};
-	hint_wg_a(&A, k->body);
+	hint_wg_a(&A, k);
 	/* A first walk finds the broadcast hints and the loop preferences; the
 	 * last one is final. */
 	assign_region(&A, k->body);

@@ -207,6 +207,8 @@ typedef struct LoopPipe {
 	uint64_t *off;            /* per dot: offset of its buffers in the pipeline area */
 	uint64_t *bytes;          /* per dot: bytes of one buffer (both operands) */
 	struct LoopPipe *outer;   /* the enclosing pipelined loop, or NULL */
+	uint64_t base;            /* where its buffers start: what enclosing loops' buffers take */
+	bool reuse;               /* an earlier loop's buffers overlap its own */
 } LoopPipe;
 
 typedef struct NvFn {
@@ -246,6 +248,8 @@ typedef struct NvFn {
 	bool *pipelined;          /* per value id: a load a pipelined dot copies (never emitted) */
 	LLVMValueRef smem_pipe;   /* placeholder for the pipeline buffers (after the temporary area) */
 	uint64_t smem_pipe_bytes; /* their bytes */
+	uint64_t smem_pipe_live;  /* the bytes of the pipelined loops being emitted (loops one after
+	                             another reuse the same buffers) */
 	bool wgmma;               /* some dot uses wgmma: its buffers are NV_WGMMA_ALIGN-aligned */
 	bool sched_raised;        /* a pipeline took more stages than num_stages (nv_sched_stages) */
 } NvFn;

@@ -151,7 +151,7 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 	if (!n)
 		return NULL;
 	/* wgmma pipelines: as deep as pkc chooses (nvptx_sched.c). */
-	uint64_t used = f->smem_pipe_bytes + f->smem_scratch, cap = nv_pipe_cap(f);
+	uint64_t used = f->smem_pipe_live + f->smem_scratch, cap = nv_pipe_cap(f);
 	if (wd)
 		S = nv_sched_stages(f, wd, per, cap > used ? cap - used : 0);
 	if (S < 2 || (uint64_t)S * per > cap)
@@ -163,12 +163,16 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 	p->dots = arena_alloc(nv_arena(f), (size_t)n * sizeof *p->dots);
 	p->off = arena_alloc(nv_arena(f), (size_t)n * sizeof *p->off);
 	p->bytes = arena_alloc(nv_arena(f), (size_t)n * sizeof *p->bytes);
+	p->base = f->smem_pipe_live;
+	p->reuse = f->smem_pipe_bytes > p->base;
 	for (const Inst *d = body->first; d; d = d->next)
 		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld)) {
 			p->dots[p->ndots] = d;
 			p->bytes[p->ndots] = pipe_bytes(f, d);
-			p->off[p->ndots++] = f->smem_pipe_bytes;
-			f->smem_pipe_bytes += (uint64_t)S * pipe_bytes(f, d);
+			p->off[p->ndots++] = f->smem_pipe_live;
+			f->smem_pipe_live += (uint64_t)S * pipe_bytes(f, d);
+			if (f->smem_pipe_live > f->smem_pipe_bytes)
+				f->smem_pipe_bytes = f->smem_pipe_live;
 			for (int k = 0; k < 2; k++)
 				if (ld[k])
 					f->pipelined[ld[k]->results[0]->id] = true;
@@ -285,6 +289,10 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 
 void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 {
+	/* An earlier loop's last reads of these buffers come first
+	 * (split-loops' two loops share them). */
+	if (p->reuse)
+		nv_barrier(f);
 	for (int j = 0; j < p->ahead; j++)
 		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j));
 }
@@ -303,6 +311,7 @@ bool nv_pipe_in_flight(const LoopPipe *p)
 
 void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 {
+	f->smem_pipe_live = p->base;
 	nv_intrinsic(f, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
 	if (wg_pending(p)) {
 		LLVMValueRef none = cg_i64(f->g, 0);

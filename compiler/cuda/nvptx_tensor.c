@@ -820,6 +820,31 @@ static void red_across_warps(Red *rd, int nw, const int *wbits)
 	f->smem_busy = true;
 }
 
+/* max/min(s * c) of an f32 s and a positive finite constant c is
+ * max/min(s) * c exactly (rounding a product by c > 0 is monotone): the
+ * reduction reads s, where s is in the reduction's layout L, so the
+ * product's other use (softmax's exp2(s * c - m)) contracts into an FMA
+ * and the product is never formed.  Returns s and c, or NULL. */
+static const Value *scaled_operand(NvFn *f, const Inst *i, const GpuLayout *L, double *c)
+{
+	const Inst *m = i->args[0]->def;
+	if ((i->op != IR_REDUCE_MAX && i->op != IR_REDUCE_MIN) || i->args[0]->type->dtype != DT_F32 || !m ||
+	    m->op != IR_MUL)
+		return NULL;
+	for (int side = 0; side < 2; side++) {
+		const Value *s = m->args[side];
+		const Inst *k = m->args[1 - side]->def;
+		if (!k || k->op != IR_CONST || !(k->fval > 0 && isfinite(k->fval)) || s->type->dtype != DT_F32 ||
+		    !is_tensor(s) || s->type->rank != i->args[0]->type->rank ||
+		    memcmp(s->type->dims, i->args[0]->type->dims, (size_t)s->type->rank * sizeof *s->type->dims) ||
+		    (f->plan->lazy[s->id] ? lay_default(f->plan->lc, s->type) : f->plan->of[s->id]) != L)
+			continue;
+		*c = k->fval;
+		return s;
+	}
+	return NULL;
+}
+
 /* A reduction along an axis: in each thread, then across lanes by shuffles,
  * then across warps through shared memory. */
 static bool reduce(NvFn *f, const Inst *i)
@@ -829,7 +854,9 @@ static bool reduce(NvFn *f, const Inst *i)
 	Red rd = {.f = f, .i = i, .dt = xv->type->dtype, .axis = (int)i->ival};
 	rd.arg = i->op == IR_ARGMAX || i->op == IR_ARGMIN;
 	rd.Lx = f->plan->lazy[xv->id] ? lay_default(lc, xv->type) : f->plan->of[xv->id];
-	GV *x = nv_get(f, xv, rd.Lx);
+	double scale = 0;
+	const Value *sv = scaled_operand(f, i, rd.Lx, &scale);
+	GV *x = nv_get(f, sv ? sv : xv, rd.Lx);
 	if (!x)
 		return false;
 	rd.R = is_tensor(res) ? f->plan->of[res->id] : NULL;
@@ -845,6 +872,10 @@ static bool reduce(NvFn *f, const Inst *i)
 			wbits[nw++] = rd.Lx->idx[bit];
 	if (nw)
 		red_across_warps(&rd, nw, wbits);
+	for (int q = 0; sv && q < rd.nr; q++) {
+		LLVMValueRef a[2] = {rd.acc[q].v, cg_const(f->g, DT_F32, 0, scale)};
+		rd.acc[q].v = cg_elementwise(f->g, IR_MUL, DT_F32, a, i->loc);
+	}
 
 	GV *y = gv_new(f, rd.R, res->type->dtype);
 	for (int q = 0; q < rd.nr; q++)

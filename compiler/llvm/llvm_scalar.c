@@ -718,6 +718,16 @@ static LLVMValueRef unsupported(Cg *g, Op op, DType dt, Loc loc)
 	return NULL;
 }
 
+/* On the GPU, f32/f64 `a * b + c` may contract into an FMA (§4.1):
+ * exp2(s * c - m) is one FFMA and one MUFU.EX2.  f16/bf16 keep each op
+ * rounded to its dtype (LLVM would otherwise fuse the narrowed ops). */
+static LLVMValueRef contractable(Cg *g, DType dt, LLVMValueRef v)
+{
+	if (g->nvptx && (dt == DT_F32 || dt == DT_F64) && LLVMIsAInstruction(v))
+		LLVMSetFastMathFlags(v, LLVMFastMathAllowContract);
+	return v;
+}
+
 /* Float ops.  Results of f16/bf16 computations are rounded by the caller. */
 static LLVMValueRef float_op(Cg *g, Op op, DType dt, LLVMValueRef *a, Loc loc)
 {
@@ -725,9 +735,9 @@ static LLVMValueRef float_op(Cg *g, Op op, DType dt, LLVMValueRef *a, Loc loc)
 	LLVMTypeRef t = LLVMTypeOf(a[0]);
 	LLVMValueRef one = LLVMConstReal(t, 1.0);
 	switch (op) {
-	case IR_ADD: return LLVMBuildFAdd(b, a[0], a[1], "");
-	case IR_SUB: return LLVMBuildFSub(b, a[0], a[1], "");
-	case IR_MUL: return LLVMBuildFMul(b, a[0], a[1], "");
+	case IR_ADD: return contractable(g, dt, LLVMBuildFAdd(b, a[0], a[1], ""));
+	case IR_SUB: return contractable(g, dt, LLVMBuildFSub(b, a[0], a[1], ""));
+	case IR_MUL: return contractable(g, dt, LLVMBuildFMul(b, a[0], a[1], ""));
 	case IR_DIV: return LLVMBuildFDiv(b, a[0], a[1], "");
 	case IR_FLOORDIV: return float_floordiv_mod(g, false, a[0], a[1]);
 	case IR_MOD: return float_floordiv_mod(g, true, a[0], a[1]);
@@ -739,7 +749,10 @@ static LLVMValueRef float_op(Cg *g, Op op, DType dt, LLVMValueRef *a, Loc loc)
 	case IR_NEG: return LLVMBuildFNeg(b, a[0], "");
 	case IR_ABS: return cg_intrinsic(g, "llvm.fabs", t, a, 1);
 	case IR_EXP: return t == g->t_f32 ? call_helper(g, H_EXPF, a[0]) : math_fn(g, "llvm.exp", "exp", a, 1);
-	case IR_EXP2: return math_fn(g, "llvm.exp2", "exp2", a, 1);
+	case IR_EXP2: /* on the GPU, ex2.approx.ftz (2 ulp; §4.1 leaves subnormal results unspecified):
+	               * one MUFU.EX2, where libdevice's IEEE exp2f scales around it */
+		return g->nvptx && t == g->t_f32 ? cg_intrinsic(g, "llvm.nvvm.ex2.approx.ftz", t, a, 1)
+		                                 : math_fn(g, "llvm.exp2", "exp2", a, 1);
 	case IR_LOG: return math_fn(g, "llvm.log", "log", a, 1);
 	case IR_SQRT: return cg_intrinsic(g, "llvm.sqrt", t, a, 1);
 	case IR_SIN: return math_fn(g, "llvm.sin", "sin", a, 1);

@@ -77,6 +77,13 @@ int pk_emu_vprintf(const char *fmt, const char *buf)
 	return n;
 }
 
+/* ex2.approx.ftz.f32: 2^x, subnormal inputs and results flushed to zero. */
+float pk_emu_ex2_ftz(float x)
+{
+	float r = exp2f(fpclassify(x) == FP_SUBNORMAL ? 0.0f : x);
+	return fpclassify(r) == FP_SUBNORMAL ? copysignf(0.0f, r) : r;
+}
+
 void pk_emu_barrier(int id)
 {
 	(void)id;
