@@ -12,6 +12,8 @@
 #           then those of DIR/user2 if built (other configurations)
 #   bench   bench/gpu/run.sh DIR/gpu DIR/peers.py (pkc, peers, pkc again)
 #   sweep   bench/gpu/sweep_matmul.sh run DIR/sweep
+#   sanitize  compute-sanitizer memcheck and synccheck on the kernels/
+#           cases of SAN_CASES (default: the copy-engine ones, tma*)
 # Logs go to $OUT (default /tmp/out).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -50,6 +52,16 @@ for s in $steps; do
 		;;
 	sweep)
 		bench/gpu/sweep_matmul.sh run "$D/sweep" 2>&1 | tee "$OUT/sweep.log"
+		;;
+	sanitize)
+		for c in ${SAN_CASES:-tma tma-unaligned tma-exact}; do
+			for tool in memcheck synccheck; do
+				log=$OUT/san-$tool-$c.log
+				timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 9 python3 test/gpu-emu/run.py \
+					--run "$D/gpu/kernels/$c" --seed 7 -v >"$log" 2>&1
+				echo "$tool $c: exit $? $(grep -E 'ERROR SUMMARY|MISMATCH|status|tma.pk:' "$log" | tail -n 3 | tr '\n' ' ')"
+			done
+		done
 		;;
 	esac
 done
