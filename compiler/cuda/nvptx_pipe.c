@@ -139,22 +139,23 @@ static uint64_t pipe_bytes(NvFn *f, const Inst *d)
 static void plan_tma(NvFn *f, LoopPipe *p)
 {
 	p->slot = arena_alloc(nv_arena(f), (size_t)(2 * p->ndots) * sizeof *p->slot);
-	bool all = p->wg;
+	GpuTma *t = arena_alloc(nv_arena(f), (size_t)(2 * p->ndots) * sizeof *t);
 	for (int x = 0; x < p->ndots; x++) {
 		const Inst *d = p->dots[x];
-		all &= f->plan->wgmma[d->results[0]->id];
+		if (!f->plan->wgmma[d->results[0]->id])
+			return;
 		for (int k = 0; k < 2; k++) {
 			const Inst *L = pipe_load(f, d, k);
-			GpuTma t;
-			p->slot[2 * x + k] = -1;
-			if (!L)
-				continue;
-			if (!nv_tma_fits(f, L, &t))
-				all = false;
-			else if ((p->slot[2 * x + k] = nv_tma_slot(f, &t)) < 0)
-				all = false;
+			if (L && !nv_tma_fits(f, L, &t[2 * x + k]))
+				return;
 		}
 	}
+	bool all = true;
+	for (int x = 0; x < p->ndots; x++)
+		for (int k = 0; k < 2; k++) {
+			p->slot[2 * x + k] = pipe_load(f, p->dots[x], k) ? nv_tma_slot(f, &t[2 * x + k]) : -1;
+			all &= !pipe_load(f, p->dots[x], k) || p->slot[2 * x + k] >= 0;
+		}
 	if (!all)
 		return;
 	/* The mbarriers follow the buffers (the next pipeline's buffers
