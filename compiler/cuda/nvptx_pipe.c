@@ -159,10 +159,9 @@ static void plan_tma(NvFn *f, LoopPipe *p)
 	if (!all)
 		return;
 	/* The mbarriers follow the buffers (the next pipeline's buffers
-	 * start aligned again: nv_pipe_plan): per buffer "full" (the copies
-	 * are in), then per buffer "empty" (every thread is done with it). */
+	 * start aligned again: nv_pipe_plan). */
 	p->bars = f->smem_pipe_bytes;
-	f->smem_pipe_bytes += (uint64_t)p->stages * 16;
+	f->smem_pipe_bytes += (uint64_t)p->stages * 8;
 	p->tma = true;
 }
 
@@ -262,30 +261,11 @@ static bool eval_at(NvFn *f, const Inst *loop, const Value *v, bool *done, Vec *
 	return nv_emit_inst(f, v->def);
 }
 
-/* The "full" mbarriers of p, or (empty) the "empty" ones. */
-static LLVMValueRef pipe_bars_of(NvFn *f, const LoopPipe *p, bool empty)
-{
-	LLVMValueRef off = cg_i32(f->g, (int32_t)(p->bars + (empty ? (uint64_t)p->stages * 8 : 0)));
-	return LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, f->smem_pipe, &off, 1, "mbars");
-}
-
+/* The mbarriers of p. */
 static LLVMValueRef pipe_bars(NvFn *f, const LoopPipe *p)
 {
-	return pipe_bars_of(f, p, false);
-}
-
-/* Buffer (i32) and phase parity (i32) of iteration j (i64) of p. */
-static LLVMValueRef buf_of(NvFn *f, const LoopPipe *p, LLVMValueRef j)
-{
-	Cg *g = f->g;
-	return LLVMBuildTrunc(g->b, LLVMBuildURem(g->b, j, cg_i64(g, p->stages), ""), g->t_i32, "");
-}
-
-static LLVMValueRef parity_of(NvFn *f, const LoopPipe *p, LLVMValueRef j)
-{
-	Cg *g = f->g;
-	LLVMValueRef ph = LLVMBuildAnd(g->b, LLVMBuildUDiv(g->b, j, cg_i64(g, p->stages), ""), cg_i64(g, 1), "");
-	return LLVMBuildTrunc(g->b, ph, g->t_i32, "phase");
+	LLVMValueRef off = cg_i32(f->g, (int32_t)p->bars);
+	return LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, f->smem_pipe, &off, 1, "mbars");
 }
 
 /* The copy engine's copy of load L (operand k of dot x) into stage st:
@@ -373,14 +353,6 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 	LLVMValueRef in = LLVMBuildICmp(g->b, LLVMIntULT, j, p->trips, "");
 	if (p->tma) {
 		LLVMBasicBlockRef join = nv_tma_leader(f, in);
-		/* Every thread is done with iteration j - S, the buffer's last. */
-		LLVMValueRef S = cg_i64(g, p->stages);
-		LLVMBasicBlockRef wait = cg_block(g, "tma.empty"), go = cg_block(g, "tma.copy");
-		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntUGE, j, S, ""), wait, go);
-		LLVMPositionBuilderAtEnd(g->b, wait);
-		nv_tma_wait(f, pipe_bars_of(f, p, true), buf, parity_of(f, p, LLVMBuildSub(g->b, j, S, "")));
-		LLVMBuildBr(g->b, go);
-		LLVMPositionBuilderAtEnd(g->b, go);
 		nv_tma_expect(f, pipe_bars(f, p), buf, tma_bytes(f, p));
 		bool ok = pipe_issue(f, p, j, buf);
 		nv_tma_leader_end(f, join);
@@ -398,12 +370,8 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 
 void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 {
-	if (p->tma) {
-		int *count = arena_alloc(nv_arena(f), (size_t)(2 * p->stages) * sizeof *count);
-		for (int s = 0; s < 2 * p->stages; s++)
-			count[s] = s < p->stages ? 1 : 32 << f->plan->lc->warpbits;
-		nv_tma_bars_init(f, pipe_bars(f, p), count, 2 * p->stages);
-	}
+	if (p->tma)
+		nv_tma_bars_init(f, pipe_bars(f, p), p->stages);
 	for (int j = 0; j < p->ahead; j++)
 		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j));
 }
@@ -437,7 +405,7 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 	/* The next run of the loop (an enclosing loop, the next program of
 	 * the task) starts the barriers afresh. */
 	if (p->tma)
-		nv_tma_bars_inval(f, pipe_bars(f, p), 2 * p->stages);
+		nv_tma_bars_inval(f, pipe_bars(f, p), p->stages);
 }
 
 /* In the body, at dot x of p: wait for this iteration's copies, start the
@@ -449,28 +417,21 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 	int S = p->stages;
 	/* The first dot of the body moves the whole pipeline. */
 	if (x == 0 && p->tma) {
-		/* This iteration's boxes are in; this thread's wgmma groups of
-		 * iteration r = c - 1 (c - 2 with a group in flight) are
-		 * complete, so it is done with r's buffer (thread 0 waits for
-		 * every thread before copying into it: pipe_issue_guarded). */
-		nv_tma_wait(f, pipe_bars(f, p), buf_of(f, p, p->c), parity_of(f, p, p->c));
-		LLVMValueRef back = cg_i64(g, wg_pending(p) ? 2 : 1);
-		LLVMBasicBlockRef rel = cg_block(g, "tma.release"), go = cg_block(g, "tma.released");
-		LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, p->c, back, ""), rel, go);
-		LLVMPositionBuilderAtEnd(b, rel);
-		nv_tma_arrive(f, pipe_bars_of(f, p, true), buf_of(f, p, LLVMBuildSub(b, p->c, back, "")));
-		LLVMBuildBr(b, go);
-		LLVMPositionBuilderAtEnd(b, go);
+		/* Phase c / S of buffer c % S: this iteration's boxes are in. */
+		LLVMValueRef cb = LLVMBuildTrunc(b, LLVMBuildURem(b, p->c, cg_i64(g, S), ""), g->t_i32, "");
+		LLVMValueRef ph = LLVMBuildTrunc(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, p->c, cg_i64(g, S), ""), cg_i64(g, 1), ""),
+		                                 g->t_i32, "phase");
+		nv_tma_wait(f, pipe_bars(f, p), cb, ph);
 	} else if (x == 0) {
 		LLVMValueRef pending = cg_i32(g, p->ahead - 1);
 		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &pending, 1);
 		nv_proxy_fence(f, p->wg);
+	}
+	if (x == 0) {
 		/* Everyone's copies are in, and everyone is done with the buffer
 		 * the next copies overwrite (read in the previous iteration, or
 		 * the one before by wgmma groups still in flight then). */
 		nv_barrier(f);
-	}
-	if (x == 0) {
 		LLVMValueRef j = LLVMBuildAdd(b, p->c, cg_i64(g, p->ahead), "");
 		LLVMValueRef nb = LLVMBuildTrunc(b, LLVMBuildURem(b, j, cg_i64(g, S), ""), g->t_i32, "");
 		if (!pipe_issue_guarded(f, p, j, nb))

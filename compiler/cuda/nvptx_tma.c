@@ -10,11 +10,9 @@
  * whole operands, so elements past the array's edges read as zeros, as the
  * masked cp.async copies they replace do; the entry takes them as
  * __grid_constant__ parameters after the grid extents.  One thread issues
- * an iteration's boxes after arrive.expect_tx on the buffer's "full"
- * mbarrier; every thread waits for its phase before the dots read the
- * buffer, and arrives on the buffer's "empty" mbarrier once its wgmma
- * groups that read it are complete; thread 0 waits for that before it
- * copies into the buffer again (no CTA barrier in the loop).
+ * an iteration's boxes after arrive.expect_tx on the buffer's mbarrier;
+ * every thread waits for the barrier's phase before the dots read the
+ * buffer.
  *
  * The maps an entry takes are known only once its pipelines are planned:
  * the first emission records the maps it wants (nv_tma_slot) and copies
@@ -102,24 +100,18 @@ void nv_tma_leader_end(NvFn *f, LLVMBasicBlockRef join)
 	LLVMPositionBuilderAtEnd(f->g->b, join);
 }
 
-void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, const int *count, int n)
+void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, int n)
 {
 	Cg *g = f->g;
 	LLVMBasicBlockRef join = nv_tma_leader(f, NULL);
 	for (int i = 0; i < n; i++) {
-		LLVMValueRef a[2] = {bar_at(f, bars, cg_i32(g, i)), cg_i32(g, count[i])};
-		nv_inline_ptx(f, g->t_void, "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2);
+		LLVMValueRef a = bar_at(f, bars, cg_i32(g, i));
+		nv_inline_ptx(f, g->t_void, "mbarrier.init.shared::cta.b64 [$0], 1;", "r,~{memory}", &a, 1);
 	}
 	/* The copy engine (the async proxy) sees the initialised barriers. */
 	nv_inline_ptx(f, g->t_void, "fence.mbarrier_init.release.cluster;", "~{memory}", NULL, 0);
 	nv_tma_leader_end(f, join);
 	nv_barrier(f);
-}
-
-void nv_tma_arrive(NvFn *f, LLVMValueRef bars, LLVMValueRef buf)
-{
-	LLVMValueRef a = bar_at(f, bars, buf);
-	nv_inline_ptx(f, f->g->t_void, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}", &a, 1);
 }
 
 void nv_tma_bars_inval(NvFn *f, LLVMValueRef bars, int n)
