@@ -462,6 +462,9 @@ int nv_sched_warps(const Nv *nv, const IrKernel *k);
 /* Stages of a pipeline of wgmma dot d whose buffers take `bytes` each, in
  * `avail` bytes of shared memory (fewer than 2: no pipeline). */
 int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail);
+/* Whether a wgmma pipeline whose every operand fits the copy engine takes
+ * it, its iterations copying `bytes` (both operands of every dot). */
+bool nv_sched_tma(uint64_t bytes);
 /* This program's ids on the parallel axes from blockIdx.x (lin, i32), in
  * f->pid. */
 void nv_sched_program_ids(NvFn *f, LLVMValueRef lin);

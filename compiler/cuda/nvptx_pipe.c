@@ -134,8 +134,22 @@ static uint64_t pipe_bytes(NvFn *f, const Inst *d)
 	return nv_align_up(pipe_a_bytes(f, d) + y, buf_align(f));
 }
 
-/* The copy engine copies p's operands when every one fits it (and the
- * entry takes the maps: nv_tma_slot), completing on `stages` mbarriers. */
+/* Bytes the copy engine writes per iteration (every box whole). */
+static uint64_t tma_bytes(NvFn *f, const LoopPipe *p)
+{
+	uint64_t n = 0;
+	for (int x = 0; x < p->ndots; x++)
+		for (int k = 0; k < 2; k++) {
+			const Inst *L = pipe_load(f, p->dots[x], k);
+			if (L)
+				n += (uint64_t)type_numel(L->results[0]->type) * (uint64_t)nv_smem_elem(L->results[0]->type->dtype);
+		}
+	return n;
+}
+
+/* The copy engine copies p's operands when every one fits it, the schedule
+ * takes it (nv_sched_tma) and the entry takes the maps (nv_tma_slot),
+ * completing on `stages` mbarriers. */
 static void plan_tma(NvFn *f, LoopPipe *p)
 {
 	p->slot = arena_alloc(nv_arena(f), (size_t)(2 * p->ndots) * sizeof *p->slot);
@@ -150,6 +164,8 @@ static void plan_tma(NvFn *f, LoopPipe *p)
 				return;
 		}
 	}
+	if (!nv_sched_tma(tma_bytes(f, p)))
+		return;
 	bool all = true;
 	for (int x = 0; x < p->ndots; x++)
 		for (int k = 0; k < 2; k++) {
@@ -285,19 +301,6 @@ static void tma_issue(NvFn *f, const LoopPipe *p, int x, int k, const Inst *L, c
 	GpuTma t;
 	nv_tma_fits(f, L, &t);
 	nv_tma_copy(f, &t, p->slot[2 * x + k], st->base, L->results[0]->type->dims[1], c[0], c[1], pipe_bars(f, p), buf);
-}
-
-/* Bytes the copy engine writes per iteration (every box whole). */
-static uint64_t tma_bytes(NvFn *f, const LoopPipe *p)
-{
-	uint64_t n = 0;
-	for (int x = 0; x < p->ndots; x++)
-		for (int k = 0; k < 2; k++) {
-			const Inst *L = pipe_load(f, p->dots[x], k);
-			if (L)
-				n += (uint64_t)type_numel(L->results[0]->type) * (uint64_t)nv_smem_elem(L->results[0]->type->dtype);
-		}
-	return n;
 }
 
 /* Copies of iteration j's (i64) operands into buffer buf (i32): cp.async
