@@ -86,6 +86,7 @@ typedef struct Job {
 	const char *ptxas;      /* --ptxas=PATH */
 	bool resource_usage;    /* --resource-usage */
 	bool gpu_mma_sync;      /* --gpu-mma-sync */
+	bool gpu_no_tma;        /* --gpu-no-tma */
 	GpuEmit gpu_emit;       /* what nvptx produces, from --emit */
 	GpuOutput gpu;          /* after nvptx: the GPU images (or --emit=ptx/cubin/nvvm text) */
 	bool syntax_only;       /* -fsyntax-only: check, write nothing but a depfile */
@@ -184,7 +185,7 @@ static bool pass_llvm_host(Job *j)
 static bool pass_nvptx(Job *j)
 {
 	GpuOptions o = {j->gpu_targets, j->ngpu, j->cg.opt_level, j->ptxas, j->resource_usage, j->gpu_emit,
-	                 j->gpu_mma_sync};
+	                 j->gpu_mma_sync, j->gpu_no_tma};
 	name_source(j, MAP_DEBUG);
 	return codegen_nvptx(j->cc, j->ir, &o, &j->gpu);
 }
@@ -694,6 +695,9 @@ static const Option options[] = {
 	{"--gpu-mma-sync", ARG_NONE, FLAG(gpu_mma_sync), "--gpu-mma-sync",
 	 "tensor-core dots with mma.sync on sm_90a too (by default\n"
 	 "Hopper wgmma where the block fits, when every GPU target is sm_90a)"},
+	{"--gpu-no-tma", ARG_NONE, FLAG(gpu_no_tma), "--gpu-no-tma",
+	 "wgmma pipelines copy their operands with cp.async (by default\n"
+	 "the Hopper copy engine, cp.async.bulk.tensor, where it can)"},
 	{"-H", ARG_SEPARATE, VALUE(header_path), "-H FILE",
 	 "write the C header declaring the kernels to FILE\n"
 	 "(default with --emit=obj: the object's name with .h); it is\n"

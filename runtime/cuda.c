@@ -71,6 +71,7 @@ typedef struct cuda_api {
 	pkcu_module_get_function_fn module_get_function;   /* cuModuleGetFunction */
 	pkcu_func_set_attribute_fn func_set_attribute;     /* cuFuncSetAttribute */
 	pkcu_launch_kernel_fn launch_kernel;               /* cuLaunchKernel */
+	pkcu_tensor_map_encode_tiled_fn tensor_map_encode_tiled; /* cuTensorMapEncodeTiled (optional: NULL) */
 } cuda_api;
 
 /* Filled once by load_driver (under pthread_once), read-only afterwards. */
@@ -230,6 +231,9 @@ static bool resolve(void *lib, const char *path)
 		}
 		memcpy(syms[i].slot, &p, sizeof p);
 	}
+	/* Optional: drivers before CUDA 12 have no copy engine API. */
+	void *p = dlsym(lib, "cuTensorMapEncodeTiled");
+	memcpy(&cu.tensor_map_encode_tiled, &p, sizeof p);
 	return true;
 }
 
@@ -997,5 +1001,47 @@ pk_status pk_launch_cuda(pk_stream *s, const pk_cuda_launch *l)
 		                name, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
 		                l->shared_bytes, cd->name);
 	atomic_store(&cs->last_kernel, f);
+	return PK_SUCCESS;
+}
+
+/* ---- tensor maps (the Hopper copy engine) ------------------------------------------ */
+
+pk_status pk_cuda_tensor_map_2d(void *map, const void *base, uint32_t elem_bytes, uint64_t rows, uint64_t cols,
+                                uint32_t box_rows, uint32_t box_cols, uint32_t swizzle_bytes, const char *kernel_name)
+{
+	const char *name = kernel_name ? kernel_name : "pk_cuda_tensor_map_2d";
+	if (!map || ((uintptr_t)map & 63) != 0)
+		return pk_set_error(PK_ERR_INVALID_VALUE, "%s: the tensor map is NULL or not 64-byte aligned", name);
+	memset(map, 0, PKCU_TENSOR_MAP_BYTES);
+	int swz = swizzle_bytes == 32 ? PKCU_TENSOR_MAP_SWIZZLE_32B : swizzle_bytes == 64 ? PKCU_TENSOR_MAP_SWIZZLE_64B
+	        : swizzle_bytes == 128 ? PKCU_TENSOR_MAP_SWIZZLE_128B : -1;
+	int dtype = elem_bytes == 1 ? PKCU_TENSOR_MAP_DATA_TYPE_UINT8 : elem_bytes == 2 ? PKCU_TENSOR_MAP_DATA_TYPE_UINT16
+	          : elem_bytes == 4 ? PKCU_TENSOR_MAP_DATA_TYPE_UINT32 : -1;
+	if (swz < 0 || dtype < 0 || box_rows < 1 || box_rows > 256 || box_cols < 1 ||
+	    (uint64_t)box_cols * elem_bytes > swizzle_bytes || ((uint64_t)box_cols * elem_bytes) % 16 != 0)
+		return pk_set_error(PK_ERR_INVALID_VALUE, "%s: tensor map box %u x %u of %u-byte elements with a %u-byte "
+		                    "swizzle is invalid", name, box_rows, box_cols, elem_bytes, swizzle_bytes);
+	if (rows == 0 || cols == 0)
+		return PK_SUCCESS;
+	if (rows > INT32_MAX || cols > INT32_MAX)
+		return pk_set_error(PK_ERR_INVALID_VALUE, "%s: a %llu x %llu array is too large for the copy engine's "
+		                    "32-bit coordinates", name, (unsigned long long)rows, (unsigned long long)cols);
+	unsigned long long stride = (unsigned long long)cols * elem_bytes;
+	if (((uintptr_t)base & 15) != 0 || stride % 16 != 0)
+		return pk_set_error(PK_ERR_INVALID_VALUE, "%s: the copy engine needs a 16-byte aligned array and rows "
+		                    "(%llu bytes here)", name, stride);
+	pthread_once(&load_once, load_driver);
+	if (!cu.tensor_map_encode_tiled)
+		return pk_set_error(PK_ERR_DRIVER, "%s: the CUDA driver has no cuTensorMapEncodeTiled (too old, or "
+		                    "not loaded)", name);
+	unsigned long long dims[2] = {cols, rows}, strides[1] = {stride};
+	unsigned int box[2] = {box_cols, box_rows}, estr[2] = {1, 1};
+	pkcu_result r = cu.tensor_map_encode_tiled(map, dtype, 2, (void *)(uintptr_t)base, dims, strides, box, estr,
+	                                           PKCU_TENSOR_MAP_INTERLEAVE_NONE, swz,
+	                                           PKCU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+	                                           PKCU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+	if (r != PKCU_SUCCESS)
+		return cu_error(PK_ERR_DRIVER, r, "%s: cuTensorMapEncodeTiled refused a %llu x %llu array in %u x %u boxes",
+		                name, (unsigned long long)rows, (unsigned long long)cols, box_rows, box_cols);
 	return PK_SUCCESS;
 }

@@ -76,6 +76,23 @@ enum {
 	PKCU_EVENT_DEFAULT = 0x0        /* CU_EVENT_DEFAULT: timing enabled, spin-wait */
 };
 
+/* cuTensorMapEncodeTiled's enums (CUtensorMapDataType, ...Interleave,
+ * ...Swizzle, ...L2promotion, ...FloatOOBfill): the values the runtime uses. */
+enum {
+	PKCU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+	PKCU_TENSOR_MAP_DATA_TYPE_UINT16 = 1,
+	PKCU_TENSOR_MAP_DATA_TYPE_UINT32 = 2,
+	PKCU_TENSOR_MAP_INTERLEAVE_NONE = 0,
+	PKCU_TENSOR_MAP_SWIZZLE_32B = 1,
+	PKCU_TENSOR_MAP_SWIZZLE_64B = 2,
+	PKCU_TENSOR_MAP_SWIZZLE_128B = 3,
+	PKCU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2,
+	PKCU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0 /* out-of-bounds elements read as zeros */
+};
+
+/* CUtensorMap: 128 opaque bytes, 64-byte aligned. */
+#define PKCU_TENSOR_MAP_BYTES 128
+
 /* Bytes of dynamic shared memory a function may use without opting in. */
 #define PKCU_DEFAULT_DYNAMIC_SHARED 49152u
 
@@ -116,5 +133,11 @@ typedef pkcu_result (*pkcu_launch_kernel_fn)(pkcu_function fn, unsigned int gx, 
                                              unsigned int bx, unsigned int by, unsigned int bz,
                                              unsigned int shared_bytes, pkcu_stream stream, void **params,
                                              void **extra);
+/* Optional (CUDA 12 drivers on): a missing one fails only its callers. */
+typedef pkcu_result (*pkcu_tensor_map_encode_tiled_fn)(void *map, int dtype, unsigned int rank, void *base,
+                                                       const unsigned long long *dims,
+                                                       const unsigned long long *strides, const unsigned int *box,
+                                                       const unsigned int *elem_strides, int interleave, int swizzle,
+                                                       int l2_promotion, int oob_fill);
 
 #endif

@@ -5,13 +5,15 @@
 #   DIR/peers.py  (optional) a copy of /work/shared/anchors/peers.py
 # STEPS (default "sass tests user"), in order:
 #   sass    cuobjdump -sass of DIR/user/user.cubin: per kernel HGMMA, HMMA,
-#           LDL/STL counts (spills in local memory)
+#           LDL/STL counts (spills in local memory), UTMALDG (copy engine)
 #   tests   test/gpu/run.sh run DIR/gpu --only "$GPU_ONLY" (default: the dot
 #           and matmul cases, memcheck/racecheck of the matmul samples)
 #   user    cuBLAS on the shapes, then every user-written matmul (PEERS=1),
 #           then those of DIR/user2 if built (other configurations)
 #   bench   bench/gpu/run.sh DIR/gpu DIR/peers.py (pkc, peers, pkc again)
 #   sweep   bench/gpu/sweep_matmul.sh run DIR/sweep
+#   sanitize  compute-sanitizer memcheck and synccheck on the kernels/
+#           cases of SAN_CASES (default: the copy-engine ones, tma*)
 # Logs go to $OUT (default /tmp/out).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -26,13 +28,14 @@ for s in $steps; do
 	sass)
 		cuobjdump -sass "$D/user/user.cubin" >"$OUT/user.sass" 2>&1
 		awk '/Function :/ { f = $3 } /HGMMA/ { h[f]++ } /HMMA/ && !/HGMMA/ { m[f]++ } /LDL|STL/ { l[f]++ }
-		     /Function :/ { all[$3] = 1 }
-		     END { for (f in all) printf "%-26s HGMMA %4d  HMMA %4d  LDL/STL %4d\n", f, h[f], m[f], l[f] }' \
+		     /UTMALDG/ { t[f]++ } /Function :/ { all[$3] = 1 }
+		     END { for (f in all) printf "%-26s HGMMA %4d  HMMA %4d  LDL/STL %4d  UTMALDG %3d\n", f, h[f], m[f], l[f], t[f] }' \
 			"$OUT/user.sass" | sort >"$OUT/sass-summary.txt"
 		rm -f "$OUT/user.sass"
 		awk '{ n++; h += $3; m += $5; l += $7; if ($3 == 0) z++ } END { printf "%d kernels: HGMMA in all but %d; HMMA %d; LDL/STL %d\n", n, z, m, l }' \
 			"$OUT/sass-summary.txt"
 		grep -v 'LDL/STL    0' "$OUT/sass-summary.txt" | head -n 20
+		echo "kernels with the copy engine (UTMALDG): $(grep -vc 'UTMALDG   0' "$OUT/sass-summary.txt")"
 		;;
 	tests)
 		test/gpu/run.sh run "$D/gpu" --budget "${GPU_BUDGET:-200}" \
@@ -50,6 +53,16 @@ for s in $steps; do
 		;;
 	sweep)
 		bench/gpu/sweep_matmul.sh run "$D/sweep" 2>&1 | tee "$OUT/sweep.log"
+		;;
+	sanitize)
+		for c in ${SAN_CASES:-tma tma-unaligned tma-exact}; do
+			for tool in memcheck synccheck; do
+				log=$OUT/san-$tool-$c.log
+				timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 9 python3 test/gpu-emu/run.py \
+					--run "$D/gpu/kernels/$c" --seed 7 -v >"$log" 2>&1
+				echo "$tool $c: exit $? $(grep -E 'ERROR SUMMARY|MISMATCH|status|tma.pk:' "$log" | tail -n 3 | tr '\n' ' ')"
+			done
+		done
 		;;
 	esac
 done

@@ -559,7 +559,7 @@ static LLVMValueRef kernel_entry(Nv *nv, const IrKernel *k, const char *name, in
 	Cg *g = &nv->g;
 	Arena *a = nv->cc->arena;
 	int np = k->noperands + k->nscalars + k->nsizes + k->ngrid;
-	LLVMTypeRef *pt = arena_alloc(a, (size_t)(np + 1) * sizeof *pt);
+	LLVMTypeRef *pt = arena_alloc(a, (size_t)(np + nv->ntma_decl + 1) * sizeof *pt);
 	int p = 0;
 	for (int o = 0; o < k->noperands; o++)
 		pt[p++] = nv->t_gptr;
@@ -569,7 +569,9 @@ static LLVMValueRef kernel_entry(Nv *nv, const IrKernel *k, const char *name, in
 		pt[p++] = g->t_i64;
 	for (int d = 0; d < k->ngrid; d++)
 		pt[p++] = g->t_i32;
-	LLVMValueRef fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(g->t_void, pt, (unsigned)np, 0));
+	for (int t = 0; t < nv->ntma_decl; t++)
+		pt[p++] = g->t_ptr;
+	LLVMValueRef fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(g->t_void, pt, (unsigned)p, 0));
 	LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
 	cg_attr(g, fn, LLVMAttributeFunctionIndex, "nounwind", 0);
 	str_attr(g, fn, "nvvm.reqntid", arena_printf(a, "%d", warps * 32));
@@ -583,6 +585,16 @@ static LLVMValueRef kernel_entry(Nv *nv, const IrKernel *k, const char *name, in
 		cg_attr(g, fn, (unsigned)o + 1, "align", 16);
 		if (param_mode_readonly(k->operands[o]->mode))
 			cg_attr(g, fn, (unsigned)o + 1, "readonly", 0);
+	}
+	/* Tensor maps: 128-byte structs in the parameter space, addressed in
+	 * place by the copy engine (__grid_constant__). */
+	for (int t = 0; t < nv->ntma_decl; t++) {
+		unsigned at = (unsigned)(np + t) + 1;
+		unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+		LLVMAddAttributeAtIndex(fn, at, LLVMCreateTypeAttribute(g->ctx, byval, LLVMArrayType2(g->t_i8, 128)));
+		cg_attr(g, fn, at, "align", 64);
+		LLVMAddAttributeAtIndex(fn, at, LLVMCreateStringAttribute(g->ctx, "nvvm.grid_constant", 18, "", 0));
+		LLVMSetValueName2(LLVMGetParam(fn, at - 1), "tmap", 4);
 	}
 	return fn;
 }
@@ -739,6 +751,19 @@ static bool emit_task(NvFn *f, LLVMBasicBlockRef prog)
 	return true;
 }
 
+/* Drops f's entry and its shared-memory placeholders (to emit it again),
+ * and the known bit patterns of half values: keyed by the address of an
+ * LLVM value, they would outlive the entry's values. */
+static void discard(NvFn *f)
+{
+	f->g->half_bits = (PtrMap){0};
+	LLVMDeleteFunction(f->fn);
+	LLVMReplaceAllUsesWith(f->smem, LLVMGetUndef(LLVMTypeOf(f->smem)));
+	LLVMDeleteGlobal(f->smem);
+	LLVMReplaceAllUsesWith(f->smem_pipe, LLVMGetUndef(LLVMTypeOf(f->smem_pipe)));
+	LLVMDeleteGlobal(f->smem_pipe);
+}
+
 /* Entry `name` for kernel k; info gets its launch geometry. */
 static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *info)
 {
@@ -757,17 +782,29 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *
 	if (f->sched_raised && !nv->hint_stages && smem_total(f) > nv_smem_cap(nv)) {
 		/* The stages pkc added do not fit beside the rest: again with
 		 * num_stages. */
-		LLVMDeleteFunction(fn);
-		LLVMReplaceAllUsesWith(f->smem, LLVMGetUndef(LLVMTypeOf(f->smem)));
-		LLVMDeleteGlobal(f->smem);
-		LLVMReplaceAllUsesWith(f->smem_pipe, LLVMGetUndef(LLVMTypeOf(f->smem_pipe)));
-		LLVMDeleteGlobal(f->smem_pipe);
+		discard(f);
 		nv->hint_stages = true;
 		bool ok = emit_kernel(nv, k, name, info);
 		nv->hint_stages = false;
 		return ok;
 	}
+	if (f->tma_want.len && !nv->tma_decl) {
+		/* Pipelines asked for tensor maps: again with the entry taking
+		 * them (nvptx_tma.c). */
+		discard(f);
+		GpuTma *maps = arena_alloc(nv->cc->arena, (size_t)f->tma_want.len * sizeof *maps);
+		for (int j = 0; j < f->tma_want.len; j++)
+			maps[j] = *(const GpuTma *)f->tma_want.items[j];
+		nv->tma_decl = maps;
+		nv->ntma_decl = f->tma_want.len;
+		bool ok = emit_kernel(nv, k, name, info);
+		nv->tma_decl = NULL;
+		nv->ntma_decl = 0;
+		return ok;
+	}
 	finish_smem(f, info);
+	info->tma = nv->tma_decl;
+	info->ntma = nv->ntma_decl;
 	return !f->g->failed && nv_bound_kernel(nv, k, fn);
 }
 
@@ -1281,6 +1318,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	nv.wgmma = !opt->mma_sync && !(opt->emit == GPU_EMIT_NVVM && getenv("PKC_GPU_EMULATE"));
 	for (int t = 0; t < opt->ntargets; t++)
 		nv.wgmma &= opt->targets[t]->sm == 90 && opt->targets[t]->arch_specific;
+	nv.tma = nv.wgmma && !opt->no_tma;
 	for (int t = 1; t < opt->ntargets; t++)
 		nv.target_name = arena_printf(cc->arena, "%s,%s", nv.target_name, opt->targets[t]->name);
 	Cg *g = &nv.g;

@@ -40,6 +40,7 @@ typedef struct GpuOptions {
 	GpuEmit emit;              /* what to produce */
 	bool mma_sync;             /* --gpu-mma-sync: no Hopper wgmma (by default the dots that fit use it
 	                              when every target is sm_90a) */
+	bool no_tma;               /* --gpu-no-tma: wgmma pipelines copy with cp.async, not the copy engine */
 } GpuOptions;
 
 typedef enum GpuImageKind { GPU_IMAGE_SASS, GPU_IMAGE_PTX } GpuImageKind;
@@ -57,6 +58,18 @@ typedef struct GpuImage {
  * Triton's divisibility specialisation). */
 #define GPU_ALIGNED_DIV 16
 
+/* A tensor map the launch stub makes for a kernel that reads tiles with the
+ * Hopper copy engine (nvptx_tma.c; pk_cuda_tensor_map_2d): operand
+ * `operand` (a 2-D array, row-major) in box_rows x box_cols boxes, lines
+ * swizzled in `swizzle` bytes.  The maps follow the grid extents among the
+ * entry's parameters, as __grid_constant__ 128-byte structs. */
+typedef struct GpuTma {
+	int operand;             /* the kernel's operand */
+	int es;                  /* bytes per element */
+	uint32_t box_rows, box_cols;
+	int swizzle;             /* 32, 64 or 128 */
+} GpuTma;
+
 /* How the launch stub launches one kernel (the same for every image). */
 typedef struct GpuKernel {
 	const char *name;        /* the entry's name: the kernel's */
@@ -65,6 +78,8 @@ typedef struct GpuKernel {
 	const struct GpuKernel *aligned; /* the variant the stub launches when the size symbols of
 	                                    aligned_sizes are multiples of GPU_ALIGNED_DIV, or NULL */
 	uint64_t aligned_sizes;  /* bit s: size symbol s */
+	const GpuTma *tma;       /* the tensor maps it takes (after the grid extents) */
+	int ntma;
 } GpuKernel;
 
 /* Everything codegen_nvptx produced; free with gpu_output_free. */

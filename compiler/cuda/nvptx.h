@@ -144,6 +144,9 @@ typedef struct Nv {
 	bool hint_stages;         /* pipelines take num_stages (the kernel did not fit with more) */
 	uint64_t assume_div16;    /* emitting an aligned variant: bit s, size symbol s is a multiple of
 	                             GPU_ALIGNED_DIV */
+	bool tma;                 /* wgmma pipelines may copy with the copy engine (nvptx_tma.c) */
+	const GpuTma *tma_decl;   /* the tensor maps the entry being emitted takes (NULL: none yet) */
+	int ntma_decl;
 	Vec builders;             /* LLVMBuilderRef: the kernels' entry builders, disposed at the end */
 } Nv;
 
@@ -209,6 +212,9 @@ typedef struct LoopPipe {
 	struct LoopPipe *outer;   /* the enclosing pipelined loop, or NULL */
 	uint64_t base;            /* where its buffers start: what enclosing loops' buffers take */
 	bool reuse;               /* an earlier loop's buffers overlap its own */
+	bool tma;                 /* the copy engine copies every operand, completing on mbarriers */
+	uint64_t bars;            /* with tma: offset of the `stages` mbarriers in the pipeline area */
+	int *slot;                /* with tma: per dot, per operand (2x + k): its tensor map, or -1 */
 } LoopPipe;
 
 typedef struct NvFn {
@@ -252,6 +258,7 @@ typedef struct NvFn {
 	                             another reuse the same buffers) */
 	bool wgmma;               /* some dot uses wgmma: its buffers are NV_WGMMA_ALIGN-aligned */
 	bool sched_raised;        /* a pipeline took more stages than num_stages (nv_sched_stages) */
+	Vec tma_want;             /* GpuTma *: the tensor maps the pipelines asked for (nv_tma_slot) */
 } NvFn;
 
 /* The compilation's arena (layouts, values, plans of this function). */
@@ -278,6 +285,8 @@ __attribute__((format(printf, 3, 4)))
 bool nv_fail(NvFn *f, Loc loc, const char *fmt, ...);
 /* Calls an NVVM intrinsic (not overloaded unless ov is given). */
 LLVMValueRef nv_intrinsic(NvFn *f, const char *name, LLVMTypeRef *ov, int nov, LLVMValueRef *args, int nargs);
+/* Inline PTX with side effects (a memory clobber where cons says so). */
+LLVMValueRef nv_inline_ptx(NvFn *f, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args, int n);
 /* A CTA-wide barrier (bar.sync 0); forgets the tracked accesses. */
 void nv_barrier(NvFn *f);
 /* Opens/closes a scope (a region being emitted): conversions made inside die with it. */
@@ -457,6 +466,9 @@ int nv_sched_warps(const Nv *nv, const IrKernel *k);
 /* Stages of a pipeline of wgmma dot d whose buffers take `bytes` each, in
  * `avail` bytes of shared memory (fewer than 2: no pipeline). */
 int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail);
+/* Whether a wgmma pipeline whose every operand fits the copy engine takes
+ * it, its iterations copying `bytes` (both operands of every dot). */
+bool nv_sched_tma(uint64_t bytes);
 /* This program's ids on the parallel axes from blockIdx.x (lin, i32), in
  * f->pid. */
 void nv_sched_program_ids(NvFn *f, LLVMValueRef lin);

@@ -90,6 +90,17 @@ LLVMValueRef nv_intrinsic(NvFn *f, const char *name, LLVMTypeRef *ov, int nov, L
 	return LLVMBuildCall2(g->b, fty, fn, args, (unsigned)nargs, "");
 }
 
+LLVMValueRef nv_inline_ptx(NvFn *f, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args, int n)
+{
+	LLVMTypeRef *pt = arena_alloc(nv_arena(f), (size_t)(n + 1) * sizeof *pt);
+	for (int j = 0; j < n; j++)
+		pt[j] = LLVMTypeOf(args[j]);
+	LLVMTypeRef fty = LLVMFunctionType(ret, pt, (unsigned)n, 0);
+	LLVMValueRef asm_ = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0,
+	                                     LLVMInlineAsmDialectATT, 0);
+	return LLVMBuildCall2(f->g->b, fty, asm_, args, (unsigned)n, "");
+}
+
 void nv_barrier(NvFn *f)
 {
 	LLVMValueRef zero = cg_i32(f->g, 0);

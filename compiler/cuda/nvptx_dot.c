@@ -134,26 +134,13 @@ static bool zero_acc(const GV *C)
 
 /* ---- staging ------------------------------------------------------------------------- */
 
-/* Inline PTX (side effects, a memory clobber where cons says so). */
-static LLVMValueRef inline_ptx(NvFn *f, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
-                               int n)
-{
-	LLVMTypeRef *pt = arena_alloc(nv_arena(f), (size_t)(n + 1) * sizeof *pt);
-	for (int j = 0; j < n; j++)
-		pt[j] = LLVMTypeOf(args[j]);
-	LLVMTypeRef fty = LLVMFunctionType(ret, pt, (unsigned)n, 0);
-	LLVMValueRef asm_ = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0,
-	                                     LLVMInlineAsmDialectATT, 0);
-	return LLVMBuildCall2(f->g->b, fty, asm_, args, (unsigned)n, "");
-}
-
 /* Shared memory that ordinary stores or cp.async wrote and wgmma (the
  * async proxy) reads next: every writing thread fences before the barrier
  * (LLVM has no intrinsic for the plain fence). */
 void nv_proxy_fence(NvFn *f, bool wg)
 {
 	if (wg)
-		inline_ptx(f, f->g->t_void, "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0);
+		nv_inline_ptx(f, f->g->t_void, "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0);
 }
 
 /* The f32 registers of v once a wgmma.wait_group has completed the group
@@ -185,7 +172,7 @@ void nv_wg_fence(NvFn *f, GV *v)
 			c += (size_t)snprintf(cons + c, sizeof cons - c, "%s=f", j ? "," : "");
 		for (int j = 0; j < k; j++)
 			c += (size_t)snprintf(cons + c, sizeof cons - c, ",%d", j);
-		LLVMValueRef out = inline_ptx(f, LLVMStructTypeInContext(g->ctx, ft, (unsigned)k, 0), "", cons, args, k);
+		LLVMValueRef out = nv_inline_ptx(f, LLVMStructTypeInContext(g->ctx, ft, (unsigned)k, 0), "", cons, args, k);
 		for (int j = 0; j < k; j++)
 			v->r[idx[j]] = LLVMBuildExtractValue(g->b, out, (unsigned)j, "");
 	}
@@ -1020,7 +1007,7 @@ static void wgmma(NvFn *f, DType ot, int n, LLVMValueRef da, const LLVMValueRef 
 		args[na + 1 + j] = d[j];
 		ft[j] = g->t_f32;
 	}
-	LLVMValueRef out = inline_ptx(f, LLVMStructTypeInContext(g->ctx, ft, (unsigned)nd, 0), text, cons, args,
+	LLVMValueRef out = nv_inline_ptx(f, LLVMStructTypeInContext(g->ctx, ft, (unsigned)nd, 0), text, cons, args,
 	                              nd + na + 1);
 	for (int j = 0; j < nd; j++)
 		d[j] = LLVMBuildExtractValue(g->b, out, (unsigned)j, "");

@@ -64,4 +64,29 @@ const LoopPipe *nv_pipe_of(NvFn *f, const Inst *i, int *px);
  * starts the ones p->ahead iterations ahead, and gives the stages to read. */
 bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb);
 
+/* ---- nvptx_tma.c ---------------------------------------------------------------- */
+
+/* Whether the copy engine can copy load L (a pipelined operand tile) into
+ * its wgmma stage; the tensor map it needs in *out. */
+bool nv_tma_fits(NvFn *f, const Inst *L, GpuTma *out);
+/* Records map t as wanted; its index among the entry's tensor-map
+ * parameters, or -1 when the entry does not take it (yet). */
+int nv_tma_slot(NvFn *f, const GpuTma *t);
+/* if (thread 0 [&& also]) { the caller's code: nv_tma_leader_end }. */
+LLVMBasicBlockRef nv_tma_leader(NvFn *f, LLVMValueRef also);
+void nv_tma_leader_end(NvFn *f, LLVMBasicBlockRef join);
+/* The n mbarriers at bars (shared, 8 bytes each): initialised for one
+ * arrival, then a CTA barrier; or a CTA barrier, then invalidated. */
+void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, int n);
+void nv_tma_bars_inval(NvFn *f, LLVMValueRef bars, int n);
+/* Thread 0: mbarrier buf (i32) of bars expects `bytes` more. */
+void nv_tma_expect(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, uint64_t bytes);
+/* Thread 0: copies the [t->box_rows, cols] tile at (row0, col0) (i32) of
+ * map `slot` into the stage at dst, completing on mbarrier buf of bars. */
+void nv_tma_copy(NvFn *f, const GpuTma *t, int slot, LLVMValueRef dst, int64_t cols, LLVMValueRef row0,
+                 LLVMValueRef col0, LLVMValueRef bars, LLVMValueRef buf);
+/* Every thread: waits until mbarrier buf of bars has completed the phase
+ * of parity `parity` (i32). */
+void nv_tma_wait(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef parity);
+
 #endif

@@ -134,6 +134,56 @@ static uint64_t pipe_bytes(NvFn *f, const Inst *d)
 	return nv_align_up(pipe_a_bytes(f, d) + y, buf_align(f));
 }
 
+/* Bytes the copy engine writes per iteration (every box whole). */
+static uint64_t tma_bytes(NvFn *f, const LoopPipe *p)
+{
+	uint64_t n = 0;
+	for (int x = 0; x < p->ndots; x++)
+		for (int k = 0; k < 2; k++) {
+			const Inst *L = pipe_load(f, p->dots[x], k);
+			if (L)
+				n += (uint64_t)type_numel(L->results[0]->type) * (uint64_t)nv_smem_elem(L->results[0]->type->dtype);
+		}
+	return n;
+}
+
+/* The copy engine copies p's operands when every one fits it, the schedule
+ * takes it (nv_sched_tma) and the entry takes the maps (nv_tma_slot),
+ * completing on `stages` mbarriers. */
+static void plan_tma(NvFn *f, LoopPipe *p)
+{
+	p->slot = arena_alloc(nv_arena(f), (size_t)(2 * p->ndots) * sizeof *p->slot);
+	GpuTma *t = arena_alloc(nv_arena(f), (size_t)(2 * p->ndots) * sizeof *t);
+	for (int x = 0; x < p->ndots; x++) {
+		const Inst *d = p->dots[x];
+		if (!f->plan->wgmma[d->results[0]->id])
+			return;
+		for (int k = 0; k < 2; k++) {
+			const Inst *L = pipe_load(f, d, k);
+			if (L && !nv_tma_fits(f, L, &t[2 * x + k]))
+				return;
+		}
+	}
+	if (!nv_sched_tma(tma_bytes(f, p)))
+		return;
+	bool all = true;
+	for (int x = 0; x < p->ndots; x++)
+		for (int k = 0; k < 2; k++) {
+			p->slot[2 * x + k] = pipe_load(f, p->dots[x], k) ? nv_tma_slot(f, &t[2 * x + k]) : -1;
+			all &= !pipe_load(f, p->dots[x], k) || p->slot[2 * x + k] >= 0;
+		}
+	if (!all)
+		return;
+	/* The mbarriers follow the buffers and live as long as they do (a
+	 * pipeline nested inside starts aligned again after them, one after
+	 * the loop may reuse them: nv_pipe_plan). */
+	p->bars = f->smem_pipe_live;
+	f->smem_pipe_live += (uint64_t)p->stages * 8;
+	if (f->smem_pipe_live > f->smem_pipe_bytes)
+		f->smem_pipe_bytes = f->smem_pipe_live;
+	p->tma = true;
+}
+
 LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 {
 	int S = f->k->num_stages;
@@ -164,7 +214,8 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 	p->off = arena_alloc(nv_arena(f), (size_t)n * sizeof *p->off);
 	p->bytes = arena_alloc(nv_arena(f), (size_t)n * sizeof *p->bytes);
 	p->base = f->smem_pipe_live;
-	p->reuse = f->smem_pipe_bytes > p->base;
+	f->smem_pipe_live = nv_align_up(f->smem_pipe_live, buf_align(f));
+	p->reuse = f->smem_pipe_bytes > f->smem_pipe_live;
 	for (const Inst *d = body->first; d; d = d->next)
 		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld)) {
 			p->dots[p->ndots] = d;
@@ -193,6 +244,7 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 		carried &= !f->plan->wgmma[p->dots[x]->results[0]->id] || acc_only_carried(f, body, p->dots[x]);
 	if (p->wg && carried && S >= 3 && (S - 2) * kmin >= 64)
 		p->ahead = S - 2;
+	plan_tma(f, p);
 	return p;
 }
 
@@ -232,7 +284,34 @@ static bool eval_at(NvFn *f, const Inst *loop, const Value *v, bool *done, Vec *
 	return nv_emit_inst(f, v->def);
 }
 
-/* cp.async copies of iteration j's (i64) operands into buffer buf (i32). */
+/* The mbarriers of p. */
+static LLVMValueRef pipe_bars(NvFn *f, const LoopPipe *p)
+{
+	LLVMValueRef off = cg_i32(f->g, (int32_t)p->bars);
+	return LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, f->smem_pipe, &off, 1, "mbars");
+}
+
+/* The copy engine's copy of load L (operand k of dot x) into stage st:
+ * the tile's start (slice starts, or 0) as coordinates. */
+static void tma_issue(NvFn *f, const LoopPipe *p, int x, int k, const Inst *L, const Stage *st, LLVMValueRef buf)
+{
+	Cg *g = f->g;
+	LLVMValueRef c[2];
+	int next = 1;
+	for (int d = 0; d < 2; d++) {
+		c[d] = cg_i32(g, 0);
+		if (L->idx[d].kind == IDX_SLICE) {
+			LLVMValueRef v = nv_val(f, L->args[next++])->r[0];
+			c[d] = LLVMBuildIntCast2(g->b, v, g->t_i32, 1, "");
+		}
+	}
+	GpuTma t;
+	nv_tma_fits(f, L, &t);
+	nv_tma_copy(f, &t, p->slot[2 * x + k], st->base, L->results[0]->type->dims[1], c[0], c[1], pipe_bars(f, p), buf);
+}
+
+/* Copies of iteration j's (i64) operands into buffer buf (i32): cp.async
+ * by every thread, or the copy engine (thread 0, in the caller's branch). */
 static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf)
 {
 	Cg *g = f->g;
@@ -258,6 +337,10 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 				continue; /* wgmma's register A */
 			for (int a = 1; a < L->nargs && ok; a++)
 				ok = eval_at(f, p->loop, L->args[a], done, &saved);
+			if (ok && p->tma) {
+				tma_issue(f, p, x, k, L, &st[k], buf);
+				continue;
+			}
 			NvAccess A;
 			if (!ok || !(ok = nv_access_setup(f, L, &A)))
 				break;
@@ -277,8 +360,16 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf)
 {
 	Cg *g = f->g;
+	LLVMValueRef in = LLVMBuildICmp(g->b, LLVMIntULT, j, p->trips, "");
+	if (p->tma) {
+		LLVMBasicBlockRef join = nv_tma_leader(f, in);
+		nv_tma_expect(f, pipe_bars(f, p), buf, tma_bytes(f, p));
+		bool ok = pipe_issue(f, p, j, buf);
+		nv_tma_leader_end(f, join);
+		return ok;
+	}
 	LLVMBasicBlockRef then = cg_block(g, "prefetch"), join = cg_block(g, "prefetch.end");
-	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, j, p->trips, ""), then, join);
+	LLVMBuildCondBr(g->b, in, then, join);
 	LLVMPositionBuilderAtEnd(g->b, then);
 	bool ok = pipe_issue(f, p, j, buf);
 	LLVMBuildBr(g->b, join);
@@ -293,6 +384,8 @@ void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 	 * (split-loops' two loops share them). */
 	if (p->reuse)
 		nv_barrier(f);
+	if (p->tma)
+		nv_tma_bars_init(f, pipe_bars(f, p), p->stages);
 	for (int j = 0; j < p->ahead; j++)
 		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j));
 }
@@ -312,7 +405,8 @@ bool nv_pipe_in_flight(const LoopPipe *p)
 void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 {
 	f->smem_pipe_live = p->base;
-	nv_intrinsic(f, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
+	if (!p->tma)
+		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
 	if (wg_pending(p)) {
 		LLVMValueRef none = cg_i64(f->g, 0);
 		nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &none, 1);
@@ -323,6 +417,10 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 			res[j] = v;
 		}
 	}
+	/* The next run of the loop (an enclosing loop, the next program of
+	 * the task) starts the barriers afresh. */
+	if (p->tma)
+		nv_tma_bars_inval(f, pipe_bars(f, p), p->stages);
 }
 
 /* In the body, at dot x of p: wait for this iteration's copies, start the
@@ -333,10 +431,18 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 	LLVMBuilderRef b = g->b;
 	int S = p->stages;
 	/* The first dot of the body moves the whole pipeline. */
-	if (x == 0) {
+	if (x == 0 && p->tma) {
+		/* Phase c / S of buffer c % S: this iteration's boxes are in. */
+		LLVMValueRef cb = LLVMBuildTrunc(b, LLVMBuildURem(b, p->c, cg_i64(g, S), ""), g->t_i32, "");
+		LLVMValueRef ph = LLVMBuildTrunc(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, p->c, cg_i64(g, S), ""), cg_i64(g, 1), ""),
+		                                 g->t_i32, "phase");
+		nv_tma_wait(f, pipe_bars(f, p), cb, ph);
+	} else if (x == 0) {
 		LLVMValueRef pending = cg_i32(g, p->ahead - 1);
 		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &pending, 1);
 		nv_proxy_fence(f, p->wg);
+	}
+	if (x == 0) {
 		/* Everyone's copies are in, and everyone is done with the buffer
 		 * the next copies overwrite (read in the previous iteration, or
 		 * the one before by wgmma groups still in flight then). */

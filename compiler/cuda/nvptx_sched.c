@@ -13,6 +13,12 @@
  *   fit, up to SCHED_MAX_STAGES, in the shared memory of the CTAs the
  *   registers let share an SM (at most 2), or of one CTA when fewer than 3
  *   fit so; a larger num_stages that fits wins.
+ * - Copy engine: a wgmma pipeline whose operands the copy engine can copy
+ *   (nvptx_tma.c) takes it when an iteration copies more than
+ *   SCHED_TMA_MIN_BYTES; below, cp.async by every thread (on the H100,
+ *   128 x 128 x 32 blocks, 16 KiB an iteration, ran 5 to 15 % slower at
+ *   8192^3 with the copy engine; 64 x 256 x 32 (20 KiB) up to 8 % faster,
+ *   128 x 256 x 64 (48 KiB) up to 11 %: bench/RESULTS.md).
  * - Program order (every target): kernels with tensor-core dots run the
  *   programs of their last two parallel axes in groups of SCHED_GROUP rows
  *   (CTAs running together share their operands' blocks in L2), as Triton's
@@ -34,6 +40,8 @@
 #define SCHED_TEMP_RESERVE (8 * 1024)
 /* Registers per thread besides the accumulators (addresses, operands). */
 #define SCHED_OTHER_REGS 80
+/* Bytes an iteration of a pipeline copies for the copy engine to pay. */
+#define SCHED_TMA_MIN_BYTES (16 * 1024)
 /* Rows of program blocks per group (program order). */
 #define SCHED_GROUP 8
 
@@ -120,6 +128,11 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail)
 	if (s > hint)
 		f->sched_raised = true;
 	return s;
+}
+
+bool nv_sched_tma(uint64_t bytes)
+{
+	return bytes > SCHED_TMA_MIN_BYTES;
 }
 
 void nv_sched_program_ids(NvFn *f, LLVMValueRef lin)

@@ -111,6 +111,45 @@ static int order_pos(const IrKernel *k, KParamKind kind, int index)
 	               (int)kind);
 }
 
+/* Extent d of operand o (i64): its constant, or its size symbol's argument. */
+static LLVMValueRef operand_extent(Cg *g, const IrKernel *k, LLVMValueRef *param, int o, int d)
+{
+	const Type *t = k->operands[o]->array;
+	if (t->dims[d] >= 0)
+		return cg_i64(g, t->dims[d]);
+	for (int s = 0; t->syms && t->syms[d] && s < k->nsizes; s++)
+		if (strcmp(k->sizes[s], t->syms[d]) == 0)
+			return param[order_pos(k, KP_SIZE, s)];
+	internal_error("cuda stub: kernel %s: dim %d of operand %d has no size", k->name, d, o);
+}
+
+/* Variant v's tensor maps (nvptx_tma.c) into maps, pointed to by the
+ * parameter slots from first on; a failure returns its status. */
+static void encode_maps(Cg *g, const IrKernel *k, const GpuKernel *v, LLVMValueRef *param, LLVMValueRef maps,
+                        LLVMValueRef params, int nslots, int first)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMTypeRef mt = LLVMArrayType2(g->t_i8, PK_CUDA_TENSOR_MAP_BYTES);
+	LLVMTypeRef pt[9] = {g->t_ptr, g->t_ptr, g->t_i32, g->t_i64, g->t_i64, g->t_i32, g->t_i32, g->t_i32, g->t_ptr};
+	for (int j = 0; j < v->ntma; j++) {
+		const GpuTma *t = &v->tma[j];
+		LLVMValueRef idx[2] = {cg_i64(g, 0), cg_i64(g, j)};
+		LLVMValueRef map = LLVMBuildInBoundsGEP2(b, LLVMArrayType2(mt, (uint64_t)(j + 1)), maps, idx, 2, "");
+		LLVMValueRef args[9] = {map, param[order_pos(k, KP_OPERAND, t->operand)], cg_i32(g, t->es),
+		                        operand_extent(g, k, param, t->operand, 0), operand_extent(g, k, param, t->operand, 1),
+		                        cg_i32(g, (int32_t)t->box_rows), cg_i32(g, (int32_t)t->box_cols), cg_i32(g, t->swizzle),
+		                        LLVMBuildGlobalString(b, v->name, "")};
+		LLVMValueRef st = call(g, "pk_cuda_tensor_map_2d", g->t_i32, pt, 9, args);
+		LLVMBasicBlockRef bad = cg_block(g, "tmap.fail"), ok = cg_block(g, "tmap.ok");
+		LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, st, cg_i32(g, PK_SUCCESS), ""), bad, ok);
+		LLVMPositionBuilderAtEnd(b, bad);
+		LLVMBuildRet(b, st);
+		LLVMPositionBuilderAtEnd(b, ok);
+		LLVMValueRef slot[2] = {cg_i64(g, 0), cg_i64(g, first + j)};
+		LLVMBuildStore(b, map, LLVMBuildInBoundsGEP2(b, LLVMArrayType2(g->t_ptr, (uint64_t)nslots), params, slot, 2, ""));
+	}
+}
+
 void cg_cuda_dispatch(Cg *g, const IrKernel *k, const GpuKernel *gk, LLVMValueRef module, LLVMValueRef stream,
                       LLVMValueRef *param, LLVMValueRef grid, bool host_variant)
 {
@@ -160,8 +199,11 @@ void cg_cuda_dispatch(Cg *g, const IrKernel *k, const GpuKernel *gk, LLVMValueRe
 	LLVMBuildRet(b, cg_i32(g, PK_SUCCESS));
 	LLVMPositionBuilderAtEnd(b, go);
 
-	/* Parameters: operands, scalars (memory form), sizes, grid extents. */
-	LLVMValueRef params = LLVMBuildAlloca(b, LLVMArrayType2(g->t_ptr, (uint64_t)(np > 0 ? np : 1)), "params");
+	/* Parameters: operands, scalars (memory form), sizes, grid extents,
+	 * then the launched variant's tensor maps. */
+	int nt = gk->aligned && gk->aligned->ntma > gk->ntma ? gk->aligned->ntma : gk->ntma;
+	int nslots = np + nt;
+	LLVMValueRef params = LLVMBuildAlloca(b, LLVMArrayType2(g->t_ptr, (uint64_t)(nslots > 0 ? nslots : 1)), "params");
 	int p = 0;
 	for (int j = 0; j < k->noperands + k->nscalars + k->nsizes + k->ngrid; j++) {
 		LLVMValueRef v;
@@ -180,7 +222,7 @@ void cg_cuda_dispatch(Cg *g, const IrKernel *k, const GpuKernel *gk, LLVMValueRe
 		LLVMValueRef slot = LLVMBuildAlloca(b, LLVMTypeOf(v), "");
 		LLVMBuildStore(b, v, slot);
 		LLVMValueRef idx[2] = {cg_i64(g, 0), cg_i64(g, p++)};
-		LLVMBuildStore(b, slot, LLVMBuildInBoundsGEP2(b, LLVMArrayType2(g->t_ptr, (uint64_t)np), params, idx, 2, ""));
+		LLVMBuildStore(b, slot, LLVMBuildInBoundsGEP2(b, LLVMArrayType2(g->t_ptr, (uint64_t)nslots), params, idx, 2, ""));
 	}
 
 	LLVMTypeRef lt = launch_type(g);
@@ -191,6 +233,12 @@ void cg_cuda_dispatch(Cg *g, const IrKernel *k, const GpuKernel *gk, LLVMValueRe
 		grid3 = LLVMBuildInsertValue(b, grid3, g3[d], d, "");
 	/* The aligned variant when the size symbols it assumes are multiples
 	 * of GPU_ALIGNED_DIV (its 16-byte row copies then hold). */
+	LLVMValueRef maps = NULL;
+	if (nt) {
+		maps = LLVMBuildAlloca(b, LLVMArrayType2(LLVMArrayType2(g->t_i8, PK_CUDA_TENSOR_MAP_BYTES), (uint64_t)nt),
+		                       "tmaps");
+		LLVMSetAlignment(maps, 64);
+	}
 	LLVMValueRef name = LLVMBuildGlobalString(b, gk->name, ""), threads = cg_i32(g, gk->threads);
 	LLVMValueRef smem = cg_i32(g, (int32_t)gk->dynamic_smem);
 	if (gk->aligned) {
@@ -204,6 +252,19 @@ void cg_cuda_dispatch(Cg *g, const IrKernel *k, const GpuKernel *gk, LLVMValueRe
 		name = LLVMBuildSelect(b, al, LLVMBuildGlobalString(b, v->name, ""), name, "");
 		threads = LLVMBuildSelect(b, al, cg_i32(g, v->threads), threads, "");
 		smem = LLVMBuildSelect(b, al, cg_i32(g, (int32_t)v->dynamic_smem), smem, "");
+		if (nt) {
+			LLVMBasicBlockRef va = cg_block(g, "maps.aligned"), vb = cg_block(g, "maps"), join = cg_block(g, "maps.end");
+			LLVMBuildCondBr(b, al, va, vb);
+			LLVMPositionBuilderAtEnd(b, va);
+			encode_maps(g, k, v, param, maps, params, nslots, np);
+			LLVMBuildBr(b, join);
+			LLVMPositionBuilderAtEnd(b, vb);
+			encode_maps(g, k, gk, param, maps, params, nslots, np);
+			LLVMBuildBr(b, join);
+			LLVMPositionBuilderAtEnd(b, join);
+		}
+	} else if (nt) {
+		encode_maps(g, k, gk, param, maps, params, nslots, np);
 	}
 	LLVMValueRef b3 = LLVMGetUndef(LLVMArrayType2(g->t_i32, 3));
 	for (unsigned d = 0; d < 3; d++)

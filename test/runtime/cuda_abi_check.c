@@ -44,6 +44,16 @@ SAME(PKCU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER);
 SAME(PKCU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES);
 SAME(PKCU_STREAM_NON_BLOCKING, CU_STREAM_NON_BLOCKING);
 SAME(PKCU_EVENT_DEFAULT, CU_EVENT_DEFAULT);
+SAME(PKCU_TENSOR_MAP_DATA_TYPE_UINT8, CU_TENSOR_MAP_DATA_TYPE_UINT8);
+SAME(PKCU_TENSOR_MAP_DATA_TYPE_UINT16, CU_TENSOR_MAP_DATA_TYPE_UINT16);
+SAME(PKCU_TENSOR_MAP_DATA_TYPE_UINT32, CU_TENSOR_MAP_DATA_TYPE_UINT32);
+SAME(PKCU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_INTERLEAVE_NONE);
+SAME(PKCU_TENSOR_MAP_SWIZZLE_32B, CU_TENSOR_MAP_SWIZZLE_32B);
+SAME(PKCU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_SWIZZLE_64B);
+SAME(PKCU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_SWIZZLE_128B);
+SAME(PKCU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+SAME(PKCU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+_Static_assert(PKCU_TENSOR_MAP_BYTES == sizeof(CUtensorMap), "CUtensorMap");
 _Static_assert(sizeof(pkcu_result) == sizeof(CUresult), "CUresult");
 _Static_assert(sizeof(pkcu_device) == sizeof(CUdevice), "CUdevice");
 _Static_assert(sizeof(pkcu_deviceptr) == sizeof(CUdeviceptr), "CUdeviceptr");
@@ -82,6 +92,9 @@ CHECK_SIG(ms8, cuMemsetD8Async, CUdeviceptr, unsigned char, size_t, CUstream)
 CHECK_SIG(mld, cuModuleLoadDataEx, CUmodule *, const void *, unsigned int, CUjit_option *, void **)
 CHECK_SIG(mgf, cuModuleGetFunction, CUfunction *, CUmodule, const char *)
 CHECK_SIG(fsa, cuFuncSetAttribute, CUfunction, CUfunction_attribute, int)
+CHECK_SIG(tme, cuTensorMapEncodeTiled, CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+          const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+          CUtensorMapL2promotion, CUtensorMapFloatOOBfill)
 CHECK_SIG(lk, cuLaunchKernel, CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,
           unsigned int, unsigned int, CUstream, void **, void **)
 
@@ -90,5 +103,5 @@ void *cuda_abi_check_refs[] = {
 	&init_check, &gen_check, &ges_check, &dgc_check, &dg_check, &dgn_check, &dga_check, &pcr_check, &cgc_check,
 	&csc_check, &sc_check, &sd_check, &ss_check, &ec_check, &ed_check, &er_check, &es_check, &eet_check,
 	&ma_check, &mf_check, &h2d_check, &d2h_check, &d2d_check, &ms8_check, &mld_check, &mgf_check, &fsa_check,
-	&lk_check,
+	&lk_check, &tme_check,
 };

@@ -419,6 +419,36 @@ static void test_cache_threads(void)
 	CHECK(stats().last_image == cache_images[1].data);
 }
 
+/* pk_cuda_tensor_map_2d: the driver gets the array innermost first, the
+ * row stride in bytes, the box and the swizzle; bad shapes are refused
+ * before the driver sees them. */
+static void test_tensor_maps(void)
+{
+	_Alignas(64) unsigned long long map[PK_CUDA_TENSOR_MAP_BYTES / 8];
+	void *p = NULL;
+	CHECK_OK(pk_malloc(dev[0], 1 << 20, &p));
+	CHECK_OK(pk_cuda_tensor_map_2d(map, p, 2, 300, 136, 128, 64, 128, "k"));
+	CHECK(map[0] == FAKE_TMAP_MAGIC && map[1] == 1 && map[2] == (uintptr_t)p);
+	CHECK(map[3] == 136 && map[4] == 300 && map[5] == 272 && map[6] == 64 && map[7] == 128);
+	CHECK(map[8] == 3 && map[9] == 2 && map[10] == 0);
+	CHECK_OK(pk_cuda_tensor_map_2d(map, p, 2, 64, 32, 64, 32, 64, "k"));
+	CHECK(map[8] == 2 && map[6] == 32);
+	/* An empty array: a map of zeros, never read. */
+	CHECK_OK(pk_cuda_tensor_map_2d(map, p, 2, 0, 64, 64, 64, 128, "k"));
+	CHECK(map[0] == 0);
+	CHECK_FAILS(pk_cuda_tensor_map_2d(map, p, 2, 64, 100, 64, 64, 128, "k"), PK_ERR_INVALID_VALUE,
+	            "k: the copy engine needs a 16-byte aligned array and rows (200 bytes here)");
+	CHECK_FAILS(pk_cuda_tensor_map_2d(map, (char *)p + 8, 2, 64, 64, 64, 64, 128, "k"), PK_ERR_INVALID_VALUE,
+	            "16-byte aligned");
+	CHECK_FAILS(pk_cuda_tensor_map_2d(map, p, 2, 64, 64, 64, 128, 128, "k"), PK_ERR_INVALID_VALUE,
+	            "k: tensor map box 64 x 128 of 2-byte elements with a 128-byte swizzle is invalid");
+	CHECK_FAILS(pk_cuda_tensor_map_2d(map, p, 2, (uint64_t)1 << 31, 64, 64, 64, 128, "k"), PK_ERR_INVALID_VALUE,
+	            "too large for the copy engine");
+	CHECK_FAILS(pk_cuda_tensor_map_2d((char *)map + 16, p, 2, 64, 64, 64, 64, 128, "k"), PK_ERR_INVALID_VALUE,
+	            "not 64-byte aligned");
+	CHECK_OK(pk_free(dev[0], p));
+}
+
 int main(void)
 {
 	int n = 0;
@@ -449,5 +479,6 @@ int main(void)
 	test_params_and_faults();
 	test_shared_memory();
 	test_cache_threads();
+	test_tensor_maps();
 	return check_summary("cuda_fake_test");
 }

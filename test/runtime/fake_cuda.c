@@ -571,6 +571,25 @@ EXPORT pkcu_result cuFuncSetAttribute(pkcu_function f, int attrib, int value)
 	return PKCU_SUCCESS;
 }
 
+/* The fake's tensor map: what was asked, as 64-bit words (fake_cuda.h
+ * FAKE_TMAP_*), after the driver's own checks of the parameters. */
+EXPORT pkcu_result cuTensorMapEncodeTiled(void *map, int dtype, unsigned int rank, void *base,
+                                          const unsigned long long *dims, const unsigned long long *strides,
+                                          const unsigned int *box, const unsigned int *elem_strides, int interleave,
+                                          int swizzle, int l2_promotion, int oob_fill)
+{
+	if (!map || ((uintptr_t)map & 63) || ((uintptr_t)base & 15) || rank != 2 || dtype < 0 || dtype > 2 ||
+	    interleave != PKCU_TENSOR_MAP_INTERLEAVE_NONE || swizzle < 1 || swizzle > 3 || strides[0] % 16 ||
+	    dims[0] == 0 || dims[1] == 0 || box[0] == 0 || box[1] == 0 || box[0] > 256 || box[1] > 256 ||
+	    elem_strides[0] != 1 || elem_strides[1] != 1 || ((unsigned long long)box[0] << dtype) > (16u << swizzle))
+		return PKCU_ERROR_INVALID_VALUE;
+	unsigned long long w[FAKE_TMAP_WORDS] = {FAKE_TMAP_MAGIC, (unsigned long long)dtype, (uintptr_t)base, dims[0],
+	                                         dims[1], strides[0], box[0], box[1], (unsigned long long)swizzle,
+	                                         (unsigned long long)l2_promotion, (unsigned long long)oob_fill};
+	memcpy(map, w, sizeof w);
+	return PKCU_SUCCESS;
+}
+
 /* Checks the pointer parameters of entry `name` in PTX text (not a PTX
  * image: nothing to check).  0, or the index of the first bad one + 1. */
 static int bad_pointer_param(const char *ptx, const char *name, void **params)

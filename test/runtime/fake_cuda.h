@@ -26,6 +26,12 @@
 #ifndef FAKE_CUDA_H
 #define FAKE_CUDA_H
 
+/* cuTensorMapEncodeTiled writes these 64-bit words into the map: the
+ * magic, data type, base, dims (columns, rows), row stride in bytes, box
+ * (columns, rows), swizzle, L2 promotion, out-of-bounds fill. */
+#define FAKE_TMAP_MAGIC 0x70616d74656b6166ull /* "faketmap" */
+#define FAKE_TMAP_WORDS 11
+
 typedef struct fake_cuda_stats {
 	int inits;           /* successful cuInit calls */
 	int retains;         /* cuDevicePrimaryCtxRetain calls */

@@ -1,0 +1,169 @@
+/* nvptx_tma.c - the Hopper copy engine (TMA) for the operand tiles of
+ * wgmma pipelines (nvptx_pipe.c).
+ *
+ * A tile of a 2-D operand that a pipeline copies into wgmma's canonical
+ * layout (nvptx_dot.c, wg_stage_off: blocks of `line` = min(row bytes, 128)
+ * bytes, block-major, the 16-byte chunks XORed with address bits 7 up) is
+ * exactly what cp.async.bulk.tensor writes for boxes of [rows, line bytes]
+ * with the swizzle of `line` bytes, one box per block of columns.  The
+ * launch stub makes the tensor maps (pk_cuda_tensor_map_2d) over the
+ * whole operands, so elements past the array's edges read as zeros, as the
+ * masked cp.async copies they replace do; the entry takes them as
+ * __grid_constant__ parameters after the grid extents.  One thread issues
+ * an iteration's boxes after arrive.expect_tx on the buffer's mbarrier;
+ * every thread waits for the barrier's phase before the dots read the
+ * buffer.
+ *
+ * The maps an entry takes are known only once its pipelines are planned:
+ * the first emission records the maps it wants (nv_tma_slot) and copies
+ * with cp.async; codegen_nvptx.c then emits the kernel again with those
+ * maps declared. */
+#include "nvptx_dot.h"
+
+#include <string.h>
+
+static bool pow2(int64_t x)
+{
+	return x > 0 && (x & (x - 1)) == 0;
+}
+
+bool nv_tma_fits(NvFn *f, const Inst *L, GpuTma *out)
+{
+	const IrKernel *k = f->k;
+	const GRef *ref = f->refs[L->args[0]->id];
+	if (!f->nv->tma || !ref || ref->rank != 2)
+		return false;
+	int o = -1;
+	for (int j = 0; j < k->noperands; j++)
+		if (f->refs[k->body->args[j]->id] == ref)
+			o = j;
+	if (o < 0)
+		return false;
+	for (int d = 0; d < 2; d++)
+		if (L->idx[d].kind != IDX_FULL && L->idx[d].kind != IDX_SLICE)
+			return false;
+	const Type *t = L->results[0]->type;
+	int es = nv_smem_elem(t->dtype);
+	int64_t rows = t->dims[0], cols = t->dims[1], line = cols * es < 128 ? cols * es : 128;
+	/* Boxes of at most 256 rows; 16-byte aligned rows in global memory
+	 * (the stub checks the base). */
+	if (!pow2(rows) || !pow2(cols) || rows > 256 || line < 32 || (ref->sdiv[0] * es) % 16 != 0)
+		return false;
+	*out = (GpuTma){o, es, (uint32_t)rows, (uint32_t)(line / es), (int)line};
+	return true;
+}
+
+int nv_tma_slot(NvFn *f, const GpuTma *t)
+{
+	bool seen = false;
+	for (int j = 0; j < f->tma_want.len && !seen; j++)
+		seen = memcmp(f->tma_want.items[j], t, sizeof *t) == 0;
+	if (!seen) {
+		GpuTma *c = arena_alloc(nv_arena(f), sizeof *c);
+		*c = *t;
+		vec_push(nv_arena(f), &f->tma_want, c);
+	}
+	for (int j = 0; j < f->nv->ntma_decl; j++)
+		if (memcmp(&f->nv->tma_decl[j], t, sizeof *t) == 0)
+			return j;
+	return -1;
+}
+
+/* The 32-bit shared-window address of p (addrspace 3). */
+static LLVMValueRef saddr(NvFn *f, LLVMValueRef p)
+{
+	Cg *g = f->g;
+	return LLVMBuildTrunc(g->b, LLVMBuildPtrToInt(g->b, p, g->t_i64, ""), g->t_i32, "");
+}
+
+static LLVMValueRef bar_at(NvFn *f, LLVMValueRef bars, LLVMValueRef i)
+{
+	LLVMValueRef off = LLVMBuildMul(f->g->b, i, cg_i32(f->g, 8), "");
+	return saddr(f, LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, bars, &off, 1, "mbar"));
+}
+
+LLVMBasicBlockRef nv_tma_leader(NvFn *f, LLVMValueRef also)
+{
+	Cg *g = f->g;
+	LLVMValueRef p = LLVMBuildICmp(g->b, LLVMIntEQ, f->tid, cg_i32(g, 0), "");
+	if (also)
+		p = LLVMBuildAnd(g->b, p, also, "");
+	LLVMBasicBlockRef then = cg_block(g, "tma.issue"), join = cg_block(g, "tma.issue.end");
+	LLVMBuildCondBr(g->b, p, then, join);
+	LLVMPositionBuilderAtEnd(g->b, then);
+	return join;
+}
+
+void nv_tma_leader_end(NvFn *f, LLVMBasicBlockRef join)
+{
+	LLVMBuildBr(f->g->b, join);
+	LLVMPositionBuilderAtEnd(f->g->b, join);
+}
+
+void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, int n)
+{
+	Cg *g = f->g;
+	LLVMBasicBlockRef join = nv_tma_leader(f, NULL);
+	for (int i = 0; i < n; i++) {
+		LLVMValueRef a = bar_at(f, bars, cg_i32(g, i));
+		nv_inline_ptx(f, g->t_void, "mbarrier.init.shared::cta.b64 [$0], 1;", "r,~{memory}", &a, 1);
+	}
+	/* The copy engine (the async proxy) sees the initialised barriers. */
+	nv_inline_ptx(f, g->t_void, "fence.mbarrier_init.release.cluster;", "~{memory}", NULL, 0);
+	nv_tma_leader_end(f, join);
+	nv_barrier(f);
+}
+
+void nv_tma_bars_inval(NvFn *f, LLVMValueRef bars, int n)
+{
+	Cg *g = f->g;
+	nv_barrier(f); /* every thread is past its last wait */
+	LLVMBasicBlockRef join = nv_tma_leader(f, NULL);
+	for (int i = 0; i < n; i++) {
+		LLVMValueRef a = bar_at(f, bars, cg_i32(g, i));
+		nv_inline_ptx(f, g->t_void, "mbarrier.inval.shared::cta.b64 [$0];", "r,~{memory}", &a, 1);
+	}
+	nv_tma_leader_end(f, join);
+}
+
+void nv_tma_expect(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, uint64_t bytes)
+{
+	LLVMValueRef args[2] = {bar_at(f, bars, buf), cg_i32(f->g, (int32_t)bytes)};
+	nv_inline_ptx(f, f->g->t_void, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}", args,
+	              2);
+}
+
+void nv_tma_copy(NvFn *f, const GpuTma *t, int slot, LLVMValueRef dst, int64_t cols, LLVMValueRef row0,
+                 LLVMValueRef col0, LLVMValueRef bars, LLVMValueRef buf)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	const IrKernel *k = f->k;
+	LLVMValueRef map = LLVMGetParam(f->fn, (unsigned)(k->noperands + k->nscalars + k->nsizes + k->ngrid + slot));
+	LLVMValueRef bar = bar_at(f, bars, buf);
+	for (int64_t c = 0; c < cols; c += t->box_cols) {
+		/* Block c / box_cols of the stage: rows x line bytes. */
+		LLVMValueRef off = cg_i32(g, (int32_t)(c / t->box_cols * t->box_rows * (uint32_t)t->swizzle));
+		LLVMValueRef args[5] = {saddr(f, LLVMBuildInBoundsGEP2(b, g->t_i8, dst, &off, 1, "")), map,
+		                        LLVMBuildAdd(b, col0, cg_i32(g, (int32_t)c), ""), row0, bar};
+		nv_inline_ptx(f, g->t_void,
+		              "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+		              "[$0], [$1, {$2, $3}], [$4];", "r,l,r,r,r,~{memory}", args, 5);
+	}
+}
+
+void nv_tma_wait(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef parity)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	LLVMValueRef bar = bar_at(f, bars, buf);
+	LLVMBasicBlockRef loop = cg_block(g, "mbar.wait"), done = cg_block(g, "mbar.done");
+	LLVMBuildBr(b, loop);
+	LLVMPositionBuilderAtEnd(b, loop);
+	LLVMValueRef args[2] = {bar, parity};
+	LLVMValueRef ok = nv_inline_ptx(f, g->t_i32,
+	                                "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2; "
+	                                "selp.u32 $0, 1, 0, p; }", "=r,r,r,~{memory}", args, 2);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, ok, cg_i32(g, 0), ""), done, loop);
+	LLVMPositionBuilderAtEnd(b, done);
+}
