@@ -431,6 +431,11 @@ Ex sema_broadcast_in_dim(Sema *s, Loc loc, Ex x, Ex shape, Ex dims)
 
 /* ---- batched dot ------------------------------------------------------------------ */
 
+/* Each batch is a dot of its own: the host's LLVM passes take time growing
+ * faster than linearly in their number (64 batches of [16, 8] x [8, 8]:
+ * 6.4 s; 256: 76 s), so more are an error (§7.13). */
+enum { BDOT_MAX_BATCHES = 64 };
+
 /* Operand k of batch j: x[j] as a rank-2 value (x of rank 3). */
 static Ex batch_of(Sema *s, Ex x, int64_t j, Loc loc)
 {
@@ -487,6 +492,12 @@ Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, b
 			return ex_error(loc);
 		}
 		nb *= ad[i];
+	}
+	if (nb > BDOT_MAX_BATCHES) {
+		error_at(s->cc, loc, "batched dot of %s and %s: %lld batches, but pkc unrolls at most %d; put the batch "
+		         "on a grid axis with a squeezed block dim (samples/bmm.pk) [§7.13]",
+		         ex_type_str(s, &a), ex_type_str(s, &b), (long long)nb, BDOT_MAX_BATCHES);
+		return ex_error(loc);
 	}
 	Ex accv = {0};
 	if (acc) {
