@@ -13,7 +13,6 @@
 #define _POSIX_C_SOURCE 200809L /* flockfile */
 #include "pk_runtime.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,20 +104,38 @@ static void int_text(int dt, const void *p, char *out, size_t n)
 		snprintf(out, n, "%lld", (long long)get_i(dt, p));
 }
 
-/* x rounded to the nearest value of a 16-bit float with `mant` fraction
- * bits and `emin` the least normal exponent (f16: 10, -14; bf16: 7, -126),
- * ties to even; overflow gives inf. */
-static double round16(double x, int mant, int emin, double max)
+/* 16-bit floats as bits, rounded to nearest even (no libm: libpkrt.so
+ * links only libdl). */
+static uint16_t f16_bits(float f)
 {
-	if (!isfinite(x) || x == 0)
-		return x;
-	int e;
-	frexp(x, &e); /* x = m * 2^e, 0.5 <= |m| < 1 */
-	if (e - 1 < emin)
-		e = emin + 1; /* subnormals: a fixed quantum */
-	double q = ldexp(1.0, e - 1 - mant), r = nearbyint(x / q) * q;
-	return fabs(r) > max ? copysign(INFINITY, x) : r;
+	uint32_t x;
+	memcpy(&x, &f, 4);
+	uint32_t sign = (x >> 16) & 0x8000, m = x & 0x7fffff;
+	int32_t e = (int32_t)((x >> 23) & 0xff) - 127 + 15;
+	if (((x >> 23) & 0xff) == 0xff)
+		return (uint16_t)(sign | 0x7c00 | (m ? 0x200 : 0));
+	if (e >= 0x1f)
+		return (uint16_t)(sign | 0x7c00);
+	int shift = 13;
+	if (e <= 0) { /* a subnormal result: the implicit bit joins the fraction */
+		if (e < -10)
+			return (uint16_t)sign;
+		m |= 0x800000;
+		shift = 14 - e;
+		e = 0;
+	}
+	uint32_t h = sign | ((uint32_t)e << 10) | (m >> shift), rest = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+	return (uint16_t)(h + (rest > half || (rest == half && (h & 1)))); /* a carry moves into the exponent */
 }
+
+static uint16_t bf16_bits(float f)
+{
+	uint32_t x;
+	memcpy(&x, &f, 4);
+	return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
+static int finite(double x) { return x - x == 0; }
 
 /* Whether text s reads back as x in dtype dt. */
 static int reads_back(int dt, const char *s, double x)
@@ -127,8 +144,8 @@ static int reads_back(int dt, const char *s, double x)
 	switch (dt) {
 	case PK_DEBUG_F64: return y == x;
 	case PK_DEBUG_F32: return (float)y == (float)x;
-	case PK_DEBUG_F16: return round16(y, 10, -14, 65504.0) == x;
-	default: return round16((float)y, 7, -126, 3.3895313892515355e38) == x;
+	case PK_DEBUG_F16: return f16_bits((float)y) == f16_bits((float)x);
+	default: return bf16_bits((float)y) == bf16_bits((float)x);
 	}
 }
 
@@ -207,14 +224,14 @@ static void measure(const Block *a, const void *p, Fmt *f, int pass)
 		return;
 	}
 	double x = get_f(a->dt, p);
-	if (!isfinite(x)) {
+	if (!finite(x)) {
 		f->any_nonfinite = 1;
 		f->neg_inf |= x < 0;
 		return;
 	}
 	if (pass == 0) {
 		if (x != 0) {
-			double m = fabs(x);
+			double m = x < 0 ? -x : x;
 			if (f->max_abs < 0 || m > f->max_abs)
 				f->max_abs = m;
 			if (f->max_abs < 0 || f->min_abs == 0 || m < f->min_abs)
@@ -273,8 +290,8 @@ static void elem_text(const Block *a, const Fmt *f, const void *p, Buf *out)
 		puts_(out, s);
 		return;
 	}
-	if (!isfinite(x)) {
-		const char *t = isnan(x) ? "nan" : x < 0 ? "-inf" : "inf";
+	if (!finite(x)) {
+		const char *t = x != x ? "nan" : x < 0 ? "-inf" : "inf";
 		spaces(out, f->pad_left + f->pad_right + 1 - (int)strlen(t));
 		puts_(out, t);
 		return;
