@@ -336,6 +336,33 @@ PK_API pk_status pk_cuda_tensor_map_2d(void *map, const void *base, uint32_t ele
                                        uint64_t cols, uint32_t box_rows, uint32_t box_cols, uint32_t swizzle_bytes,
                                        const char *kernel_name);
 
+/* ---- debug_print (called by generated host code) ----------------------- */
+
+/* The dtype of a debug_print value; the numbering is pkc's (ir/dtype.h). */
+typedef enum pk_debug_dtype {
+	PK_DEBUG_BOOL = 1, PK_DEBUG_I8, PK_DEBUG_I16, PK_DEBUG_I32, PK_DEBUG_I64,
+	PK_DEBUG_U8, PK_DEBUG_U16, PK_DEBUG_U32, PK_DEBUG_U64,
+	PK_DEBUG_F16, PK_DEBUG_BF16, PK_DEBUG_F32, PK_DEBUG_F64
+} pk_debug_dtype;
+
+/* One value of a debug_print: `rank` 0 is a scalar, otherwise a block of
+ * `shape`, row-major and contiguous.  Elements are in the form generated
+ * code computes with: bool one byte 0 or 1, integers in their width, f16 and
+ * bf16 as float (holding a value of that dtype), f32 float, f64 double. */
+typedef struct pk_debug_value {
+	int32_t dtype;        /* a pk_debug_dtype */
+	int32_t rank;         /* 0: a scalar */
+	const int64_t *shape; /* rank extents (NULL for a scalar) */
+	const void *data;     /* the element(s) */
+} pk_debug_value;
+
+/* Prints `fmt` with its i-th "{}" replaced by values[i], and a newline, to
+ * stdout as one write (lines of concurrent programs do not mix): scalars as
+ * C's %g (floats), decimal (integers), 1/0 (bool); blocks as NumPy's str()
+ * of the array, which is what Pallas interpret mode prints (lang-spec
+ * §7.19).  Never fails: a value it cannot format prints as "?". */
+PK_API void pk_debug_print(const char *fmt, int32_t n, const pk_debug_value *values);
+
 #ifdef __cplusplus
 }
 #endif

@@ -35,7 +35,7 @@ RT_OPT ?= -O2 -g
 RT_CFLAGS ?=
 RT_LDFLAGS ?=
 
-RT_SRCS := runtime/error.c runtime/device.c runtime/host.c runtime/pool.c runtime/cuda.c
+RT_SRCS := runtime/error.c runtime/device.c runtime/host.c runtime/pool.c runtime/cuda.c runtime/debug.c
 RT_OBJS := $(RT_SRCS:runtime/%.c=$(BUILD)/obj/runtime/%.o)
 RT_LIB_A := $(BUILD)/lib/libpkrt.a
 RT_LIB_SO := $(BUILD)/lib/libpkrt.so

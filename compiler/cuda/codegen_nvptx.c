@@ -341,10 +341,73 @@ static bool emit_scalar_op(NvFn *f, const Inst *i)
 	return true;
 }
 
+/* fmt with its k-th "{}" (a block of the given rank) replaced by "[{}, …]: {}":
+ * the element's coordinates, then its value. */
+static const char *element_format(NvFn *f, const char *fmt, int k, int rank)
+{
+	size_t n = strlen(fmt);
+	char *out = arena_alloc(f->g->cc->arena, n + 4 * (size_t)rank + 8);
+	char *o = out;
+	for (const char *c = fmt; *c; c++) {
+		if (c[0] == '{' && c[1] == '}' && k-- == 0) {
+			*o++ = '[';
+			for (int d = 0; d < rank; d++)
+				o += sprintf(o, d ? ", {}" : "{}");
+			o += sprintf(o, "]: {}");
+			c++;
+		} else {
+			*o++ = *c;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* debug_print of a block (sema allows one per statement on CUDA): one line
+ * per element, printed by the thread that holds its canonical copy, the
+ * block's "{}" showing the element's coordinates and value. */
+static void emit_debug_block(NvFn *f, const Inst *i, int k, LLVMValueRef *v, DType *dts)
+{
+	Cg *g = f->g;
+	const Value *b = i->args[k]; /* a lazy block (iota, constants...) is computed here, in the default layout */
+	GV *x = f->plan->lazy[b->id] ? nv_get(f, b, lay_default(f->plan->lc, b->type)) : nv_val(f, b);
+	const GpuLayout *L = x->L;
+	int n = i->nargs + L->rank;
+	LLVMValueRef *ev = arena_alloc(g->cc->arena, (size_t)(n + 1) * sizeof *ev);
+	DType *edt = arena_alloc(g->cc->arena, (size_t)(n + 1) * sizeof *edt);
+	const char *fmt = element_format(f, i->str, k, L->rank);
+	LLVMValueRef own = nv_owner(f, L);
+	for (int r = 0; r < x->n; r++) {
+		int m = 0;
+		for (int j = 0; j < i->nargs; j++) {
+			if (j != k) {
+				ev[m] = v[j], edt[m++] = dts[j];
+				continue;
+			}
+			for (int d = 0; d < L->rank; d++)
+				ev[m] = nv_coord(f, L, r, d), edt[m++] = DT_I32;
+			ev[m] = x->r[r], edt[m++] = x->dt;
+		}
+		LLVMValueRef c = nv_valid(f, L, r);
+		c = own && c ? LLVMBuildAnd(g->b, own, c, "") : own ? own : c;
+		if (!c) {
+			cg_debug_print(g, fmt, ev, edt, n);
+			continue;
+		}
+		LLVMBasicBlockRef print = cg_block(g, "print"), cont = cg_block(g, "print.end");
+		LLVMBuildCondBr(g->b, c, print, cont);
+		LLVMPositionBuilderAtEnd(g->b, print);
+		cg_debug_print(g, fmt, ev, edt, n);
+		LLVMBuildBr(g->b, cont);
+		LLVMPositionBuilderAtEnd(g->b, cont);
+	}
+}
+
 /* debug_print and debug_check (§7.19).  A program's scalars are the same on
  * every thread, so thread 0 prints, once per program as on the host; a
  * failed check traps in thread 0 after printing, which ends the launch with
- * an error (the other threads go on until then). */
+ * an error (the other threads go on until then).  A block prints one line
+ * per element (emit_debug_block). */
 static bool emit_debug(NvFn *f, const Inst *i)
 {
 	Cg *g = f->g;
@@ -356,9 +419,22 @@ static bool emit_debug(NvFn *f, const Inst *i)
 	}
 	LLVMValueRef *v = arena_alloc(g->cc->arena, (size_t)(i->nargs + 1) * sizeof *v);
 	DType *dts = arena_alloc(g->cc->arena, (size_t)(i->nargs + 1) * sizeof *dts);
+	int block = -1;
 	for (int k = 0; k < i->nargs; k++) {
+		if (i->args[k]->type->rank > 0) {
+			if (block >= 0)
+				return nv_fail(f, i->loc, "a debug_print of more than one block is not supported by --target=%s "
+				               "(it prints a line per element of its block): print each block in a "
+				               "debug_print of its own [§7.19]", f->nv->target_name);
+			block = k;
+			continue;
+		}
 		v[k] = nv_val(f, i->args[k])->r[0];
 		dts[k] = i->args[k]->type->dtype;
+	}
+	if (block >= 0) {
+		emit_debug_block(f, i, block, v, dts);
+		return true;
 	}
 	LLVMBasicBlockRef print = cg_block(g, "print"), cont = cg_block(g, "print.end");
 	LLVMBuildCondBr(g->b, first, print, cont);

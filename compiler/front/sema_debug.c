@@ -43,7 +43,7 @@ static const char *string_arg(Sema *s, const AstArg *arg, const char *name, cons
 static Ex debug_print(Sema *s, AstExpr *call)
 {
 	if (call->nargs < 1) {
-		error_at(s->cc, call->loc, "debug_print() takes a format string and the scalars it prints: "
+		error_at(s->cc, call->loc, "debug_print() takes a format string and the values it prints: "
 		         "debug_print(\"x = {}\", x) [§7.19]");
 		return ex_error(call->loc);
 	}
@@ -57,13 +57,7 @@ static Ex debug_print(Sema *s, AstExpr *call)
 			ok = false;
 			continue;
 		}
-		if (ex_rank(&e) != 0) {
-			error_at(s->cc, e.loc, "debug_print() prints scalars, and this is %s: print an element (x[0, 0]) or "
-			         "a reduction (sum(x)) [§7.19]", ex_type_str(s, &e));
-			ok = false;
-			continue;
-		}
-		vs[j] = as_value(s, e);
+		vs[j] = as_value(s, e); /* a scalar or a block (§7.19) */
 	}
 	if (!ok || !check_format(s, fmt, n, call->args[0].value->loc))
 		return ex_error(call->loc);

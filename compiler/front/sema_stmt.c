@@ -181,7 +181,17 @@ static Region *detached_region(Sema *s)
 
 static void sema_let(Sema *s, AstStmt *st)
 {
-	Ex e = rvalue(s, sema_expr(s, st->value));
+	Ex e = sema_expr(s, st->value);
+	/* A view x.at[i] binds as itself (§6.1, §7.5): the name is an alias of
+	 * the place, read or written where it is used, never a copy. */
+	bool view = e.kind == EX_ACCESS && e.acc->view;
+	if (view && st->type) {
+		error_at(s->cc, st->type->loc, "let '%s' binds a view of a Ref (x.at[...]), which has no value type: "
+		         "drop the annotation [§6.1]", st->name);
+		e = ex_error(e.loc);
+	} else if (!view) {
+		e = rvalue(s, e);
+	}
 	if (st->type && e.kind != EX_ERROR) {
 		Type *t = static_type(s, st->type, "§6.1");
 		const char *what = arena_printf(s->a, "let '%s'", st->name);

@@ -495,7 +495,7 @@ static void check_while(Verifier *V, const Inst *i)
 	verify_region(V, i->regions[1], i, &(YieldRule){n, i->results, NULL, NULL});
 }
 
-/* debug_print: a format with one "{}" per scalar operand; debug_check: a bool scalar and a message. */
+/* debug_print: a format with one "{}" per operand; debug_check: a bool scalar and a message. */
 static void check_debug(Verifier *V, const Inst *i)
 {
 	CHECK(i->str, i, "no %s", i->op == IR_DEBUG_PRINT ? "format" : "message");
@@ -507,8 +507,12 @@ static void check_debug(Verifier *V, const Inst *i)
 	for (const char *c = i->str; (c = strstr(c, "{}")); c += 2)
 		holes++;
 	CHECK(holes == i->nargs, i, "%d placeholders for %d operands", holes, i->nargs);
-	for (int j = 0; j < i->nargs; j++)
-		CHECK(is_scalar(arg_type(i, j)), i, "operand %d is not a scalar", j);
+	/* Blocks print too: static values, or after tile-host the per-program buffer holding one. */
+	for (int j = 0; j < i->nargs; j++) {
+		const Type *t = arg_type(i, j);
+		CHECK(is_value(t) || (V->k->tiled && is_ref(t) && t->space == SPACE_LOCAL), i,
+		      "operand %d is neither a value nor a tiled block", j);
+	}
 }
 
 typedef void (*OpCheck)(Verifier *V, const Inst *i);
@@ -551,7 +555,7 @@ static void verify_inst(Verifier *V, const Inst *i)
 		use(V, i, j);
 		const Type *t = arg_type(i, j);
 		CHECK(t, i, "operand %d has no type", j);
-		if (!(access && j == 0))
+		if (!(access && j == 0) && i->op != IR_DEBUG_PRINT) /* a tiled block prints from its buffer */
 			CHECK(t->kind == TY_VALUE, i, "operand %d is a Ref", j);
 	}
 	for (int r = 0; r < i->nresults; r++) {

@@ -4,6 +4,7 @@
  * local buffer, as CUDA's printf does) on the GPU.  The CUDA back end decides
  * which threads print (nvptx.h); these helpers print once where called. */
 #include "llvm_util.h"
+#include "pk_runtime.h"
 
 #include <string.h>
 
@@ -57,6 +58,21 @@ static const char *printf_format(Cg *g, const char *fmt, const DType *dts)
 	return out;
 }
 
+/* A local of type t in the function's entry block (so a loop does not grow the stack). */
+static LLVMValueRef entry_alloca(Cg *g, LLVMTypeRef t, const char *name)
+{
+	LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(LLVMGetBasicBlockParent(LLVMGetInsertBlock(g->b)));
+	LLVMBuilderRef eb = LLVMCreateBuilderInContext(g->ctx);
+	LLVMValueRef first = LLVMGetFirstInstruction(entry);
+	if (first)
+		LLVMPositionBuilderBefore(eb, first);
+	else
+		LLVMPositionBuilderAtEnd(eb, entry);
+	LLVMValueRef slot = LLVMBuildAlloca(eb, t, name);
+	LLVMDisposeBuilder(eb);
+	return slot;
+}
+
 /* vprintf(fmt, buf): buf holds the promoted values one after the other,
  * each at its natural alignment (a struct), in a local of the entry block. */
 static void call_vprintf(Cg *g, const char *fmt, LLVMValueRef *args, int n)
@@ -67,16 +83,7 @@ static void call_vprintf(Cg *g, const char *fmt, LLVMValueRef *args, int n)
 		for (int j = 0; j < n; j++)
 			ts[j] = LLVMTypeOf(args[j]);
 		LLVMTypeRef st = LLVMStructTypeInContext(g->ctx, ts, (unsigned)n, false);
-		LLVMBasicBlockRef here = LLVMGetInsertBlock(g->b);
-		LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(LLVMGetBasicBlockParent(here));
-		LLVMBuilderRef eb = LLVMCreateBuilderInContext(g->ctx);
-		LLVMValueRef first = LLVMGetFirstInstruction(entry);
-		if (first)
-			LLVMPositionBuilderBefore(eb, first);
-		else
-			LLVMPositionBuilderAtEnd(eb, entry);
-		LLVMValueRef slot = LLVMBuildAlloca(eb, st, "dbg");
-		LLVMDisposeBuilder(eb);
+		LLVMValueRef slot = entry_alloca(g, st, "dbg");
 		for (int j = 0; j < n; j++)
 			LLVMBuildStore(g->b, args[j], LLVMBuildStructGEP2(g->b, st, slot, (unsigned)j, ""));
 		buf = LLVMGetPointerAddressSpace(LLVMTypeOf(slot)) ? LLVMBuildAddrSpaceCast(g->b, slot, g->t_ptr, "")
@@ -99,6 +106,50 @@ void cg_debug_print(Cg *g, const char *fmt, LLVMValueRef *vals, const DType *dts
 	}
 	all[0] = LLVMBuildGlobalString(g->b, text, "dbg.fmt");
 	cg_call_extern(g, "printf", g->t_i32, &g->t_ptr, 1, true, all, n + 1);
+}
+
+/* The host's debug_print: pk_debug_print(fmt, n, values) of the runtime,
+ * which formats scalars as the GPU's printf does and blocks as NumPy
+ * (§7.19).  values is a local array of pk_debug_value {dtype, rank, shape,
+ * data}: a scalar's data is a local slot holding it in compute form (bool
+ * as a byte), a block's the per-program buffer tile-host copied it to. */
+void cg_debug_print_host(Cg *g, const char *fmt, LLVMValueRef *vals, const DType *dts, const Type *const *blocks,
+                         int n)
+{
+	_Static_assert((int)PK_DEBUG_BOOL == (int)DT_BOOL && (int)PK_DEBUG_F64 == (int)DT_F64,
+	               "pk_debug_dtype numbers dtypes as ir/dtype.h does");
+	LLVMTypeRef fields[4] = {g->t_i32, g->t_i32, g->t_ptr, g->t_ptr};
+	LLVMTypeRef vt = LLVMStructTypeInContext(g->ctx, fields, 4, false);
+	LLVMValueRef arr = LLVMConstNull(g->t_ptr);
+	if (n > 0)
+		arr = entry_alloca(g, LLVMArrayType2(vt, (uint64_t)n), "dbg.values");
+	for (int j = 0; j < n; j++) {
+		LLVMValueRef data = vals[j], shape = LLVMConstNull(g->t_ptr);
+		int rank = blocks[j] ? blocks[j]->rank : 0;
+		if (rank > 0) {
+			LLVMValueRef *dims = arena_alloc(g->cc->arena, (size_t)rank * sizeof *dims);
+			for (int d = 0; d < rank; d++)
+				dims[d] = cg_i64(g, blocks[j]->dims[d]);
+			LLVMValueRef init = LLVMConstArray2(g->t_i64, dims, (uint64_t)rank);
+			shape = LLVMAddGlobal(g->mod, LLVMTypeOf(init), "dbg.shape");
+			LLVMSetInitializer(shape, init);
+			LLVMSetGlobalConstant(shape, true);
+			LLVMSetLinkage(shape, LLVMPrivateLinkage);
+			LLVMSetUnnamedAddress(shape, LLVMGlobalUnnamedAddr);
+		} else if (!blocks[j]) {
+			LLVMValueRef v = dts[j] == DT_BOOL ? LLVMBuildZExt(g->b, vals[j], g->t_i8, "") : vals[j];
+			data = entry_alloca(g, LLVMTypeOf(v), "dbg.scalar");
+			LLVMBuildStore(g->b, v, data);
+		}
+		LLVMValueRef at[2] = {cg_i64(g, 0), cg_i64(g, j)};
+		LLVMValueRef slot = LLVMBuildInBoundsGEP2(g->b, LLVMArrayType2(vt, (uint64_t)n), arr, at, 2, "");
+		LLVMValueRef f[4] = {cg_i32(g, (int32_t)dts[j]), cg_i32(g, rank), shape, data};
+		for (unsigned k = 0; k < 4; k++)
+			LLVMBuildStore(g->b, f[k], LLVMBuildStructGEP2(g->b, vt, slot, k, ""));
+	}
+	LLVMTypeRef params[3] = {g->t_ptr, g->t_i32, g->t_ptr};
+	LLVMValueRef args[3] = {LLVMBuildGlobalString(g->b, fmt, "dbg.fmt"), cg_i32(g, n), arr};
+	cg_call_extern(g, "pk_debug_print", g->t_void, params, 3, false, args, 3);
 }
 
 void cg_debug_check(Cg *g, LLVMValueRef ok, const char *msg, Loc loc)

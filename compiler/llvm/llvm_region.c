@@ -705,14 +705,17 @@ static bool emit_inst(CgFn *f, const Inst *i)
 	case IR_LOAD: return emit_load(f, i);
 	case IR_STORE: return emit_store(f, i);
 	case IR_ATOMIC: return emit_atomic(f, i);
-	case IR_DEBUG_PRINT: {
+	case IR_DEBUG_PRINT: { /* blocks are per-program buffers here (tile-host) */
 		LLVMValueRef *v = arena_alloc(g->cc->arena, (size_t)(i->nargs + 1) * sizeof *v);
 		DType *dts = arena_alloc(g->cc->arena, (size_t)(i->nargs + 1) * sizeof *dts);
+		const Type **blocks = arena_alloc(g->cc->arena, (size_t)(i->nargs + 1) * sizeof *blocks);
 		for (int k = 0; k < i->nargs; k++) {
-			v[k] = val(f, i->args[k]);
-			dts[k] = i->args[k]->type->dtype;
+			const Type *t = i->args[k]->type;
+			blocks[k] = t->kind == TY_REF ? t : NULL;
+			v[k] = blocks[k] ? ref_of(f, i->args[k])->base : val(f, i->args[k]);
+			dts[k] = t->dtype;
 		}
-		cg_debug_print(g, i->str, v, dts, i->nargs);
+		cg_debug_print_host(g, i->str, v, dts, blocks, i->nargs);
 		return true;
 	}
 	case IR_DEBUG_CHECK:

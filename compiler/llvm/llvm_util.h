@@ -138,6 +138,11 @@ void cg_fail_if(Cg *g, LLVMValueRef failed, int st, const char *fmt, LLVMValueRe
 /* Prints fmt (its "{}" placeholders) with the n compute-form values of
  * dtypes dts and a newline: printf on the host, vprintf on the GPU. */
 void cg_debug_print(Cg *g, const char *fmt, LLVMValueRef *vals, const DType *dts, int n);
+/* The host's debug_print of scalars and blocks (§7.19) through the runtime's
+ * pk_debug_print: blocks[j] is the type of a block whose buffer vals[j]
+ * points at, NULL for a scalar value. */
+void cg_debug_print_host(Cg *g, const char *fmt, LLVMValueRef *vals, const DType *dts, const Type *const *blocks,
+                         int n);
 /* Unless ok: prints "file:line:col: debug_check failed: msg" and stops -
  * the host process aborts (after flushing stdio), a GPU thread traps. */
 void cg_debug_check(Cg *g, LLVMValueRef ok, const char *msg, Loc loc);

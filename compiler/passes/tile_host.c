@@ -1175,6 +1175,18 @@ static void lower_scalar(TileHost *t, const Inst *i)
 		*tile(t, i->results[0]) = (Tile){.kind = T_VALUE, .v = c->results[0]};
 }
 
+/* debug_print of blocks (§7.19): each block is printed from a buffer of its
+ * own (row-major, in compute form), which the runtime formats. */
+static void lower_debug_print(TileHost *t, const Inst *i)
+{
+	Value **args = arena_alloc(t->a, (size_t)(i->nargs + 1) * sizeof *args);
+	for (int j = 0; j < i->nargs; j++) {
+		const Value *v = i->args[j];
+		args[j] = is_tensor(v) ? buffer_of_dtype(t, v, v->type->dtype) : tile(t, v)->v;
+	}
+	ir_emit(t->a, t->k, t->cur, i->op, i->loc, i->nargs, args, NULL)->str = i->str;
+}
+
 static void lower_inst(TileHost *t, const Inst *i)
 {
 	if (!inst_live(t, i))
@@ -1217,6 +1229,9 @@ static void lower_inst(TileHost *t, const Inst *i)
 		return;
 	case IR_CONCAT:
 		lower_concat(t, i);
+		return;
+	case IR_DEBUG_PRINT:
+		lower_debug_print(t, i);
 		return;
 	case IR_ALLOC:
 		*tl = (Tile){.kind = T_VALUE,

@@ -87,6 +87,7 @@ static bool consumed_once(TileHost *t, const Value *v)
 		case IR_LOAD: case IR_STORE: case IR_ATOMIC:
 		case IR_REDUCE_SUM: case IR_REDUCE_MAX: case IR_REDUCE_MIN: case IR_REDUCE_PROD:
 		case IR_ARGMAX: case IR_ARGMIN: case IR_CUMSUM: case IR_DOT: case IR_CONCAT:
+		case IR_DEBUG_PRINT: /* copied once into the buffer it prints from */
 			return true;
 		case IR_TRANSPOSE: case IR_RESHAPE: case IR_SLICE:
 			break;

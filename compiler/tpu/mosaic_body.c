@@ -785,6 +785,67 @@ static void store(Lower *L, const Inst *i)
 	mz_op(z, "tpu.vector_store", 0, NULL, v.rank + 2, args, 2, attrs, 0, NULL);
 }
 
+/* ---- debug_print (§7.19) ------------------------------------------------------------- */
+
+/* As Pallas' TPU lowering builds it (mosaic_check.c admits these two forms):
+ * scalars through tpu.log, each "{}" of the format becoming "$s<k>", "$u<k>"
+ * or "$f<k>" (formatted); one block at the end of the format through a VMEM
+ * buffer it is stored to and tpu.log_buffer, inside a tpu.region. */
+static void debug_print(Lower *L, const Inst *i)
+{
+	Mz *z = L->z;
+	if (i->nargs == 1 && i->args[0]->type->rank > 0) {
+		const Type *t = i->args[0]->type;
+		size_t n = strlen(i->str) - 2; /* the format less its final "{}" */
+		char *tag = arena_alloc(z->a, n + 1);
+		memcpy(tag, i->str, n);
+		tag[n] = '\0';
+		MlirBlock body;
+		MlirRegion reg = mz_region(z, 0, NULL, &body);
+		MlirBlock saved = z->block;
+		z->block = body;
+		int32_t seg[2] = {0, 0};
+		MlirNamedAttribute sa = mz_named(z, "operandSegmentSizes", mz_i32_array(z, 2, seg));
+		MlirValue mem = mz_op1(z, "memref.alloca", mz_memref(z, t->dtype, t->rank, t->dims, "vmem"), 0, NULL, 1, &sa);
+		MlirValue *args = arena_alloc(z->a, (size_t)(t->rank + 2) * sizeof *args);
+		args[0] = get(L, i->args[0]);
+		args[1] = mem;
+		for (int d = 0; d < t->rank; d++)
+			args[2 + d] = mz_const_int(z, index_type(z), 0);
+		mz_op(z, "vector.store", 0, NULL, t->rank + 2, args, 0, NULL, 0, NULL);
+		MlirNamedAttribute la[2] = {
+			mz_named(z, "shape", mz_i64_array(z, t->rank, t->dims)),
+			mz_named(z, "tag", mlirStringAttrGet(z->ctx, mz_str(tag))),
+		};
+		mz_op(z, "tpu.log_buffer", 0, NULL, 1, &mem, 2, la, 0, NULL);
+		mz_op(z, "tpu.yield", 0, NULL, 0, NULL, 0, NULL, 0, NULL);
+		z->block = saved;
+		mz_op(z, "tpu.region", 0, NULL, 0, NULL, 0, NULL, 1, &reg);
+		return;
+	}
+	size_t cap = strlen(i->str) + 16 * (size_t)i->nargs + 1, len = 0;
+	char *tag = arena_alloc(z->a, cap);
+	MlirValue *args = arena_alloc(z->a, (size_t)(i->nargs + 1) * sizeof *args);
+	int k = 0;
+	for (const char *c = i->str; *c; c++) {
+		if (c[0] == '{' && c[1] == '}') {
+			DType dt = i->args[k]->type->dtype;
+			args[k] = get(L, i->args[k]);
+			len += (size_t)snprintf(tag + len, cap - len, "$%c%d", dtype_is_float(dt) ? 'f' : dt == DT_U32 ? 'u' : 's', k);
+			k++;
+			c++;
+		} else {
+			tag[len++] = *c;
+		}
+	}
+	tag[len] = '\0';
+	MlirNamedAttribute la[2] = {
+		mz_named(z, "tag", mlirStringAttrGet(z->ctx, mz_str(tag))),
+		mz_named(z, "formatted", mlirBoolAttrGet(z->ctx, i->nargs > 0)),
+	};
+	mz_op(z, "tpu.log", 0, NULL, i->nargs, args, 2, la, 0, NULL);
+}
+
 /* ---- control flow ------------------------------------------------------------------ */
 
 static MlirType *result_types(Lower *L, const Inst *i)
@@ -930,6 +991,7 @@ static void lower_inst(Lower *L, const Inst *i)
 	case IR_DOT: r = dot(L, i); break;
 	case IR_LOAD: r = load(L, i); break;
 	case IR_STORE: store(L, i); return;
+	case IR_DEBUG_PRINT: debug_print(L, i); return;
 	case IR_IF: lower_if(L, i); return;
 	case IR_FOR: lower_for(L, i); return;
 	case IR_WHILE: lower_while(L, i); return;

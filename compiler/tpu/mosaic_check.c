@@ -565,6 +565,27 @@ static void check_access(Scan *s, const Inst *i)
 		     "is written in whole vectors) [§6.3]");
 }
 
+/* debug_print takes what Pallas' TPU lowering takes: 32-bit scalars
+ * (tpu.log), or one block whose "{}" ends the format (tpu.log_buffer). */
+static void check_debug_print(Scan *s, const Inst *i)
+{
+	int blocks = 0;
+	for (int k = 0; k < i->nargs; k++)
+		blocks += i->args[k]->type->rank > 0;
+	size_t n = strlen(i->str);
+	if (blocks && (i->nargs > 1 || n < 2 || strcmp(i->str + n - 2, "{}") != 0)) {
+		fail(s, i->loc, "debug_print prints either scalars or one block whose '{}' ends the format on "
+		     MZ_TARGET " (Pallas' TPU lowering: tpu.log, tpu.log_buffer) [§7.19]");
+		return;
+	}
+	for (int k = 0; k < i->nargs && !blocks; k++) {
+		DType dt = i->args[k]->type->dtype;
+		if (dt != DT_I32 && dt != DT_U32 && dt != DT_F32)
+			fail(s, i->loc, "debug_print of a %s scalar is not supported by " MZ_TARGET " (tpu.log prints "
+			     "32-bit integers and floats): convert it, e.g. i32(...) or f32(...) [§7.19]", dtype_str(dt));
+	}
+}
+
 static void scan_region(Scan *s, const Region *r);
 
 static void scan_inst(Scan *s, const Inst *i)
@@ -581,9 +602,11 @@ static void scan_inst(Scan *s, const Inst *i)
 		check_access(s, i);
 		break;
 	case IR_DEBUG_PRINT:
+		check_debug_print(s, i);
+		break;
 	case IR_DEBUG_CHECK:
-		fail(s, i->loc, "%s is not supported by " MZ_TARGET " (pkc does not emit Mosaic's tpu.log, nor the "
-		     "checkify form of a check; use the host target, which runs the same kernel) [§7.19]", kind_name(i));
+		fail(s, i->loc, "debug_check is not supported by " MZ_TARGET " (pkc does not emit the checkify form "
+		     "of a check; use the host target, which runs the same kernel) [§7.19]");
 		break;
 	case IR_CUMSUM:
 		fail(s, i->loc, "cumsum is not supported by " MZ_TARGET " (Mosaic has no scan) [§7.11]");

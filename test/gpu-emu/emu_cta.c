@@ -44,15 +44,19 @@ int pk_emu_ctaid_x(void)
 
 /* CUDA's vprintf(fmt, buf): buf holds the arguments one after the other at
  * their natural alignment.  Takes the conversions pkc's debug_print writes
- * (%d %u %lld %llu %g %s, and %%). */
+ * (%d %u %lld %llu %g %s, and %%).  Each call writes its text at once, as
+ * a record of CUDA's printf buffer does: emulated threads print concurrently. */
 int pk_emu_vprintf(const char *fmt, const char *buf)
 {
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	if (!out)
+		return -1;
 	size_t off = 0;
-	int n = 0;
 	for (const char *c = fmt; *c; c++) {
 		if (*c != '%') {
-			putchar(*c);
-			n++;
+			fputc(*c, out);
 			continue;
 		}
 		c++;
@@ -61,20 +65,28 @@ int pk_emu_vprintf(const char *fmt, const char *buf)
 		size_t size = *c == '%' ? 0 : wide || *c == 'g' || *c == 's' ? 8 : 4;
 		off = size ? (off + size - 1) / size * size : off;
 		switch (wide ? 'l' : *c) {
-		case '%': n += printf("%%"); break;
-		case 'd': { int32_t v; memcpy(&v, buf + off, 4); n += printf("%d", v); break; }
-		case 'u': { uint32_t v; memcpy(&v, buf + off, 4); n += printf("%u", v); break; }
-		case 'g': { double v; memcpy(&v, buf + off, 8); n += printf("%g", v); break; }
-		case 's': { const char *v; memcpy(&v, buf + off, 8); n += printf("%s", v); break; }
+		case '%': fprintf(out, "%%"); break;
+		case 'd': { int32_t v; memcpy(&v, buf + off, 4); fprintf(out, "%d", v); break; }
+		case 'u': { uint32_t v; memcpy(&v, buf + off, 4); fprintf(out, "%u", v); break; }
+		case 'g': { double v; memcpy(&v, buf + off, 8); fprintf(out, "%g", v); break; }
+		case 's': { const char *v; memcpy(&v, buf + off, 8); fprintf(out, "%s", v); break; }
 		default: { /* %lld, %llu */
 			int64_t v;
 			memcpy(&v, buf + off, 8);
-			n += *c == 'u' ? printf("%llu", (unsigned long long)v) : printf("%lld", (long long)v);
+			if (*c == 'u')
+				fprintf(out, "%llu", (unsigned long long)v);
+			else
+				fprintf(out, "%lld", (long long)v);
 		}
 		}
 		off += size;
 	}
-	return n;
+	fclose(out);
+	flockfile(stdout);
+	fwrite(text, 1, len, stdout);
+	funlockfile(stdout);
+	free(text);
+	return (int)len;
 }
 
 /* ex2.approx.ftz.f32: 2^x, subnormal inputs and results flushed to zero. */

@@ -234,8 +234,8 @@ def emulate(a):
         run([a.pkc] + defs + ["--target=" + a.target, "--emit=nvvm", a.pk, "-o", emu_ll], env=env)
         run([CLANG, "-O1", "-fPIC", "-c", emu_ll, "-o", emu_o])
         run([CLANG, "-O1", "-fPIC", "-shared", "-o", so, obj, emu_o, os.path.join(HERE, "emu_rt.c"),
-             os.path.join(HERE, "emu_cta.c"),
-             "-lpthread", "-lm", "-ldl"])
+             os.path.join(HERE, "emu_cta.c"), os.path.join(ROOT, "runtime", "debug.c"),  # the host's debug_print
+             "-I" + os.path.join(ROOT, "runtime"), "-lpthread", "-lm", "-ldl"])
         ir = run([a.pkc] + defs + ["--emit=ir", a.pk, "-o", "-"]).stdout
         return check(a, tmp, so, ir, cuda=False)
     finally:

@@ -867,10 +867,10 @@ static void fx_store_yield(Fx *f, Value *v)
 	ir_yield(A, f->k, f->b, L0, 0, NULL);
 }
 
-static void expect_reject(Fx *f, const char *needle, const char *what)
+static void expect_reject_k(IrKernel *k, const char *needle, const char *what)
 {
 	char *msg;
-	bool ok = verify_capture(f->k, &msg);
+	bool ok = verify_capture(k, &msg);
 	EXPECT(!ok, "%s: ir_verify accepted broken IR", what);
 	EXPECT(strstr(msg, "pkc: internal error: IR verification failed after unit: broken: ") == msg,
 	       "%s: message prefix: %s", what, msg);
@@ -879,6 +879,8 @@ static void expect_reject(Fx *f, const char *needle, const char *what)
 		printf("%-16s %s", what, msg);
 	free(msg);
 }
+
+static void expect_reject(Fx *f, const char *needle, const char *what) { expect_reject_k(f->k, needle, what); }
 
 static void test_broken(void)
 {
@@ -1205,6 +1207,175 @@ static void test_broken(void)
 	expect_reject(&f, "does not point back to its instruction", "result shared by two instructions");
 }
 
+/* ---- scalar prefetch (§5.11): the verifier's rules for prefetch operands ------ */
+
+/* kernel @broken(%ids: prefetch i32[4], %x: in f32[64], %o: out f32[64]) with
+ * grid(4); x's index map is (i, ids) -> ids[i], o's is (i, ids) -> i; the
+ * body copies x's block to o's.  Each test breaks one part before pf_finish. */
+typedef struct PfFx {
+	IrKernel *k;
+	IrOperand *ids, *x, *o;
+	Region *xmap; /* x's index map: pf_finish adds the read of ids[i] and the yield unless a test yields */
+	Region *b;    /* the body, empty: pf_finish adds the copy */
+} PfFx;
+
+static Region *pf_map(IrKernel *k, Type *pf_arg)
+{
+	Type *at[] = {S(DT_I32), pf_arg};
+	Region *r = ir_region_new(A, k, pf_arg ? 2 : 1, at);
+	r->args[0]->name = "i";
+	if (pf_arg)
+		r->args[1]->name = "ids";
+	return r;
+}
+
+static PfFx pf_new(void)
+{
+	PfFx f;
+	f.k = kernel_new("broken", 1);
+	f.ids = add_operand(f.k, "ids", PM_PREFETCH, R(DT_I32, 1, D(4)));
+	f.x = add_operand(f.k, "x", PM_IN, R(DT_F32, 1, D(64)));
+	f.o = add_operand(f.k, "o", PM_OUT, R(DT_F32, 1, D(64)));
+	finish_params(f.k);
+	f.k->grid = launch_region(f.k);
+	Value *g = cint(f.k, f.k->grid, DT_I64, 4);
+	ir_yield(A, f.k, f.k->grid, L0, 1, &g);
+	IrOperand *blocked[] = {f.x, f.o};
+	for (int j = 0; j < 2; j++) {
+		set_spec(f.k, blocked[j], (int64_t[]){16}, NULL);
+		blocked[j]->index_map = pf_map(f.k, f.ids->array);
+	}
+	f.xmap = f.x->index_map;
+	f.b = f.k->body = body_region(f.k);
+	return f;
+}
+
+/* ids[i] in x's map: a point load of the prefetch argument. */
+static Value *pf_read(PfFx *f, Region *map)
+{
+	Value *la[] = {map->args[1], map->args[0]};
+	return ref_access(f->k, map, IR_LOAD, S(DT_I32), 1, &POINT, 2, la)->results[0];
+}
+
+static void pf_finish(PfFx *f)
+{
+	if (!f->xmap->last || f->xmap->last->op != IR_YIELD) {
+		Value *v = pf_read(f, f->xmap);
+		ir_yield(A, f->k, f->xmap, L0, 1, &v);
+	}
+	ir_yield(A, f->k, f->o->index_map, L0, 1, f->o->index_map->args);
+	Value *blk = ref_access(f->k, f->b, IR_LOAD, T(DT_F32, 1, D(16)), 1, &FULL, 1, &f->b->args[1])->results[0];
+	Value *st[] = {f->b->args[2], blk};
+	ref_access(f->k, f->b, IR_STORE, NULL, 1, &FULL, 2, st);
+	ir_yield(A, f->k, f->b, L0, 0, NULL);
+}
+
+static void test_prefetch_broken(void)
+{
+	PfFx f;
+
+	f = pf_new(); /* the fixture itself is fine */
+	pf_finish(&f);
+	EXPECT(verify_kernel_ok(f.k), "prefetch fixture does not verify");
+	expect_text(f.k,
+	            "kernel @broken(%ids: prefetch i32[4], %x: in f32[64], %o: out f32[64])\n"
+	            "  grid() {\n"
+	            "    %0 = const 4 : i64\n"
+	            "    yield %0 : i64\n"
+	            "  }\n"
+	            "  semantics(parallel)\n"
+	            "  spec %x [16] (%i: i32, %ids: ref<i32[4]>) {\n"
+	            "    %10 = load %ids[%i] : i32\n"
+	            "    yield %10 : i32\n"
+	            "  }\n"
+	            "  spec %o [16] (%i: i32, %ids: ref<i32[4]>) {\n"
+	            "    yield %i : i32\n"
+	            "  }\n"
+	            "  params(num_warps = 4, num_stages = 1)\n"
+	            "  body(%ids: ref<i32[4]>, %x: ref<f32[16]>, %o: ref<f32[16]>) {\n"
+	            "    %11 = load %x[:] : f32[16]\n"
+	            "    store %o[:], %11\n"
+	            "    yield\n"
+	            "  }\n",
+	            "prefetch fixture");
+
+	f = pf_new(); /* a map without the prefetch argument */
+	f.x->index_map = f.xmap = pf_map(f.k, NULL);
+	ir_yield(A, f.k, f.xmap, L0, 1, f.xmap->args);
+	pf_finish(&f);
+	expect_reject_k(f.k, "broken: spec x: index map takes 1 arguments for a grid of rank 1 and 1 prefetch arrays",
+	              "prefetch map arity");
+
+	f = pf_new(); /* the prefetch argument of another type */
+	f.x->index_map = f.xmap = pf_map(f.k, R(DT_I32, 1, D(8)));
+	pf_finish(&f);
+	expect_reject_k(f.k, "argument 1 is ref<i32[8]>, expected prefetch array ids", "prefetch map arg type");
+
+	f = pf_new(); /* a map writes its prefetch argument */
+	{
+		Value *st[] = {f.xmap->args[1], f.xmap->args[0], cint(f.k, f.xmap, DT_I32, 0)};
+		ref_access(f.k, f.xmap, IR_STORE, NULL, 1, &POINT, 3, st);
+		pf_finish(&f);
+	}
+	expect_reject_k(f.k, "an index map has no effects or regions", "prefetch map effect");
+
+	f = pf_new(); /* a map reads a slice of it */
+	{
+		Indexer sl = {IDX_SLICE, 2, false};
+		Value *la[] = {f.xmap->args[1], f.xmap->args[0]};
+		Value *v = ref_access(f.k, f.xmap, IR_LOAD, T(DT_I32, 1, D(2)), 1, &sl, 2, la)->results[0];
+		Value *s0 = emit1(f.k, f.xmap, IR_REDUCE_SUM, S(DT_I32), 1, v, NULL);
+		ir_yield(A, f.k, f.xmap, L0, 1, &s0);
+		pf_finish(&f);
+	}
+	expect_reject_k(f.k, "an index map's load reads one element", "prefetch map slice");
+
+	f = pf_new(); /* a map reads it with a (scalar) gather index */
+	{
+		Indexer ga = {IDX_GATHER, 0, false};
+		Value *la[] = {f.xmap->args[1], f.xmap->args[0]};
+		Value *v = ref_access(f.k, f.xmap, IR_LOAD, S(DT_I32), 1, &ga, 2, la)->results[0];
+		ir_yield(A, f.k, f.xmap, L0, 1, &v);
+		pf_finish(&f);
+	}
+	expect_reject_k(f.k, "an index map's load indexes by points", "prefetch map gather");
+
+	f = pf_new(); /* the body stores to the prefetch array */
+	{
+		Value *st[] = {f.b->args[0], cint(f.k, f.b, DT_I32, 1), cint(f.k, f.b, DT_I32, 7)};
+		ref_access(f.k, f.b, IR_STORE, NULL, 1, &POINT, 3, st);
+		pf_finish(&f);
+	}
+	expect_reject_k(f.k, "writes the prefetch array ids", "prefetch store");
+
+	f = pf_new(); /* an atomic on it, inside a loop of the body */
+	{
+		Value *lo = cint(f.k, f.b, DT_I32, 0), *hi = cint(f.k, f.b, DT_I32, 4);
+		Value *fa[] = {lo, hi, hi};
+		Type *it = S(DT_I32);
+		Inst *loop = ir_inst_new(A, f.k, IR_FOR, L0, 3, fa, 0, NULL);
+		Region *lb = ir_add_region(A, f.k, loop, 1, &it);
+		Value *aa[] = {f.b->args[0], lb->args[0], cint(f.k, lb, DT_I32, 1)};
+		Inst *at = ref_access(f.k, lb, IR_ATOMIC, S(DT_I32), 1, &POINT, 3, aa);
+		at->ival = ATOMIC_ADD;
+		ir_yield(A, f.k, lb, L0, 0, NULL);
+		ir_append(f.b, loop);
+		pf_finish(&f);
+	}
+	expect_reject_k(f.k, "writes the prefetch array ids", "prefetch atomic in a loop");
+
+	f = pf_new(); /* a prefetch operand with a spec */
+	set_spec(f.k, f.ids, (int64_t[]){4}, NULL);
+	ir_yield(A, f.k, f.ids->index_map, L0, 1, f.ids->index_map->args);
+	pf_finish(&f);
+	expect_reject_k(f.k, "prefetch operand ids has a spec or is not an integer array", "prefetch with a spec");
+
+	f = pf_new(); /* a float prefetch array */
+	f.ids->array = R(DT_F32, 1, D(4));
+	pf_finish(&f);
+	expect_reject_k(f.k, "prefetch operand ids has a spec or is not an integer array", "float prefetch");
+}
+
 int main(void)
 {
 	A = arena_new();
@@ -1212,6 +1383,7 @@ int main(void)
 	test_types();
 	test_wellformed();
 	test_broken();
+	test_prefetch_broken();
 	arena_free(A);
 	if (nfail) {
 		printf("ir_unit: %d checks failed, %d passed\n", nfail, npass);

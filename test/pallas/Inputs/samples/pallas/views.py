@@ -12,7 +12,9 @@ def views_kernel(x_ref, o_ref, p_ref, q_ref, r_ref, t_ref):
     q_ref.at[0:2][1, 0:4] = x_ref[0, 0, 0:4]
     r_ref[...] = x_ref.at[:, :, 4:12].at[1:3][:, 2, 1:5]
     for i in range(2):
-        t_ref.at[i][...] = x_ref.at[i + 1].at[2:4][1, :]
+        ti = t_ref.at[i]
+        xi = x_ref.at[i + 1].at[2:4]
+        ti[...] = xi[1, :]
 
 
 def run(inputs, sizes):
