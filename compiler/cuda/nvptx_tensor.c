@@ -485,8 +485,8 @@ static GV *elementwise(NvFn *f, const Inst *i, const GpuLayout *L)
 		LLVMValueRef x[3];
 		for (int k = 0; k < i->nargs && k < 3; k++)
 			x[k] = a[k]->L ? a[k]->r[r] : a[k]->r[0];
-		if (i->op == IR_CAST)
-			y->r[r] = cg_cast(g, x[0], i->args[0]->type->dtype, res->type->dtype);
+		if (i->op == IR_CAST || i->op == IR_BITCAST)
+			y->r[r] = cg_convert(g, i->op, x[0], i->args[0]->type->dtype, res->type->dtype);
 		else
 			y->r[r] = cg_elementwise(g, i->op, dt, x, i->loc);
 		if (!y->r[r])

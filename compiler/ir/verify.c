@@ -161,6 +161,7 @@ static const unsigned char elem_classes[IR_OP_COUNT] = {
 	[IR_SHL] = K_I, [IR_SHR] = K_I,
 	[IR_EQ] = K_ANY, [IR_NE] = K_ANY, [IR_LT] = K_ANY, [IR_LE] = K_ANY, [IR_GT] = K_ANY, [IR_GE] = K_ANY,
 	[IR_SELECT] = K_ANY, [IR_CAST] = K_ANY,
+	[IR_POPCNT] = K_I, [IR_CLZ] = K_I, [IR_BITCAST] = K_I | K_F,
 	/* F_MATH ops: K_F, from their flag */
 };
 
@@ -188,7 +189,11 @@ static void check_elemwise(Verifier *V, const Inst *i)
 		CHECK(arg_type(i, 0)->dtype == arg_type(i, 1)->dtype, i, "compared operands have different dtypes");
 		return;
 	}
-	if (i->op == IR_CAST)
+	if (i->op == IR_BITCAST)
+		CHECK(dtype_bits(arg_type(i, 0)->dtype) == dtype_bits(r->dtype) && r->dtype != DT_BOOL &&
+		      arg_type(i, 0)->dtype != DT_BOOL, i, "bitcast between %s and %s", dtype_str(arg_type(i, 0)->dtype),
+		      dtype_str(r->dtype));
+	if (i->op == IR_CAST || i->op == IR_BITCAST)
 		return;
 	int first = 0;
 	if (i->op == IR_SELECT) {
