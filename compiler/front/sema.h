@@ -353,6 +353,10 @@ Ex sema_math(Sema *s, Op op, Loc loc, Ex x, const char *fname);
 /* roll(x, shift, axis) (jnp.roll, pltpu.roll) and lax.broadcast_in_dim
  * (sema_shape.c). */
 Ex sema_roll(Sema *s, Loc loc, Ex x, Ex shift, const Ex *axis);
+/* jnp.flip, jnp.pad (mode "constant"), jnp.diagonal (sema_shape.c, §7.20). */
+Ex sema_flip(Sema *s, Loc loc, Ex x, const Ex *axis);
+Ex sema_pad(Sema *s, Loc loc, Ex x, Ex widths, const Ex *value);
+Ex sema_diagonal(Sema *s, Loc loc, Ex x, int64_t offset, int64_t axis1, int64_t axis2);
 Ex sema_broadcast_in_dim(Sema *s, Loc loc, Ex x, Ex shape, Ex dims);
 
 /* ---- sema_einsum.c: einsum of two operands (§7.13) ------------------------ */

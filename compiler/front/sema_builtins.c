@@ -11,11 +11,14 @@
 
 /* Keyword arguments any builtin may accept. */
 typedef enum Kw {
-	KW_AXIS, KW_KEEPDIMS, KW_MASK, KW_OTHER, KW_ACC, KW_TRANS_A, KW_TRANS_B, KW_DIM, KW_DTYPE, KW_K, KW_COUNT
+	KW_AXIS, KW_KEEPDIMS, KW_MASK, KW_OTHER, KW_ACC, KW_TRANS_A, KW_TRANS_B, KW_DIM, KW_DTYPE, KW_K,
+	KW_CONSTANT_VALUES, KW_OFFSET, KW_AXIS1, KW_AXIS2, /* pad, diagonal (§7.20) */
+	KW_COUNT
 } Kw;
 
 static const char *const kw_names[KW_COUNT] = {
 	"axis", "keepdims", "mask", "other", "acc", "trans_a", "trans_b", "dim", "dtype", "k",
+	"constant_values", "offset", "axis1", "axis2",
 };
 
 #define K(x) (1u << KW_##x)
@@ -1128,6 +1131,27 @@ static Ex bi_roll(Sema *s, Call *c)
 	return sema_roll(s, c->loc, c->pos[0], c->pos[1], c->has[KW_AXIS] ? &c->kw[KW_AXIS] : NULL);
 }
 
+static Ex bi_flip(Sema *s, Call *c)
+{
+	return sema_flip(s, c->loc, c->pos[0], c->has[KW_AXIS] ? &c->kw[KW_AXIS] : NULL);
+}
+
+static Ex bi_pad(Sema *s, Call *c)
+{
+	return sema_pad(s, c->loc, c->pos[0], c->pos[1], c->has[KW_CONSTANT_VALUES] ? &c->kw[KW_CONSTANT_VALUES] : NULL);
+}
+
+static Ex bi_diagonal(Sema *s, Call *c)
+{
+	int64_t k[3] = {0, 0, 1};
+	static const Kw kws[3] = {KW_OFFSET, KW_AXIS1, KW_AXIS2};
+	static const char *const what[3] = {"offset= of diagonal()", "axis1= of diagonal()", "axis2= of diagonal()"};
+	for (int j = 0; j < 3; j++)
+		if (c->has[kws[j]] && !const_int_arg(s, c->kw[kws[j]], what[j], "§7.20", &k[j]))
+			return ex_error(c->loc);
+	return sema_diagonal(s, c->loc, c->pos[0], k[0], k[1], k[2]);
+}
+
 static Ex bi_broadcast_in_dim(Sema *s, Call *c)
 {
 	return sema_broadcast_in_dim(s, c->loc, c->pos[0], c->pos[1], c->pos[2]);
@@ -1208,6 +1232,9 @@ static const Builtin builtins[] = {
 	COMPAT("population_count", 1, POPCNT), COMPAT("clz", 1, CLZ),
 	COMPAT("shift_right_logical", 2, SHIFT_RIGHT_LOGICAL), COMPAT("bitcast_convert_type", 2, BITCAST),
 	{"select_n", 2, MAXPOS, NOKW, 0, "§7.20", bi_compat, COMPAT_SELECT_N, false},
+	{"flip", 1, 1, KW_AXIS, K(AXIS), "§7.20", bi_flip, 0, false},
+	{"pad", 2, 2, NOKW, K(CONSTANT_VALUES), "§7.20", bi_pad, 0, false},
+	{"diagonal", 1, 1, KW_OFFSET, K(OFFSET) | K(AXIS1) | K(AXIS2), "§7.20", bi_diagonal, 0, false},
 	{"debug_print", 1, 1, NOKW, 0, "§7.19", NULL, IR_DEBUG_PRINT, false},
 	{"debug_check", 2, 2, NOKW, 0, "§7.19", NULL, IR_DEBUG_CHECK, false},
 };

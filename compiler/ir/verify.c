@@ -324,6 +324,13 @@ static void check_reduce(Verifier *V, const Inst *i)
 	}
 }
 
+static void check_reverse(Verifier *V, const Inst *i)
+{
+	const Type *a = arg_type(i, 0), *r = res_type(i);
+	CHECK(is_value(r) && type_equal(a, r), i, "result type %s differs from the operand's %s", tstr(V, r), tstr(V, a));
+	CHECK(i->ival >= 0 && i->ival < a->rank, i, "axis %lld out of range for rank %d", (long long)i->ival, a->rank);
+}
+
 static void check_cumsum(Verifier *V, const Inst *i)
 {
 	const Type *a = arg_type(i, 0), *r = res_type(i);
@@ -525,7 +532,7 @@ static const OpCheck op_check[IR_OP_COUNT] = {
 	[IR_PROGRAM_ID] = check_program_id, [IR_NUM_PROGRAMS] = check_program_id,
 	[IR_BROADCAST] = check_broadcast, [IR_RESHAPE] = check_reshape,
 	[IR_TRANSPOSE] = check_transpose, [IR_IOTA] = check_iota, [IR_SLICE] = check_slice, [IR_CONCAT] = check_concat,
-	[IR_CUMSUM] = check_cumsum, [IR_DOT] = check_dot, [IR_ALLOC] = check_alloc,
+	[IR_CUMSUM] = check_cumsum, [IR_DOT] = check_dot, [IR_ALLOC] = check_alloc, [IR_REVERSE] = check_reverse,
 	[IR_LOAD] = check_access, [IR_STORE] = check_access, [IR_ATOMIC] = check_access,
 	[IR_FOR] = check_for, [IR_IF] = check_if, [IR_WHILE] = check_while,
 	[IR_DEBUG_PRINT] = check_debug, [IR_DEBUG_CHECK] = check_debug,
