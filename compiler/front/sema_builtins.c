@@ -1325,6 +1325,14 @@ static const PallasName pallas_names[] = {
 	{"integer_pow", "x ** n", "§7.2"}, {"bitwise_and", "a & b", "§7.4"}, {"bitwise_or", "a | b", "§7.4"},
 	{"bitwise_xor", "a ^ b", "§7.4"}, {"bitwise_not", "~a", "§7.4"}, {"invert", "~a", "§7.4"},
 	{"shift_left", "a << b", "§7.4"}, {"shift_right_arithmetic", "a >> b (of a signed a)", "§7.4"},
+	/* jnp's spellings of §7.10's math and §7.20's functions */
+	{"arctan", "atan(x)", "§7.10"}, {"arcsin", "asin(x)", "§7.10"}, {"arccos", "acos(x)", "§7.10"},
+	{"arctan2", "atan2(y, x)", "§7.10"}, {"arcsinh", "asinh(x)", "§7.10"}, {"arccosh", "acosh(x)", "§7.10"},
+	{"arctanh", "atanh(x)", "§7.10"}, {"erfinv", "erf_inv(x)", "§7.20"}, {"around", "round(x)", "§7.10"},
+	{"fix", "trunc(x)", "§7.20"}, {"fliplr", "flip(x, 1)", "§7.20"}, {"flipud", "flip(x, 0)", "§7.20"},
+	{"bitcast", "bitcast_convert_type(x, T) (one width; pltpu.bitcast's reshaping is not supported)", "§7.14"},
+	{"popcount", "population_count(x)", "§7.4"}, {"bitwise_count", "population_count(x)", "§7.4"},
+	{"left_shift", "a << b", "§7.4"}, {"right_shift", "a >> b, or shift_right_logical(a, b)", "§7.4"},
 };
 
 static const PallasName *pallas_name(const char *name)
