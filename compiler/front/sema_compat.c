@@ -123,7 +123,9 @@ static Ex trunc_ex(Sema *s, Loc loc, Ex x)
 	Ex neg = sema_binary_ast(s, OP_LT, loc, x, weak_int(0, loc));
 	if (neg.kind == EX_ERROR)
 		return neg;
-	return sema_where(s, loc, neg, sema_math(s, IR_CEIL, loc, x, "trunc"), sema_math(s, IR_FLOOR, loc, x, "trunc"));
+	Ex up = sema_math(s, IR_CEIL, loc, x, "trunc");
+	Ex down = sema_math(s, IR_FLOOR, loc, x, "trunc");
+	return sema_where(s, loc, neg, up, down);
 }
 
 /* p(w) = c[0] w^(n-1) + ... + c[n-1], by Horner's rule in w's dtype. */
@@ -154,8 +156,9 @@ static Ex erf_inv(Sema *s, Loc loc, Ex x)
 	DType rt = dtype_is_float(dt) ? dt : DT_F32;
 	if (rt != DT_F64)
 		x = sema_cast(s, x, DT_F32, loc);
-	Ex w = sema_binary_ast(s, OP_MUL, loc, sema_binary_ast(s, OP_SUB, loc, one, x),
-	                       sema_binary_ast(s, OP_ADD, loc, one, x));
+	Ex omx = sema_binary_ast(s, OP_SUB, loc, one, x);
+	Ex opx = sema_binary_ast(s, OP_ADD, loc, one, x);
+	Ex w = sema_binary_ast(s, OP_MUL, loc, omx, opx);
 	w = sema_binary_ast(s, OP_SUB, loc, weak_int(0, loc), sema_math(s, IR_LOG, loc, w, "erf_inv"));
 	Ex small = sema_binary_ast(s, OP_LT, loc, w, ex_const(const_float(5.0, DT_F32, true), loc));
 	Ex pl = horner(s, loc, sema_binary_ast(s, OP_SUB, loc, w, ex_const(const_float(2.5, DT_F32, true), loc)), lo, 9);
