@@ -779,17 +779,9 @@ static LLVMValueRef float_op(Cg *g, Op op, DType dt, LLVMValueRef *a, Loc loc)
 	case IR_LOG1P: return libm1(g, "log1p", a[0]);
 	case IR_TANH: return t == g->t_f32 ? call_helper(g, H_TANHF, a[0]) : libm1(g, "tanh", a[0]);
 	case IR_ERF: return libm1(g, "erf", a[0]);
-	case IR_TAN: return libm1(g, "tan", a[0]);
-	case IR_ATAN: return libm1(g, "atan", a[0]);
-	case IR_ASIN: return libm1(g, "asin", a[0]);
-	case IR_ACOS: return libm1(g, "acos", a[0]);
-	case IR_SINH: return libm1(g, "sinh", a[0]);
-	case IR_COSH: return libm1(g, "cosh", a[0]);
-	case IR_ASINH: return libm1(g, "asinh", a[0]);
-	case IR_ACOSH: return libm1(g, "acosh", a[0]);
-	case IR_ATANH: return libm1(g, "atanh", a[0]);
-	case IR_EXPM1: return libm1(g, "expm1", a[0]);
-	case IR_CBRT: return libm1(g, "cbrt", a[0]);
+	case IR_TAN: case IR_ATAN: case IR_ASIN: case IR_ACOS: case IR_SINH: case IR_COSH: case IR_ASINH:
+	case IR_ACOSH: case IR_ATANH: case IR_EXPM1: case IR_CBRT: /* libm's (libdevice's) of the op's name */
+		return libm1(g, op_info[op].name, a[0]);
 	case IR_ROUND: return cg_intrinsic(g, "llvm.roundeven", t, a, 1); /* half to even; cvt.rni on the GPU */
 	case IR_ATAN2: return math_fn(g, "llvm.atan2", "atan2", a, 2);
 	case IR_RSQRT: return LLVMBuildFDiv(b, one, cg_intrinsic(g, "llvm.sqrt", t, a, 1), "");
