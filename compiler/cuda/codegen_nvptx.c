@@ -325,9 +325,10 @@ static bool emit_scalar_op(NvFn *f, const Inst *i)
 {
 	Cg *g = f->g;
 	const Value *res = i->results[0];
-	if (i->op == IR_CAST) {
+	if (i->op == IR_CAST || i->op == IR_BITCAST) {
 		LLVMValueRef x = nv_val(f, i->args[0])->r[0];
-		f->vals[res->id] = gv_scalar(f, res->type->dtype, cg_cast(g, x, i->args[0]->type->dtype, res->type->dtype));
+		f->vals[res->id] =
+			gv_scalar(f, res->type->dtype, cg_convert(g, i->op, x, i->args[0]->type->dtype, res->type->dtype));
 		return true;
 	}
 	LLVMValueRef a[3];

@@ -485,8 +485,8 @@ static GV *elementwise(NvFn *f, const Inst *i, const GpuLayout *L)
 		LLVMValueRef x[3];
 		for (int k = 0; k < i->nargs && k < 3; k++)
 			x[k] = a[k]->L ? a[k]->r[r] : a[k]->r[0];
-		if (i->op == IR_CAST)
-			y->r[r] = cg_cast(g, x[0], i->args[0]->type->dtype, res->type->dtype);
+		if (i->op == IR_CAST || i->op == IR_BITCAST)
+			y->r[r] = cg_convert(g, i->op, x[0], i->args[0]->type->dtype, res->type->dtype);
 		else
 			y->r[r] = cg_elementwise(g, i->op, dt, x, i->loc);
 		if (!y->r[r])
@@ -585,6 +585,40 @@ static GV *slice_concat(NvFn *f, const Inst *i, const GpuLayout *L)
 	}
 	nv_barrier(f);
 	return smem_get(f, base, L, rt->dtype, i->op == IR_SLICE ? i->perm : NULL, big->dims);
+}
+
+/* reverse (jnp.flip, lang-spec §7.20): through shared memory, each element
+ * read back from the mirrored place along the axis. */
+static GV *reverse(NvFn *f, const Inst *i, const GpuLayout *L)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	const Type *rt = i->results[0]->type;
+	nv_temp_need(f, (uint64_t)type_numel(rt) * (uint64_t)nv_smem_elem(rt->dtype));
+	nv_temp_begin(f);
+	LLVMValueRef base = nv_temp_ptr(f, 0);
+	smem_put(f, nv_get(f, i->args[0], NULL), base, NULL, rt->dims);
+	nv_barrier(f);
+	LLVMTypeRef mt = nv_smem_type(f, rt->dtype);
+	GV *y = gv_new(f, L, rt->dtype);
+	for (int r = 0; r < y->n; r++) {
+		LLVMValueRef idx = cg_i32(g, 0);
+		int64_t stride = 1;
+		for (int d = L->rank - 1; d >= 0; d--) {
+			LLVMValueRef c = nv_coord(f, L, r, d);
+			if (d == i->ival)
+				c = LLVMBuildSub(b, cg_i32(g, (int32_t)(rt->dims[d] - 1)), c, "");
+			idx = LLVMBuildAdd(b, idx, LLVMBuildMul(b, c, cg_i32(g, (int32_t)stride), ""), "");
+			stride *= rt->dims[d];
+		}
+		LLVMValueRef ok = nv_valid(f, L, r); /* padding elements read element 0 */
+		if (ok)
+			idx = LLVMBuildSelect(b, ok, idx, cg_i32(g, 0), "");
+		LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, base, &idx, 1, "");
+		y->r[r] = cg_from_mem(g, rt->dtype, LLVMBuildLoad2(b, mt, p, ""));
+	}
+	f->smem_busy = true;
+	return y;
 }
 
 /* ---- shuffles ------------------------------------------------------------------------ */
@@ -970,6 +1004,9 @@ bool nv_tensor_op(NvFn *f, const Inst *i)
 	}
 	case IR_SLICE: case IR_CONCAT:
 		f->vals[res->id] = slice_concat(f, i, L);
+		return true;
+	case IR_REVERSE:
+		f->vals[res->id] = reverse(f, i, L);
 		return true;
 	case IR_BROADCAST:
 		if (!L) {

@@ -217,7 +217,8 @@ typedef struct BinInfo {
 	const char *clause; /* clause cited for operand errors */
 } BinInfo;
 
-extern const BinInfo bin_min, bin_max, bin_add, bin_sub, bin_floordiv, bin_mod, bin_ne, bin_div, bin_rem;
+extern const BinInfo bin_min, bin_max, bin_add, bin_sub, bin_floordiv, bin_mod, bin_ne, bin_div, bin_rem,
+	bin_atan2;
 Ex sema_binop(Sema *s, const BinInfo *bi, Loc loc, Ex a, Ex b);
 Ex sema_binary_ast(Sema *s, AstOp op, Loc loc, Ex a, Ex b);
 
@@ -335,14 +336,27 @@ bool prefetch_write_error(Sema *s, const Binding *b, Loc loc, const char *verb);
 
 typedef enum Compat {
 	COMPAT_SIGN, COMPAT_CLIP, COMPAT_SQUARE, COMPAT_RECIPROCAL, COMPAT_ISNAN, COMPAT_ISFINITE,
-	COMPAT_SWAPAXES, COMPAT_MULTIPLE_OF, COMPAT_MAX_CONTIGUOUS, COMPAT_COUNT
+	COMPAT_SWAPAXES, COMPAT_MULTIPLE_OF, COMPAT_MAX_CONTIGUOUS,
+	COMPAT_TRUNC, COMPAT_ERF_INV, COMPAT_POPCNT, COMPAT_CLZ, COMPAT_SHIFT_RIGHT_LOGICAL, COMPAT_BITCAST,
+	COMPAT_SELECT_N, COMPAT_COUNT
 } Compat;
 
 /* which of args[0 .. nargs - 1] (nargs as the builtin table checked). */
 Ex sema_compat(Sema *s, Compat which, Loc loc, const Ex *args, int nargs);
+/* where(cond, a, b) (§7.16: sema_builtins.c). */
+Ex sema_where(Sema *s, Loc loc, Ex cond, Ex a, Ex b);
+/* astype(x, dt) (§7.14): a strong value; constants fold. */
+Ex sema_cast(Sema *s, Ex x, DType dt, Loc loc);
+/* A §7.10 math function (op F_MATH) of x, folded for a constant; fname
+ * names it in messages. */
+Ex sema_math(Sema *s, Op op, Loc loc, Ex x, const char *fname);
 /* roll(x, shift, axis) (jnp.roll, pltpu.roll) and lax.broadcast_in_dim
  * (sema_shape.c). */
 Ex sema_roll(Sema *s, Loc loc, Ex x, Ex shift, const Ex *axis);
+/* jnp.flip, jnp.pad (mode "constant"), jnp.diagonal (sema_shape.c, §7.20). */
+Ex sema_flip(Sema *s, Loc loc, Ex x, const Ex *axis);
+Ex sema_pad(Sema *s, Loc loc, Ex x, Ex widths, const Ex *value);
+Ex sema_diagonal(Sema *s, Loc loc, Ex x, int64_t offset, int64_t axis1, int64_t axis2);
 Ex sema_broadcast_in_dim(Sema *s, Loc loc, Ex x, Ex shape, Ex dims);
 
 /* ---- sema_einsum.c: einsum of two operands (§7.13) ------------------------ */

@@ -11,16 +11,19 @@
 
 /* Keyword arguments any builtin may accept. */
 typedef enum Kw {
-	KW_AXIS, KW_KEEPDIMS, KW_MASK, KW_OTHER, KW_ACC, KW_TRANS_A, KW_TRANS_B, KW_DIM, KW_DTYPE, KW_K, KW_COUNT
+	KW_AXIS, KW_KEEPDIMS, KW_MASK, KW_OTHER, KW_ACC, KW_TRANS_A, KW_TRANS_B, KW_DIM, KW_DTYPE, KW_K,
+	KW_CONSTANT_VALUES, KW_OFFSET, KW_AXIS1, KW_AXIS2, /* pad, diagonal (§7.20) */
+	KW_COUNT
 } Kw;
 
 static const char *const kw_names[KW_COUNT] = {
 	"axis", "keepdims", "mask", "other", "acc", "trans_a", "trans_b", "dim", "dtype", "k",
+	"constant_values", "offset", "axis1", "axis2",
 };
 
 #define K(x) (1u << KW_##x)
 #define NOKW (-1)
-#define MAXPOS 4
+#define MAXPOS 8 /* select_n(which, up to 7 cases) */
 
 struct Builtin;
 
@@ -104,6 +107,11 @@ static Ex cast_ex(Sema *s, Ex x, DType dt, Loc loc)
 		return ex_const(c, loc);
 	}
 	return ex_of(cast_value(s, x.v, dt, loc), loc);
+}
+
+Ex sema_cast(Sema *s, Ex x, DType dt, Loc loc)
+{
+	return cast_ex(s, x, dt, loc);
 }
 
 /* The Ref access a load/store/atomic addresses: x[...] or a bare Ref. */
@@ -242,42 +250,48 @@ static Ex bi_astype(Sema *s, Call *c)
 	return cast_ex(s, c->pos[0], dt.dt, c->loc);
 }
 
-static Ex bi_where(Sema *s, Call *c)
+/* where(cond, a, b) (§7.16); also select_n's select (sema_compat.c). */
+Ex sema_where(Sema *s, Loc loc, Ex cond, Ex a, Ex b)
 {
-	Ex cond = val(s, c->pos[0]), a = val(s, c->pos[1]), b = val(s, c->pos[2]);
+	cond = val(s, cond), a = val(s, a), b = val(s, b);
 	if (cond.kind == EX_ERROR || a.kind == EX_ERROR || b.kind == EX_ERROR)
-		return ex_error(c->loc);
+		return ex_error(loc);
 	if (ex_dtype(&cond) != DT_BOOL) {
 		error_at(s->cc, cond.loc, "the condition of where() must be bool, found %s [§7.16]", ex_type_str(s, &cond));
-		return ex_error(c->loc);
+		return ex_error(loc);
 	}
 	bool weak;
 	DType dt = promote_dtypes(ex_dtype(&a), ex_weak(&a), ex_dtype(&b), ex_weak(&b), &weak);
 	if (dt == DT_NONE) {
-		error_at(s->cc, c->loc, "where(): %s and %s have no common dtype [§4.6]", ex_type_str(s, &a),
+		error_at(s->cc, loc, "where(): %s and %s have no common dtype [§4.6]", ex_type_str(s, &a),
 		         ex_type_str(s, &b));
-		return ex_error(c->loc);
+		return ex_error(loc);
 	}
 	int r1, r2;
 	int64_t *d1 = arena_alloc(s->a, sizeof(int64_t) * (size_t)(ex_rank(&cond) + ex_rank(&a) + 1));
 	int64_t *d2 = arena_alloc(s->a, sizeof(int64_t) * (size_t)(ex_rank(&cond) + ex_rank(&a) + ex_rank(&b) + 1));
 	if (!broadcast_shapes(ex_rank(&cond), ex_dims(&cond), ex_rank(&a), ex_dims(&a), &r1, d1) ||
 	    !broadcast_shapes(r1, d1, ex_rank(&b), ex_dims(&b), &r2, d2)) {
-		error_at(s->cc, c->loc, "where(): the shapes %s, %s and %s are not broadcast-compatible [§4.8]",
+		error_at(s->cc, loc, "where(): the shapes %s, %s and %s are not broadcast-compatible [§4.8]",
 		         ex_type_str(s, &cond), ex_type_str(s, &a), ex_type_str(s, &b));
-		return ex_error(c->loc);
+		return ex_error(loc);
 	}
 	if (cond.kind == EX_CONST && a.kind == EX_CONST && b.kind == EX_CONST) {
 		ConstVal r = cond.c.i ? a.c : b.c;
-		if (!const_convert(s, &r, dt, false, c->loc))
-			return ex_error(c->loc);
+		if (!const_convert(s, &r, dt, false, loc))
+			return ex_error(loc);
 		r.weak = weak;
-		return ex_const(r, c->loc);
+		return ex_const(r, loc);
 	}
 	Value *vc = to_value(s, cond, type_tensor(s->a, DT_BOOL, r2, d2));
 	Type *t = type_tensor(s->a, dt, r2, d2);
 	Value *va = to_value(s, a, t), *vb = to_value(s, b, t);
-	return ex_value(emit(s, IR_SELECT, c->loc, t, 3, vc, va, vb), weak, c->loc);
+	return ex_value(emit(s, IR_SELECT, loc, t, 3, vc, va, vb), weak, loc);
+}
+
+static Ex bi_where(Sema *s, Call *c)
+{
+	return sema_where(s, c->loc, c->pos[0], c->pos[1], c->pos[2]);
 }
 
 /* A math function of a constant, in f64 (the caller rounds it to its
@@ -298,6 +312,18 @@ static double fold_math(Op op, double x)
 	case IR_COS: return cos(x);
 	case IR_FLOOR: return floor(x);
 	case IR_CEIL: return ceil(x);
+	case IR_TAN: return tan(x);
+	case IR_ATAN: return atan(x);
+	case IR_ASIN: return asin(x);
+	case IR_ACOS: return acos(x);
+	case IR_SINH: return sinh(x);
+	case IR_COSH: return cosh(x);
+	case IR_ASINH: return asinh(x);
+	case IR_ACOSH: return acosh(x);
+	case IR_ATANH: return atanh(x);
+	case IR_EXPM1: return expm1(x);
+	case IR_CBRT: return cbrt(x);
+	case IR_ROUND: return nearbyint(x); /* the default rounding mode: to nearest, ties to even */
 	default: internal_error("sema: no constant folding for %s", op_info[op].name);
 	}
 }
@@ -306,32 +332,37 @@ static double fold_math(Op op, double x)
  * Constants fold, so they may be used in constant expressions (§4.3). */
 static Ex math_call(Sema *s, Call *c, Op op)
 {
-	Ex x = val(s, c->pos[0]);
+	return sema_math(s, op, c->loc, c->pos[0], c->bi->name);
+}
+
+Ex sema_math(Sema *s, Op op, Loc loc, Ex x, const char *fname)
+{
+	x = val(s, x);
 	if (x.kind == EX_ERROR)
 		return x;
 	DType dt = ex_dtype(&x);
-	if (!dtype_is_float(dt) && (op == IR_FLOOR || op == IR_CEIL))
+	if (!dtype_is_float(dt) && (op == IR_FLOOR || op == IR_CEIL || op == IR_ROUND))
 		return x; /* the identity on integers and bool, as in JAX (§7.10) */
 	if (!dtype_is_float(dt))
 		dt = DT_F32;
 	if (x.kind == EX_CONST) {
 		ConstVal r = x.c;
 		if (!const_convert(s, &r, DT_F64, true, x.loc))
-			return ex_error(c->loc);
+			return ex_error(loc);
 		r = const_float(fold_math(op, r.f), DT_F64, false);
-		if (!const_convert(s, &r, dt, true, c->loc)) /* rounds to dt */
-			return ex_error(c->loc);
+		if (!const_convert(s, &r, dt, true, loc)) /* rounds to dt */
+			return ex_error(loc);
 		r.weak = x.c.weak;
-		return ex_const(r, c->loc);
+		return ex_const(r, loc);
 	}
 	if (s->ctx != CTX_BODY) { /* only constants fold outside a body */
 		error_at(s->cc, x.loc, "%s() of a run-time value cannot be used in %s; its argument must be a constant [%s]",
-		         c->bi->name, ctx_phrase(s), s->clause);
-		return ex_error(c->loc);
+		         fname, ctx_phrase(s), s->clause);
+		return ex_error(loc);
 	}
 	Type *t = type_tensor(s->a, dt, ex_rank(&x), ex_dims(&x));
 	Value *v = to_value(s, x, t);
-	return ex_value(emit(s, op, c->loc, t, 1, v), ex_weak(&x), c->loc);
+	return ex_value(emit(s, op, loc, t, 1, v), ex_weak(&x), loc);
 }
 
 static Ex bi_math(Sema *s, Call *c)
@@ -358,6 +389,13 @@ static Ex bi_log2(Sema *s, Call *c)
 static Ex bi_div_rem(Sema *s, Call *c)
 {
 	return sema_binop(s, c->bi->arg == IR_REM ? &bin_rem : &bin_div, c->loc, c->pos[0], c->pos[1]);
+}
+
+/* atan2(y, x) (jnp.arctan2, lax.atan2): operands promoted and broadcast,
+ * integers and bool as f32, as true division (§7.10). */
+static Ex bi_atan2(Sema *s, Call *c)
+{
+	return sema_binop(s, &bin_atan2, c->loc, c->pos[0], c->pos[1]);
 }
 
 static Ex bi_abs(Sema *s, Call *c)
@@ -1093,6 +1131,27 @@ static Ex bi_roll(Sema *s, Call *c)
 	return sema_roll(s, c->loc, c->pos[0], c->pos[1], c->has[KW_AXIS] ? &c->kw[KW_AXIS] : NULL);
 }
 
+static Ex bi_flip(Sema *s, Call *c)
+{
+	return sema_flip(s, c->loc, c->pos[0], c->has[KW_AXIS] ? &c->kw[KW_AXIS] : NULL);
+}
+
+static Ex bi_pad(Sema *s, Call *c)
+{
+	return sema_pad(s, c->loc, c->pos[0], c->pos[1], c->has[KW_CONSTANT_VALUES] ? &c->kw[KW_CONSTANT_VALUES] : NULL);
+}
+
+static Ex bi_diagonal(Sema *s, Call *c)
+{
+	int64_t k[3] = {0, 0, 1};
+	static const Kw kws[3] = {KW_OFFSET, KW_AXIS1, KW_AXIS2};
+	static const char *const what[3] = {"offset= of diagonal()", "axis1= of diagonal()", "axis2= of diagonal()"};
+	for (int j = 0; j < 3; j++)
+		if (c->has[kws[j]] && !const_int_arg(s, c->kw[kws[j]], what[j], "§7.20", &k[j]))
+			return ex_error(c->loc);
+	return sema_diagonal(s, c->loc, c->pos[0], k[0], k[1], k[2]);
+}
+
 static Ex bi_broadcast_in_dim(Sema *s, Call *c)
 {
 	return sema_broadcast_in_dim(s, c->loc, c->pos[0], c->pos[1], c->pos[2]);
@@ -1164,6 +1223,18 @@ static const Builtin builtins[] = {
 	COMPAT("swapaxes", 3, SWAPAXES), COMPAT("multiple_of", 2, MULTIPLE_OF), COMPAT("max_contiguous", 2, MAX_CONTIGUOUS),
 	{"roll", 2, 2, KW_AXIS, K(AXIS), "§7.20", bi_roll, 0, false},
 	{"broadcast_in_dim", 3, 3, NOKW, 0, "§7.20", bi_broadcast_in_dim, 0, false},
+	/* more math (§7.10), bit operations (§7.4, §7.14), select_n, flip, pad, diagonal (§7.20) */
+	MATH("tan", TAN), MATH("atan", ATAN), MATH("asin", ASIN), MATH("acos", ACOS), MATH("sinh", SINH),
+	MATH("cosh", COSH), MATH("asinh", ASINH), MATH("acosh", ACOSH), MATH("atanh", ATANH), MATH("expm1", EXPM1),
+	MATH("cbrt", CBRT), MATH("round", ROUND), MATH("rint", ROUND),
+	{"atan2", 2, 2, NOKW, 0, "§7.10", bi_atan2, 0, true},
+	COMPAT("trunc", 1, TRUNC), COMPAT("erf_inv", 1, ERF_INV),
+	COMPAT("population_count", 1, POPCNT), COMPAT("clz", 1, CLZ),
+	COMPAT("shift_right_logical", 2, SHIFT_RIGHT_LOGICAL), COMPAT("bitcast_convert_type", 2, BITCAST),
+	{"select_n", 2, MAXPOS, NOKW, 0, "§7.20", bi_compat, COMPAT_SELECT_N, false},
+	{"flip", 1, 1, KW_AXIS, K(AXIS), "§7.20", bi_flip, 0, false},
+	{"pad", 2, 2, NOKW, K(CONSTANT_VALUES), "§7.20", bi_pad, 0, false},
+	{"diagonal", 1, 1, KW_OFFSET, K(OFFSET) | K(AXIS1) | K(AXIS2), "§7.20", bi_diagonal, 0, false},
 	{"debug_print", 1, 1, NOKW, 0, "§7.19", NULL, IR_DEBUG_PRINT, false},
 	{"debug_check", 2, 2, NOKW, 0, "§7.19", NULL, IR_DEBUG_CHECK, false},
 };
@@ -1254,6 +1325,14 @@ static const PallasName pallas_names[] = {
 	{"integer_pow", "x ** n", "§7.2"}, {"bitwise_and", "a & b", "§7.4"}, {"bitwise_or", "a | b", "§7.4"},
 	{"bitwise_xor", "a ^ b", "§7.4"}, {"bitwise_not", "~a", "§7.4"}, {"invert", "~a", "§7.4"},
 	{"shift_left", "a << b", "§7.4"}, {"shift_right_arithmetic", "a >> b (of a signed a)", "§7.4"},
+	/* jnp's spellings of §7.10's math and §7.20's functions */
+	{"arctan", "atan(x)", "§7.10"}, {"arcsin", "asin(x)", "§7.10"}, {"arccos", "acos(x)", "§7.10"},
+	{"arctan2", "atan2(y, x)", "§7.10"}, {"arcsinh", "asinh(x)", "§7.10"}, {"arccosh", "acosh(x)", "§7.10"},
+	{"arctanh", "atanh(x)", "§7.10"}, {"erfinv", "erf_inv(x)", "§7.20"}, {"around", "round(x)", "§7.10"},
+	{"fix", "trunc(x)", "§7.20"}, {"fliplr", "flip(x, 1)", "§7.20"}, {"flipud", "flip(x, 0)", "§7.20"},
+	{"bitcast", "bitcast_convert_type(x, T) (one width; pltpu.bitcast's reshaping is not supported)", "§7.14"},
+	{"popcount", "population_count(x)", "§7.4"}, {"bitwise_count", "population_count(x)", "§7.4"},
+	{"left_shift", "a << b", "§7.4"}, {"right_shift", "a >> b, or shift_right_logical(a, b)", "§7.4"},
 };
 
 static const PallasName *pallas_name(const char *name)

@@ -1,18 +1,24 @@
 /* sema_compat.c - small jnp/lax/pl functions that real Pallas kernels use,
  * built from other operations (lang-spec §7.20): sign, clip, clamp, square,
- * reciprocal, isnan, isfinite, swapaxes, and the hints multiple_of and
- * max_contiguous.  Each is what jnp computes, written with the elementwise
- * operations of §7.2-§7.4, so every target takes it as it takes those.
+ * reciprocal, isnan, isfinite, swapaxes, the hints multiple_of and
+ * max_contiguous, trunc, erf_inv, select_n and shift_right_logical; and the
+ * bit operations with an IR op of their own (population_count, clz,
+ * bitcast_convert_type: §7.4, §7.14).  Each is what jnp computes, written
+ * with the elementwise operations of §7.2-§7.4 where it can be, so every
+ * target takes it as it takes those.
  * (lax.clamp is not one: `clamp` is a common fn name; a hint says clip.) */
 #include "sema.h"
 
+#include <math.h>
 #include <string.h>
 
 static const char *const compat_names[COMPAT_COUNT] = {
 	[COMPAT_SIGN] = "sign", [COMPAT_CLIP] = "clip", [COMPAT_SQUARE] = "square",
 	[COMPAT_RECIPROCAL] = "reciprocal", [COMPAT_ISNAN] = "isnan", [COMPAT_ISFINITE] = "isfinite",
 	[COMPAT_SWAPAXES] = "swapaxes", [COMPAT_MULTIPLE_OF] = "multiple_of",
-	[COMPAT_MAX_CONTIGUOUS] = "max_contiguous",
+	[COMPAT_MAX_CONTIGUOUS] = "max_contiguous", [COMPAT_TRUNC] = "trunc", [COMPAT_ERF_INV] = "erf_inv",
+	[COMPAT_POPCNT] = "population_count", [COMPAT_CLZ] = "clz", [COMPAT_SHIFT_RIGHT_LOGICAL] = "shift_right_logical",
+	[COMPAT_BITCAST] = "bitcast_convert_type", [COMPAT_SELECT_N] = "select_n",
 };
 
 static Ex weak_int(int64_t i, Loc loc)
@@ -97,8 +103,173 @@ static Ex hint(Sema *s, Compat which, Loc loc, Ex x, Ex n)
 	return x;
 }
 
+
+/* e, weakly typed or not (a cast made it strong). */
+static Ex with_weak(Ex e, bool weak)
+{
+	if (e.kind == EX_CONST)
+		e.c.weak = weak;
+	else if (e.kind == EX_VALUE)
+		e.weak = weak;
+	return e;
+}
+
+/* jnp.trunc: where(x < 0, ceil(x), floor(x)), as jnp writes it; the
+ * identity on integers. */
+static Ex trunc_ex(Sema *s, Loc loc, Ex x)
+{
+	if (!dtype_is_float(ex_dtype(&x)))
+		return x;
+	Ex neg = sema_binary_ast(s, OP_LT, loc, x, weak_int(0, loc));
+	if (neg.kind == EX_ERROR)
+		return neg;
+	Ex up = sema_math(s, IR_CEIL, loc, x, "trunc");
+	Ex down = sema_math(s, IR_FLOOR, loc, x, "trunc");
+	return sema_where(s, loc, neg, up, down);
+}
+
+/* p(w) = c[0] w^(n-1) + ... + c[n-1], by Horner's rule in w's dtype. */
+static Ex horner(Sema *s, Loc loc, Ex w, const double *c, int n)
+{
+	Ex p = ex_const(const_float(c[0], DT_F32, true), loc);
+	for (int k = 1; k < n && p.kind != EX_ERROR; k++)
+		p = sema_binary_ast(s, OP_ADD, loc, sema_binary_ast(s, OP_MUL, loc, p, w),
+		                    ex_const(const_float(c[k], DT_F32, true), loc));
+	return p;
+}
+
+/* lax.erf_inv: M. Giles' single-precision approximation ("Approximating
+ * the erfinv function", GPU Computing Gems, 2011), which XLA and Pallas
+ * use for f32: w = -log((1 - x)(1 + x)); a polynomial in w - 2.5 below
+ * w = 5, else in sqrt(w) - 3; times x.  Both are computed and one taken
+ * (branch-free); |x| == 1 gives x * inf, |x| > 1 NaN. */
+static Ex erf_inv(Sema *s, Loc loc, Ex x)
+{
+	static const double lo[9] = {2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+	                             -0.00125372503, -0.00417768164, 0.246640727, 1.50140941};
+	static const double hi[9] = {-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+	                             -0.0076224613, 0.00943887047, 1.00167406, 2.83297682};
+	Ex one = ex_const(const_float(1.0, DT_F32, true), loc);
+	DType dt = ex_dtype(&x);
+	bool weak = ex_weak(&x);
+	/* integers and bool as f32, 16-bit floats computed in f32 (§7.10) */
+	DType rt = dtype_is_float(dt) ? dt : DT_F32;
+	if (rt != DT_F64)
+		x = sema_cast(s, x, DT_F32, loc);
+	Ex omx = sema_binary_ast(s, OP_SUB, loc, one, x);
+	Ex opx = sema_binary_ast(s, OP_ADD, loc, one, x);
+	Ex w = sema_binary_ast(s, OP_MUL, loc, omx, opx);
+	w = sema_binary_ast(s, OP_SUB, loc, weak_int(0, loc), sema_math(s, IR_LOG, loc, w, "erf_inv"));
+	Ex small = sema_binary_ast(s, OP_LT, loc, w, ex_const(const_float(5.0, DT_F32, true), loc));
+	Ex pl = horner(s, loc, sema_binary_ast(s, OP_SUB, loc, w, ex_const(const_float(2.5, DT_F32, true), loc)), lo, 9);
+	Ex ph = horner(s, loc, sema_binary_ast(s, OP_SUB, loc, sema_math(s, IR_SQRT, loc, w, "erf_inv"),
+	                                       ex_const(const_float(3.0, DT_F32, true), loc)), hi, 9);
+	Ex r = sema_binary_ast(s, OP_MUL, loc, sema_where(s, loc, small, pl, ph), x);
+	Ex edge = sema_binary_ast(s, OP_EQ, loc, sema_binary_ast(s, OP_MUL, loc, x, x), one);
+	Ex inf = sema_binary_ast(s, OP_MUL, loc, x, ex_const(const_float(INFINITY, DT_F32, true), loc));
+	return with_weak(sema_cast(s, sema_where(s, loc, edge, inf, r), rt, loc), weak);
+}
+
+/* The unsigned dtype of dt's width. */
+static DType unsigned_of(DType dt)
+{
+	switch (dt) {
+	case DT_I8: return DT_U8;
+	case DT_I16: return DT_U16;
+	case DT_I32: return DT_U32;
+	case DT_I64: return DT_U64;
+	default: return dt;
+	}
+}
+
+/* lax.population_count, lax.clz: an op of their own (§7.4); constants fold
+ * on the bits of their dtype. */
+static Ex bit_count(Sema *s, Compat which, Loc loc, Ex x)
+{
+	DType dt = ex_dtype(&x);
+	Op op = which == COMPAT_POPCNT ? IR_POPCNT : IR_CLZ;
+	if (x.kind == EX_CONST) {
+		int bits = dtype_bits(dt);
+		uint64_t u = (uint64_t)x.c.i & (bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1);
+		ConstVal r = x.c;
+		r.i = op == IR_POPCNT ? __builtin_popcountll(u) : u ? __builtin_clzll(u) - (64 - bits) : bits;
+		return ex_const(r, loc);
+	}
+	return ex_value(emit(s, op, loc, x.v->type, 1, x.v), x.weak, loc);
+}
+
+/* lax.shift_right_logical(a, b): >> on the bits as unsigned, the result
+ * back in the promoted (signed) dtype; an amount outside [0, bits) gives 0
+ * (§7.4). */
+static Ex shift_right_logical(Sema *s, Loc loc, Ex a, Ex b)
+{
+	DType da = ex_dtype(&a), db = ex_dtype(&b);
+	bool weak;
+	DType dt = promote_dtypes(da, ex_weak(&a), db, ex_weak(&b), &weak);
+	if (!dtype_is_int(da) || !dtype_is_int(db) || dt == DT_NONE || !dtype_is_signed(dt))
+		return sema_binary_ast(s, OP_SHR, loc, a, b); /* unsigned: >> is logical; else its error */
+	DType u = unsigned_of(dt);
+	Ex ua = sema_cast(s, a, u, loc), ub = sema_cast(s, b, u, loc);
+	return with_weak(sema_cast(s, sema_binary_ast(s, OP_SHR, loc, ua, ub), dt, loc), weak);
+}
+
+/* lax.bitcast_convert_type(x, T): x's bits as dtype T of the same width
+ * (§7.14). */
+static Ex bitcast(Sema *s, Loc loc, Ex x, Ex t)
+{
+	x = rvalue(s, x);
+	if (x.kind == EX_ERROR || t.kind == EX_ERROR)
+		return ex_error(loc);
+	if (t.kind != EX_DTYPE) {
+		error_at(s->cc, t.loc, "the second argument of bitcast_convert_type() must be a dtype such as i32, found %s "
+		         "[§7.14]", ex_type_str(s, &t));
+		return ex_error(loc);
+	}
+	DType from = ex_dtype(&x);
+	if (from == DT_BOOL || t.dt == DT_BOOL || dtype_bits(from) != dtype_bits(t.dt)) {
+		error_at(s->cc, loc, "bitcast_convert_type() from %s to %s: both must be numeric dtypes of one width "
+		         "[§7.14]", ex_type_str(s, &x), dtype_str(t.dt));
+		return ex_error(loc);
+	}
+	if (s->ctx != CTX_BODY) {
+		error_at(s->cc, loc, "bitcast_convert_type() can only be used in a kernel body [§7.14]");
+		return ex_error(loc);
+	}
+	Value *v = as_value(s, x);
+	if (from == t.dt)
+		return ex_value(v, false, loc);
+	return ex_value(emit(s, IR_BITCAST, loc, type_with_dtype(s->a, v->type, t.dt), 1, v), false, loc);
+}
+
+/* lax.select_n(which, *cases): cases[which]; a bool `which` picks between
+ * two (false: the first).  A chain of selects, the last case where
+ * `which` is out of range (JAX leaves that undefined). */
+static Ex select_n(Sema *s, Loc loc, const Ex *args, int nargs)
+{
+	Ex which = rvalue(s, args[0]);
+	if (which.kind == EX_ERROR)
+		return which;
+	DType wt = ex_dtype(&which);
+	int ncases = nargs - 1;
+	if (!(wt == DT_BOOL || dtype_is_int(wt)) || (wt == DT_BOOL && ncases != 2)) {
+		error_at(s->cc, which.loc, "select_n() takes an integer index (or a bool with two cases), found %s with %d "
+		         "case%s [§7.20]", ex_type_str(s, &which), ncases, ncases == 1 ? "" : "s");
+		return ex_error(loc);
+	}
+	if (wt == DT_BOOL)
+		return sema_where(s, loc, which, args[2], args[1]);
+	Ex r = args[ncases];
+	for (int k = ncases - 1; k >= 1 && r.kind != EX_ERROR; k--)
+		r = sema_where(s, loc, sema_binary_ast(s, OP_EQ, loc, which, weak_int(k - 1, loc)), args[k], r);
+	return r;
+}
+
 Ex sema_compat(Sema *s, Compat which, Loc loc, const Ex *args, int nargs)
 {
+	if (which == COMPAT_SELECT_N)
+		return select_n(s, loc, args, nargs);
+	if (which == COMPAT_BITCAST)
+		return bitcast(s, loc, args[0], args[1]);
 	Ex a[3];
 	for (int i = 0; i < nargs && i < 3; i++) {
 		a[i] = args[i].kind == EX_NONE || args[i].kind == EX_ERROR ? args[i] : rvalue(s, args[i]);
@@ -107,11 +278,13 @@ Ex sema_compat(Sema *s, Compat which, Loc loc, const Ex *args, int nargs)
 	}
 	DType dt = ex_dtype(&a[0]);
 	bool number = which != COMPAT_ISNAN && which != COMPAT_ISFINITE &&
-	              which != COMPAT_SWAPAXES;
-	if (a[0].kind == EX_NONE || (number && dt == DT_BOOL) ||
+	              which != COMPAT_SWAPAXES && which != COMPAT_ERF_INV;
+	bool integer = which == COMPAT_POPCNT || which == COMPAT_CLZ || which == COMPAT_SHIFT_RIGHT_LOGICAL;
+	if (a[0].kind == EX_NONE || (number && dt == DT_BOOL) || (integer && !dtype_is_int(dt)) ||
 	    (which == COMPAT_RECIPROCAL && !dtype_is_float(dt))) {
-		error_at(s->cc, a[0].loc, "%s() needs %s, found %s [§7.20]", compat_names[which],
-		         which == COMPAT_RECIPROCAL ? "a float" : "a number", a[0].kind == EX_NONE ? "None" : ex_type_str(s, &a[0]));
+		error_at(s->cc, a[0].loc, "%s() needs %s, found %s [%s]", compat_names[which],
+		         which == COMPAT_RECIPROCAL ? "a float" : integer ? "an integer" : "a number",
+		         a[0].kind == EX_NONE ? "None" : ex_type_str(s, &a[0]), integer ? "§7.4" : "§7.20");
 		return ex_error(loc);
 	}
 	switch (which) {
@@ -127,6 +300,13 @@ Ex sema_compat(Sema *s, Compat which, Loc loc, const Ex *args, int nargs)
 	case COMPAT_SWAPAXES: return swapaxes(s, loc, a[0], a[1], a[2]);
 	case COMPAT_MULTIPLE_OF:
 	case COMPAT_MAX_CONTIGUOUS: return hint(s, which, loc, a[0], a[1]);
+	case COMPAT_TRUNC: return trunc_ex(s, loc, a[0]);
+	case COMPAT_ERF_INV: return erf_inv(s, loc, a[0]);
+	case COMPAT_POPCNT:
+	case COMPAT_CLZ: return bit_count(s, which, loc, a[0]);
+	case COMPAT_SHIFT_RIGHT_LOGICAL: return shift_right_logical(s, loc, a[0], a[1]);
+	case COMPAT_BITCAST:
+	case COMPAT_SELECT_N:
 	case COMPAT_COUNT: break;
 	}
 	internal_error("sema_compat: %d", (int)which);

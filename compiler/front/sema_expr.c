@@ -273,6 +273,7 @@ static bool fold_float(Sema *s, Op op, Loc loc, double x, double y, DType rdt, C
 		r = y < 0 ? 1.0 / p : p;
 		break;
 	}
+	case IR_ATAN2: r = atan2(x, y); break;
 	case IR_MIN: r = x != x || y != y ? NAN : x < y ? x : y; break; /* NaN wins, as at run time (§7.10) */
 	case IR_MAX: r = x != x || y != y ? NAN : x > y ? x : y; break;
 	case IR_EQ: out->i = x == y; return true;
@@ -790,6 +791,7 @@ const BinInfo bin_mod = {IR_MOD, "take the remainder of", BC_INTONLY, "§7.17"};
 const BinInfo bin_ne = {IR_NE, "compare", BC_CMP, "§7.17"};
 const BinInfo bin_div = {IR_DIV, "divide", BC_ARITH, "§7.2"};
 const BinInfo bin_rem = {IR_REM, "take the remainder of", BC_ARITH, "§7.2"};
+const BinInfo bin_atan2 = {IR_ATAN2, "take atan2 of", BC_DIV, "§7.10"}; /* integers as f32, as true division */
 
 /* Why operands of dtypes a and b are not acceptable to the operation, or
  * NULL (§7.1). */

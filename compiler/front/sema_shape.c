@@ -20,6 +20,27 @@ static Value *slice_value(Sema *s, Value *v, const int64_t *start, const int64_t
 	return out;
 }
 
+/* The max over dim d of where(m, v, lowest): the one element of each line
+ * along d that the bool mask m picks (exact, whatever the dtype). */
+static Value *masked_max(Sema *s, Value *v, Value *m, int d, Loc loc)
+{
+	const Type *t = v->type;
+	int64_t iv;
+	double fv;
+	ir_reduce_identity(IR_REDUCE_MAX, t->dtype, &iv, &fv);
+	Type *et = type_tensor(s->a, t->dtype, 0, NULL);
+	Value *low = dtype_is_float(t->dtype) ? ir_const_float(s->a, s->k, s->region, loc, et, fv)
+	                                      : ir_const_int(s->a, s->k, s->region, loc, et, iv);
+	Value *sel = emit(s, IR_SELECT, loc, v->type, 3, m, v, broadcast_value(s, low, t->rank, t->dims, loc));
+	int64_t *rd = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->rank + 1));
+	for (int k = 0, r = 0; k < t->rank; k++)
+		if (k != d)
+			rd[r++] = t->dims[k];
+	Value *red = emit(s, IR_REDUCE_MAX, loc, type_tensor(s->a, t->dtype, t->rank - 1, rd), 1, sel);
+	red->def->ival = d;
+	return red;
+}
+
 /* v with dim d reduced to element i (a run-time integer scalar, counted
  * from the end when negative and then clamped to the dim, as jnp indexing
  * does), the dim kept with extent 1: max over d of where(iota == i, v,
@@ -44,19 +65,7 @@ static Value *dynamic_point(Sema *s, Value *v, int d, Value *i, Loc loc)
 	Value *io = emit(s, IR_IOTA, loc, it32, 0);
 	io->def->ival = d;
 	Value *m = emit(s, IR_EQ, loc, type_with_dtype(s->a, it32, DT_BOOL), 2, io, broadcast_value(s, i, t->rank, t->dims, loc));
-	int64_t iv;
-	double fv;
-	ir_reduce_identity(IR_REDUCE_MAX, t->dtype, &iv, &fv);
-	Type *et = type_tensor(s->a, t->dtype, 0, NULL);
-	Value *low = dtype_is_float(t->dtype) ? ir_const_float(s->a, s->k, s->region, loc, et, fv)
-	                                      : ir_const_int(s->a, s->k, s->region, loc, et, iv);
-	Value *sel = emit(s, IR_SELECT, loc, v->type, 3, m, v, broadcast_value(s, low, t->rank, t->dims, loc));
-	int64_t *rd = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->rank + 1));
-	for (int k = 0, r = 0; k < t->rank; k++)
-		if (k != d)
-			rd[r++] = t->dims[k];
-	Value *red = emit(s, IR_REDUCE_MAX, loc, type_tensor(s->a, t->dtype, t->rank - 1, rd), 1, sel);
-	red->def->ival = d;
+	Value *red = masked_max(s, v, m, d, loc);
 	int64_t *kd = arena_alloc(s->a, sizeof(int64_t) * (size_t)(t->rank + 1));
 	memcpy(kd, t->dims, sizeof(int64_t) * (size_t)t->rank);
 	kd[d] = 1;
@@ -388,6 +397,185 @@ Ex sema_roll(Sema *s, Loc loc, Ex x, Ex shift, const Ex *axis)
 	start[d] = 0, size[d] = n - k;
 	parts[1] = slice_value(s, v, start, size, loc);
 	return ex_value(concat_values(s, 2, parts, d, loc), ex_weak(&x), loc);
+}
+
+/* flip(x, axis) (jnp.flip, §7.20): the elements along each given axis (an
+ * int or a tuple; all axes when left out) in reverse order. */
+Ex sema_flip(Sema *s, Loc loc, Ex x, const Ex *axis)
+{
+	x = rvalue(s, x);
+	int n = 0;
+	int64_t *ax = NULL;
+	if (x.kind == EX_ERROR || (axis && (axis->kind == EX_ERROR || !int_list(s, *axis, "an axis of flip()", &n, &ax))))
+		return ex_error(loc);
+	int rank = ex_rank(&x);
+	if (x.kind == EX_CONST || rank == 0) {
+		if (axis && n) {
+			error_at(s->cc, axis->loc, "flip() of %s has no axis to flip [§7.20]", ex_type_str(s, &x));
+			return ex_error(loc);
+		}
+		return x;
+	}
+	Value *v = x.v;
+	bool *done = arena_alloc(s->a, (size_t)rank + 1);
+	for (int k = 0; k < (axis ? n : rank); k++) {
+		int d = axis ? normalize_axis(s, ax[k], rank, axis->loc, "flip", "§7.20") : k;
+		if (d < 0)
+			return ex_error(loc);
+		if (done[d]) {
+			error_at(s->cc, axis->loc, "flip(): axis %d given twice [§7.20]", d);
+			return ex_error(loc);
+		}
+		done[d] = true;
+		if (v->type->dims[d] == 1)
+			continue;
+		v = emit(s, IR_REVERSE, loc, v->type, 1, v);
+		v->def->ival = d;
+	}
+	return ex_value(v, x.weak, loc);
+}
+
+/* The (before, after) widths of pad(): an int (every side), (lo, hi) (every
+ * axis) or one (lo, hi) per axis, constants >= 0. */
+static bool pad_widths(Sema *s, Ex w, int rank, int64_t *lo, int64_t *hi)
+{
+	bool nested = w.kind == EX_TUPLE && w.nitems > 0 && w.items[0].kind == EX_TUPLE;
+	if (nested && w.nitems != rank && w.nitems != 1) {
+		error_at(s->cc, w.loc, "pad(): %d (before, after) pairs for a value of rank %d [§7.20]", w.nitems, rank);
+		return false;
+	}
+	for (int d = 0; d < rank; d++) {
+		Ex e = nested ? w.items[w.nitems == 1 ? 0 : d] : w;
+		int n;
+		int64_t *p;
+		if (!int_list(s, e, "a width of pad()", &n, &p))
+			return false;
+		if (n != 1 && n != 2) {
+			error_at(s->cc, e.loc, "pad(): a width is an int or a (before, after) pair, found %d values [§7.20]", n);
+			return false;
+		}
+		lo[d] = p[0], hi[d] = p[n - 1];
+		if (lo[d] < 0 || hi[d] < 0) {
+			error_at(s->cc, e.loc, "pad(): widths must be >= 0 (jnp.pad; negative lax.pad widths are not supported) "
+			         "[§7.20]");
+			return false;
+		}
+	}
+	return true;
+}
+
+/* pad(x, widths, constant_values = c) (jnp.pad, mode "constant"): x with
+ * lo[d] and hi[d] elements of c before and after it along each axis d - a
+ * concatenation with filled blocks, axis by axis. */
+Ex sema_pad(Sema *s, Loc loc, Ex x, Ex widths, const Ex *value)
+{
+	x = rvalue(s, x);
+	Ex c = value ? rvalue(s, *value) : ex_const(const_int(0, DT_I32, true), loc);
+	if (x.kind == EX_ERROR || widths.kind == EX_ERROR || c.kind == EX_ERROR)
+		return ex_error(loc);
+	int rank = ex_rank(&x);
+	if (rank == 0) {
+		error_at(s->cc, x.loc, "pad() of %s: there is no axis to pad [§7.20]", ex_type_str(s, &x));
+		return ex_error(loc);
+	}
+	if (ex_rank(&c) != 0) {
+		error_at(s->cc, c.loc, "constant_values= of pad() must be a scalar, found %s [§7.20]", ex_type_str(s, &c));
+		return ex_error(loc);
+	}
+	int64_t *lo = arena_alloc(s->a, sizeof(int64_t) * (size_t)rank), *hi = arena_alloc(s->a, sizeof(int64_t) * (size_t)rank);
+	if (!pad_widths(s, widths, rank, lo, hi))
+		return ex_error(loc);
+	Value *v = as_value(s, x);
+	DType dt = v->type->dtype;
+	c = sema_cast(s, c, dt, loc); /* jnp.pad converts the constant to x's dtype */
+	if (c.kind == EX_ERROR)
+		return c;
+	Value *cv = as_value(s, c);
+	for (int d = 0; d < rank; d++) {
+		Value *parts[3];
+		int np = 0;
+		int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)rank);
+		memcpy(dims, v->type->dims, sizeof(int64_t) * (size_t)rank);
+		for (int side = 0; side < 2; side++) {
+			int64_t w = side ? hi[d] : lo[d];
+			if (side)
+				parts[np++] = v;
+			if (w == 0)
+				continue;
+			int64_t *fd = arena_alloc(s->a, sizeof(int64_t) * (size_t)rank);
+			memcpy(fd, dims, sizeof(int64_t) * (size_t)rank);
+			fd[d] = w;
+			Type *ft = type_tensor(s->a, dt, rank, fd);
+			if (!check_fits(s, ft, loc))
+				return ex_error(loc);
+			parts[np++] = broadcast_value(s, cv, rank, fd, loc);
+		}
+		if (np > 1) {
+			int64_t total = dims[d];
+			if (__builtin_add_overflow(total, lo[d], &total) || __builtin_add_overflow(total, hi[d], &total)) {
+				error_at(s->cc, widths.loc, "pad(): the padded extent exceeds 64 bits [§7.20]");
+				return ex_error(loc);
+			}
+			v = concat_values(s, np, parts, d, loc);
+		}
+	}
+	return ex_value(v, ex_weak(&x), loc);
+}
+
+/* diagonal(x, offset, axis1, axis2) (jnp.diagonal): the elements
+ * x[.., i, .., i + offset, ..] of axes axis1 and axis2, which are removed;
+ * the diagonal becomes the last axis.  The window holding it is sliced
+ * out, and each line along axis1 keeps its one element by a masked max. */
+Ex sema_diagonal(Sema *s, Loc loc, Ex x, int64_t offset, int64_t axis1, int64_t axis2)
+{
+	x = rvalue(s, x);
+	if (x.kind == EX_ERROR)
+		return x;
+	int rank = ex_rank(&x);
+	if (rank < 2) {
+		error_at(s->cc, x.loc, "diagonal() needs a value of rank 2 or more, found %s [§7.20]", ex_type_str(s, &x));
+		return ex_error(loc);
+	}
+	int a1 = normalize_axis(s, axis1, rank, loc, "diagonal", "§7.20");
+	int a2 = a1 < 0 ? -1 : normalize_axis(s, axis2, rank, loc, "diagonal", "§7.20");
+	if (a2 < 0)
+		return ex_error(loc);
+	if (a1 == a2) {
+		error_at(s->cc, loc, "diagonal(): axis1 and axis2 are both %d [§7.20]", a1);
+		return ex_error(loc);
+	}
+	Value *v = as_value(s, x);
+	const Type *t = v->type;
+	int64_t r0 = offset < 0 ? -offset : 0, c0 = offset > 0 ? offset : 0;
+	int64_t len = 0;
+	if (r0 < t->dims[a1] && c0 < t->dims[a2])
+		len = t->dims[a1] - r0 < t->dims[a2] - c0 ? t->dims[a1] - r0 : t->dims[a2] - c0;
+	if (len == 0) {
+		error_at(s->cc, loc, "diagonal(): offset %lld leaves no element of %s (values have no empty axes) [§7.20]",
+		         (long long)offset, ex_type_str(s, &x));
+		return ex_error(loc);
+	}
+	int64_t *start = arena_alloc(s->a, sizeof(int64_t) * (size_t)rank), *size = arena_alloc(s->a, sizeof(int64_t) * (size_t)rank);
+	memcpy(size, t->dims, sizeof(int64_t) * (size_t)rank);
+	start[a1] = r0, size[a1] = len;
+	start[a2] = c0, size[a2] = len;
+	v = slice_value(s, v, start, size, loc);
+	Type *it = type_tensor(s->a, DT_I32, rank, size);
+	Value *i1 = emit(s, IR_IOTA, loc, it, 0), *i2 = emit(s, IR_IOTA, loc, it, 0);
+	i1->def->ival = a1;
+	i2->def->ival = a2;
+	Value *m = emit(s, IR_EQ, loc, type_with_dtype(s->a, it, DT_BOOL), 2, i1, i2);
+	Value *red = masked_max(s, v, m, a1, loc);
+	int d = a2 > a1 ? a2 - 1 : a2; /* the diagonal's axis now; move it last */
+	if (d != rank - 2) {
+		int64_t *perm = arena_alloc(s->a, sizeof(int64_t) * (size_t)rank);
+		for (int k = 0, j = 0; k < rank - 1; k++)
+			if (k != d)
+				perm[j++] = k;
+		perm[rank - 2] = d;
+		red = transpose_value(s, red, perm, loc);
+	}
+	return ex_value(red, ex_weak(&x), loc);
 }
 
 /* broadcast_in_dim(x, shape, dims) (lax.broadcast_in_dim, §7.20): axis i

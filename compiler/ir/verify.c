@@ -161,6 +161,7 @@ static const unsigned char elem_classes[IR_OP_COUNT] = {
 	[IR_SHL] = K_I, [IR_SHR] = K_I,
 	[IR_EQ] = K_ANY, [IR_NE] = K_ANY, [IR_LT] = K_ANY, [IR_LE] = K_ANY, [IR_GT] = K_ANY, [IR_GE] = K_ANY,
 	[IR_SELECT] = K_ANY, [IR_CAST] = K_ANY,
+	[IR_POPCNT] = K_I, [IR_CLZ] = K_I, [IR_BITCAST] = K_I | K_F,
 	/* F_MATH ops: K_F, from their flag */
 };
 
@@ -188,7 +189,11 @@ static void check_elemwise(Verifier *V, const Inst *i)
 		CHECK(arg_type(i, 0)->dtype == arg_type(i, 1)->dtype, i, "compared operands have different dtypes");
 		return;
 	}
-	if (i->op == IR_CAST)
+	if (i->op == IR_BITCAST)
+		CHECK(dtype_bits(arg_type(i, 0)->dtype) == dtype_bits(r->dtype) && r->dtype != DT_BOOL &&
+		      arg_type(i, 0)->dtype != DT_BOOL, i, "bitcast between %s and %s", dtype_str(arg_type(i, 0)->dtype),
+		      dtype_str(r->dtype));
+	if (i->op == IR_CAST || i->op == IR_BITCAST)
 		return;
 	int first = 0;
 	if (i->op == IR_SELECT) {
@@ -317,6 +322,13 @@ static void check_reduce(Verifier *V, const Inst *i)
 		      tstr(V, a), (long long)i->ival);
 		s++;
 	}
+}
+
+static void check_reverse(Verifier *V, const Inst *i)
+{
+	const Type *a = arg_type(i, 0), *r = res_type(i);
+	CHECK(is_value(r) && type_equal(a, r), i, "result type %s differs from the operand's %s", tstr(V, r), tstr(V, a));
+	CHECK(i->ival >= 0 && i->ival < a->rank, i, "axis %lld out of range for rank %d", (long long)i->ival, a->rank);
 }
 
 static void check_cumsum(Verifier *V, const Inst *i)
@@ -524,7 +536,7 @@ static const OpCheck op_check[IR_OP_COUNT] = {
 	[IR_PROGRAM_ID] = check_program_id, [IR_NUM_PROGRAMS] = check_program_id,
 	[IR_BROADCAST] = check_broadcast, [IR_RESHAPE] = check_reshape,
 	[IR_TRANSPOSE] = check_transpose, [IR_IOTA] = check_iota, [IR_SLICE] = check_slice, [IR_CONCAT] = check_concat,
-	[IR_CUMSUM] = check_cumsum, [IR_DOT] = check_dot, [IR_ALLOC] = check_alloc,
+	[IR_CUMSUM] = check_cumsum, [IR_DOT] = check_dot, [IR_ALLOC] = check_alloc, [IR_REVERSE] = check_reverse,
 	[IR_LOAD] = check_access, [IR_STORE] = check_access, [IR_ATOMIC] = check_access,
 	[IR_FOR] = check_for, [IR_IF] = check_if, [IR_WHILE] = check_while,
 	[IR_DEBUG_PRINT] = check_debug, [IR_DEBUG_CHECK] = check_debug,

@@ -699,8 +699,9 @@ static bool emit_inst(CgFn *f, const Inst *i)
 		return true;
 	}
 	case IR_CAST:
+	case IR_BITCAST:
 		f->vals[i->results[0]->id] =
-			cg_cast(g, val(f, i->args[0]), i->args[0]->type->dtype, i->results[0]->type->dtype);
+			cg_convert(g, i->op, val(f, i->args[0]), i->args[0]->type->dtype, i->results[0]->type->dtype);
 		return true;
 	case IR_LOAD: return emit_load(f, i);
 	case IR_STORE: return emit_store(f, i);

@@ -473,6 +473,23 @@ LLVMValueRef cg_to_mem(Cg *g, DType dt, LLVMValueRef v)
 	return v;
 }
 
+/* The bits of v (dtype from) as dtype to, of the same width (§7.14): through
+ * their memory forms, which hold f16/bf16 as i16 bits. */
+LLVMValueRef cg_bitcast(Cg *g, LLVMValueRef v, DType from, DType to)
+{
+	LLVMValueRef m = cg_to_mem(g, from, v);
+	LLVMTypeRef mt = cg_mem_type(g, to);
+	if (LLVMTypeOf(m) != mt)
+		m = LLVMBuildBitCast(g->b, m, mt, "");
+	return cg_from_mem(g, to, m);
+}
+
+/* A conversion op: IR_CAST (values) or IR_BITCAST (bits). */
+LLVMValueRef cg_convert(Cg *g, Op op, LLVMValueRef v, DType from, DType to)
+{
+	return op == IR_BITCAST ? cg_bitcast(g, v, from, to) : cg_cast(g, v, from, to);
+}
+
 /* ---- casts ----------------------------------------------------------------- */
 
 /* A 64-bit integer as a double rounded to odd (|x| >= 2^53 keeps a sticky
@@ -762,6 +779,11 @@ static LLVMValueRef float_op(Cg *g, Op op, DType dt, LLVMValueRef *a, Loc loc)
 	case IR_LOG1P: return libm1(g, "log1p", a[0]);
 	case IR_TANH: return t == g->t_f32 ? call_helper(g, H_TANHF, a[0]) : libm1(g, "tanh", a[0]);
 	case IR_ERF: return libm1(g, "erf", a[0]);
+	case IR_TAN: case IR_ATAN: case IR_ASIN: case IR_ACOS: case IR_SINH: case IR_COSH: case IR_ASINH:
+	case IR_ACOSH: case IR_ATANH: case IR_EXPM1: case IR_CBRT: /* libm's (libdevice's) of the op's name */
+		return libm1(g, op_info[op].name, a[0]);
+	case IR_ROUND: return cg_intrinsic(g, "llvm.roundeven", t, a, 1); /* half to even; cvt.rni on the GPU */
+	case IR_ATAN2: return math_fn(g, "llvm.atan2", "atan2", a, 2);
 	case IR_RSQRT: return LLVMBuildFDiv(b, one, cg_intrinsic(g, "llvm.sqrt", t, a, 1), "");
 	case IR_SIGMOID: {
 		LLVMValueRef nx = LLVMBuildFNeg(b, a[0], "");
@@ -818,6 +840,11 @@ static LLVMValueRef int_op(Cg *g, Op op, DType dt, LLVMValueRef *a, Loc loc)
 	case IR_GE: return LLVMBuildICmp(b, s ? LLVMIntSGE : LLVMIntUGE, a[0], a[1], "");
 	case IR_NEG: return is_bool ? unsupported(g, op, dt, loc) : LLVMBuildSub(b, LLVMConstInt(t, 0, 0), a[0], "");
 	case IR_NOT: return LLVMBuildXor(b, a[0], LLVMConstAllOnes(t), "");
+	case IR_POPCNT: return cg_intrinsic(g, "llvm.ctpop", t, a, 1);
+	case IR_CLZ: { /* defined at 0: the width */
+		LLVMValueRef args[2] = {a[0], LLVMConstInt(g->t_i1, 0, 0)};
+		return cg_intrinsic(g, "llvm.ctlz", t, args, 2);
+	}
 	case IR_ABS: {
 		if (!s)
 			return a[0];
@@ -834,6 +861,7 @@ static bool exact_op(Op op)
 {
 	switch (op) {
 	case IR_MIN: case IR_MAX: case IR_NEG: case IR_ABS: case IR_FLOOR: case IR_CEIL: case IR_SELECT:
+	case IR_ROUND:
 		return true;
 	default:
 		return (op_info[op].flags & F_CMP) != 0;

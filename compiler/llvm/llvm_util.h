@@ -112,6 +112,8 @@ LLVMValueRef cg_to_mem(Cg *g, DType dt, LLVMValueRef v);
  * other dtypes). */
 LLVMValueRef cg_round(Cg *g, DType dt, LLVMValueRef v);
 LLVMValueRef cg_cast(Cg *g, LLVMValueRef v, DType from, DType to);
+/* IR_CAST (cg_cast) or IR_BITCAST (the same bits as another dtype of one width). */
+LLVMValueRef cg_convert(Cg *g, Op op, LLVMValueRef v, DType from, DType to);
 /* An elementwise op (F_ELEMWISE other than CAST) on compute-form operands.
  * dt is the operands' dtype (the condition's is bool for SELECT: pass the
  * dtype of the other two).  Returns NULL after error_at for a combination the

@@ -392,6 +392,14 @@ static Value *elem_lazy(TileHost *t, const Inst *i, Value **idx)
 			out = elem(t, x, o);
 			break;
 		}
+		case IR_REVERSE: {
+			Value **o = arena_alloc(t->a, (size_t)(rt->rank + 1) * sizeof *o);
+			memcpy(o, idx, (size_t)rt->rank * sizeof *o);
+			int d = (int)i->ival; /* n - 1 - i */
+			o[d] = add64(t, ki64(t, rt->dims[d] - 1), mul64(t, idx[d], -1));
+			out = elem(t, x, o);
+			break;
+		}
 		case IR_IOTA:
 			out = cast(t, idx[i->ival], rt->dtype);
 			break;

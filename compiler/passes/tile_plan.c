@@ -57,7 +57,7 @@ void count_uses(TileHost *t, const Region *r)
 
 bool is_view(Op op)
 {
-	return op == IR_BROADCAST || op == IR_TRANSPOSE || op == IR_RESHAPE || op == IR_SLICE;
+	return op == IR_BROADCAST || op == IR_TRANSPOSE || op == IR_RESHAPE || op == IR_SLICE || op == IR_REVERSE;
 }
 
 bool is_elementwise(const Inst *i)
@@ -89,7 +89,7 @@ static bool consumed_once(TileHost *t, const Value *v)
 		case IR_ARGMAX: case IR_ARGMIN: case IR_CUMSUM: case IR_DOT: case IR_CONCAT:
 		case IR_DEBUG_PRINT: /* copied once into the buffer it prints from */
 			return true;
-		case IR_TRANSPOSE: case IR_RESHAPE: case IR_SLICE:
+		case IR_TRANSPOSE: case IR_RESHAPE: case IR_SLICE: case IR_REVERSE:
 			break;
 		case IR_BROADCAST:
 			if (type_numel(c->results[0]->type) != type_numel(v->type))

@@ -353,6 +353,18 @@ static MlirValue lower_elementwise(Lower *L, const Inst *i, MlirType t)
 	case IR_COS: return op1(L, "math.cos", t, a);
 	case IR_FLOOR: return f ? op1(L, "math.floor", t, a) : a;
 	case IR_CEIL: return f ? op1(L, "math.ceil", t, a) : a;
+	/* as Pallas' TPU lowering has them (jax 0.11: lax.tan, atan2, round, clz,
+	 * population_count, bitcast_convert_type); atan is atan2(x, 1) */
+	case IR_TAN: return op1(L, "math.tan", t, a);
+	case IR_ATAN: return op2(L, "math.atan2", t, a, mz_splat_float(z, t, 1.0));
+	case IR_ATAN2: return op2(L, "math.atan2", t, a, b);
+	case IR_ROUND: return op1(L, "math.roundeven", t, a);
+	case IR_POPCNT: return op1(L, "math.ctpop", t, a);
+	case IR_CLZ: return op1(L, "math.ctlz", t, a);
+	case IR_BITCAST:
+		if (mlirTypeEqual(mlirValueGetType(a), t))
+			return a; /* i32 <-> u32: one MLIR type */
+		return op1(L, mlirTypeIsAVector(t) ? "tpu.bitcast" : "arith.bitcast", t, a);
 	case IR_SIGMOID:
 		if (mlirTypeIsAVector(t))
 			return op1(L, "tpu.logistic", t, a);

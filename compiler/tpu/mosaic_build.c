@@ -133,8 +133,8 @@ static bool takes_fastmath(const char *name)
 {
 	static const char *const arith[] = {"addf", "subf", "mulf", "divf", "remf", "maximumf", "minimumf", "negf",
 	                                    "cmpf"};
-	if (strncmp(name, "math.", 5) == 0)
-		return strcmp(name, "math.absi") != 0;
+	if (strncmp(name, "math.", 5) == 0) /* not the integer ones */
+		return strcmp(name, "math.absi") != 0 && strcmp(name, "math.ctlz") != 0 && strcmp(name, "math.ctpop") != 0;
 	if (strncmp(name, "arith.", 6) != 0)
 		return false;
 	for (size_t i = 0; i < sizeof arith / sizeof arith[0]; i++)

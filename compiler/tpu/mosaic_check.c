@@ -632,6 +632,14 @@ static void scan_inst(Scan *s, const Inst *i)
 			fail(s, i->loc, "dot of %s operands is not supported by " MZ_TARGET " (the TPU multiplies signed "
 			     "integers: cast first) [§7.13]", dtype_str(a0->dtype));
 		break;
+	case IR_REVERSE:
+		fail(s, i->loc, "flip is not supported by " MZ_TARGET " (Pallas' TPU lowering has no rule for lax.rev) [§10.1]");
+		break;
+	case IR_ASIN: case IR_ACOS: case IR_SINH: case IR_COSH: case IR_ASINH: case IR_ACOSH: case IR_ATANH:
+	case IR_EXPM1: case IR_CBRT:
+		fail(s, i->loc, "%s is not supported by " MZ_TARGET " (Pallas' TPU lowering has no rule for lax.%s) [§10.1]",
+		     kind_name(i), op_info[i->op].name);
+		break;
 	case IR_POW:
 		if (!dtype_is_float(i->results[0]->type->dtype))
 			fail(s, i->loc, "integer pow is not supported by " MZ_TARGET " (convert to a float first) [§7.2]");
