@@ -231,10 +231,6 @@ static Ex bitcast(Sema *s, Loc loc, Ex x, Ex t)
 		         "[§7.14]", ex_type_str(s, &x), dtype_str(t.dt));
 		return ex_error(loc);
 	}
-	if (s->ctx != CTX_BODY) {
-		error_at(s->cc, loc, "bitcast_convert_type() can only be used in a kernel body [§7.14]");
-		return ex_error(loc);
-	}
 	Value *v = as_value(s, x);
 	if (from == t.dt)
 		return ex_value(v, false, loc);

@@ -517,6 +517,8 @@ Ex sema_pad(Sema *s, Loc loc, Ex x, Ex widths, const Ex *value)
 				return ex_error(loc);
 			}
 			v = concat_values(s, np, parts, d, loc);
+			if (!type_fits(v->type)) /* emit_inst said so; the next axis would say it again */
+				return ex_error(loc);
 		}
 	}
 	return ex_value(v, ex_weak(&x), loc);
