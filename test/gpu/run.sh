@@ -83,6 +83,7 @@ sanitize_kernels() {
 tma|memcheck racecheck synccheck
 tma-unaligned|memcheck racecheck synccheck
 tma-exact|memcheck racecheck synccheck
+sched-wgmma|memcheck racecheck synccheck
 KERNELS
 }
 
