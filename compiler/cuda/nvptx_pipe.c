@@ -234,7 +234,9 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 	 * run 64 or more of K ahead: on the H100, 3 stages of BK 32 ran 30 %
 	 * faster with 2 slices ahead and the group waited for than with one
 	 * ahead and the group in flight; with BK 64 or 4 stages, overlapping
-	 * was as fast or faster (bench/RESULTS.md). */
+	 * was as fast or faster (bench/RESULTS.md).  Slices over 64 of K need
+	 * two ahead: 128 x 128 x 128 with 3 stages ran 0.60-0.69x cuBLAS
+	 * overlapped, 0.73-0.86x with 2 ahead and the group waited for. */
 	int64_t kmin = INT64_MAX;
 	for (int x = 0; x < p->ndots; x++)
 		if (f->plan->wgmma[p->dots[x]->results[0]->id] && p->dots[x]->args[0]->type->dims[1] < kmin)
@@ -242,7 +244,7 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 	bool carried = true;
 	for (int x = 0; x < p->ndots; x++)
 		carried &= !f->plan->wgmma[p->dots[x]->results[0]->id] || acc_only_carried(f, body, p->dots[x]);
-	if (p->wg && carried && S >= 3 && (S - 2) * kmin >= 64)
+	if (p->wg && carried && S >= 3 && (S - 2) * kmin >= 64 && (S >= 4 || kmin <= 64))
 		p->ahead = S - 2;
 	plan_tma(f, p);
 	return p;

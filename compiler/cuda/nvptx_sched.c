@@ -8,16 +8,23 @@
  *   of them per thread; more than 128 leave too few registers for the rest
  *   (ptxas spills), so the CTA gets enough warpgroups for at most 128 each,
  *   as long as every warpgroup keeps a 64-row tile (up to 8 warps); and two
- *   warpgroups when its loop's pipeline leaves the SM to one CTA.
+ *   warpgroups for a dot in a loop (a pipeline's) with two 64-row tiles.
  * - Stages: a pipeline of wgmma operand buffers takes as many buffers as
  *   fit, up to SCHED_MAX_STAGES, in the shared memory of the CTAs the
- *   registers let share an SM (at most 2), or of one CTA when fewer than 3
- *   fit so; a larger num_stages that fits wins.
+ *   registers let share an SM (at most 2), when SCHED_SHARED_STAGES fit so;
+ *   otherwise the SM is one CTA's, and it takes as many as fit up to
+ *   SCHED_MAX_STAGES_ALONE; a larger num_stages that fits wins.  On the
+ *   H100 (bench/RESULTS.md, helper hopper4): 128 x 128 x 64 on 4 warps with
+ *   3 stages, 2 CTAs an SM, ran 0.74-0.86x cuBLAS; on 8 warps with 6
+ *   stages, one CTA, 0.79-0.94x; 128 x 128 x 32 blocks ran slower with 6
+ *   stages than with 4 (0.70-0.86x against 0.73-0.89x), so shared SMs keep
+ *   at most 4.
  * - Copy engine: a wgmma pipeline whose operands the copy engine can copy
- *   (nvptx_tma.c) takes it when an iteration copies more than
- *   SCHED_TMA_MIN_BYTES; below, cp.async by every thread (on the H100,
- *   128 x 128 x 32 blocks, 16 KiB an iteration, ran 5 to 15 % slower at
- *   8192^3 with the copy engine; 64 x 256 x 32 (20 KiB) up to 8 % faster,
+ *   (nvptx_tma.c) takes it when an iteration copies SCHED_TMA_MIN_BYTES or
+ *   more; below, cp.async by every thread (on the H100, 128 x 128 x 32
+ *   blocks, 16 KiB an iteration, ran 5 to 15 % slower at 8192^3 with the
+ *   copy engine on 4 warps, 3 CTAs an SM, but up to 16 % faster on 8
+ *   warps, 2 CTAs an SM; 64 x 256 x 32 (20 KiB) up to 8 % faster,
  *   128 x 256 x 64 (48 KiB) up to 11 %: bench/RESULTS.md).
  * - Program order (every target): kernels with tensor-core dots run the
  *   programs of their last two parallel axes in groups of SCHED_GROUP rows
@@ -29,8 +36,11 @@
 #define SCHED_MAX_ACC 128
 /* Warps a wgmma kernel may be given. */
 #define SCHED_MAX_WARPS 8
-/* Buffers a chosen pipeline takes at most. */
+/* Buffers a chosen pipeline takes at most on an SM shared by 2 CTAs, at
+ * least for the SM to be shared, and at most on an SM of its own. */
 #define SCHED_MAX_STAGES 4
+#define SCHED_SHARED_STAGES 4
+#define SCHED_MAX_STAGES_ALONE 8
 /* Shared memory and registers of one SM (sm_90), the part of the shared
  * memory the driver keeps per CTA, and what a pipeline leaves to the
  * temporary area of each CTA. */
@@ -38,9 +48,12 @@
 #define SM_REGS 65536
 #define CTA_SMEM_RESERVED 1024
 #define SCHED_TEMP_RESERVE (8 * 1024)
-/* Registers per thread besides the accumulators (addresses, operands). */
-#define SCHED_OTHER_REGS 80
-/* Bytes an iteration of a pipeline copies for the copy engine to pay. */
+/* Registers per thread besides the accumulators (addresses, operands):
+ * ptxas gave 40 to 68 to 4 warps with 128 accumulators, 26 to 56 to 8
+ * warps with 64 (H100, 128 x 128 blocks). */
+#define SCHED_OTHER_REGS 56
+/* Bytes an iteration of a pipeline copies at least for the copy engine
+ * to pay. */
 #define SCHED_TMA_MIN_BYTES (16 * 1024)
 /* Rows of program blocks per group (program order). */
 #define SCHED_GROUP 8
@@ -60,13 +73,14 @@ static int dot_warps(const Inst *d, bool in_loop)
 	const Type *a = d->args[0]->type, *b = d->args[1]->type, *r = d->results[0]->type;
 	if (!lay_dot_is_wgmma(a, b, r, 2))
 		return 0;
-	int64_t M = a->dims[0], K = a->dims[1], N = r->dims[1];
+	int64_t M = a->dims[0], N = r->dims[1];
 	int64_t w = pow2_ceil(M * N / (32 * SCHED_MAX_ACC));
-	/* A pipeline of 3 stages that leaves no room for a second CTA on the
-	 * SM: two warpgroups keep the tensor cores busy instead (on the H100,
-	 * 128 x 128 x 64 with 4 stages: 408 TFLOP/s on 4 warps, 493 on 8). */
-	uint64_t stage = (uint64_t)(M * K + K * N) * 2;
-	if (in_loop && 3 * stage > SM_SMEM / 2 - CTA_SMEM_RESERVED - SCHED_TEMP_RESERVE)
+	/* A pipeline's dot gets two warpgroups where it has two 64-row tiles,
+	 * whether or not a second CTA shares the SM: on the H100, 128 x 128 x
+	 * 64 with 4 stages ran 408 TFLOP/s on 4 warps, 493 on 8; 128 x 128 x
+	 * 32 (4 stages, 2 CTAs an SM, the copy engine) 0.76-0.82x cuBLAS at
+	 * 8192^3 on 8 warps, 0.65-0.79x on 4 (3 CTAs an SM, cp.async). */
+	if (in_loop)
 		w = w > 8 ? w : 8;
 	if (w > M / 16) /* a 64-row tile per warpgroup */
 		w = M / 16;
@@ -118,9 +132,9 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail)
 		uint64_t budget = SM_SMEM / (uint64_t)ctas - CTA_SMEM_RESERVED - SCHED_TEMP_RESERVE;
 		if (budget > avail)
 			budget = avail;
-		uint64_t n = budget / bytes;
-		s = n > SCHED_MAX_STAGES ? SCHED_MAX_STAGES : (int)n;
-		if (s >= 3)
+		uint64_t n = budget / bytes, most = ctas > 1 ? SCHED_MAX_STAGES : SCHED_MAX_STAGES_ALONE;
+		s = n > most ? (int)most : (int)n;
+		if (ctas == 1 || s >= SCHED_SHARED_STAGES)
 			break;
 	}
 	if (hint > s && (uint64_t)hint * bytes <= avail)
@@ -132,7 +146,7 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail)
 
 bool nv_sched_tma(uint64_t bytes)
 {
-	return bytes > SCHED_TMA_MIN_BYTES;
+	return bytes >= SCHED_TMA_MIN_BYTES;
 }
 
 void nv_sched_program_ids(NvFn *f, LLVMValueRef lin)

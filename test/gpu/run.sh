@@ -20,6 +20,9 @@
 #                    checks against C references
 #   memcheck/<prog>, racecheck/<prog>   compute-sanitizer on every sample (at
 #                    small sizes) and every execution test: zero errors
+#   memcheck/kernels.<case>, racecheck/..., synccheck/...   compute-sanitizer
+#                    on the kernels/ cases of sanitize_kernels (the copy-engine
+#                    and mbarrier pipelines): zero errors, outputs compared
 # A sample or execution test passes only if it ran on the CUDA device: its
 # output names the device and PK_CUDA_TRACE=1 shows its launches.  Prints
 # one line per case (with the output of the failed ones) and
@@ -73,6 +76,17 @@ SAMPLES
 	if [ "$2" = second ]; then cut -d'|' -f2 <<<"$line"; else cut -d'|' -f3 <<<"$line"; fi
 }
 
+# The kernels/ cases also run under compute-sanitizer, and with which tools:
+# the copy-engine (TMA) and mbarrier pipelines of the wgmma loops.
+sanitize_kernels() {
+	cat <<'KERNELS'
+tma|memcheck racecheck synccheck
+tma-unaligned|memcheck racecheck synccheck
+tma-exact|memcheck racecheck synccheck
+sched-wgmma|memcheck racecheck synccheck
+KERNELS
+}
+
 # One case (called through xargs): runs it, writes WORK/<id>.log and .rc.
 # Environment: B, SEED, DEADLINE, CS (compute-sanitizer), WORK.  No case
 # runs past DEADLINE + 60 s.
@@ -122,18 +136,28 @@ run_case() { # kind name
 		grep -q "^$name: device: .*(CUDA device" <<<"$out" || { echo "did not run on a CUDA device" >>"$log"; rc=1; }
 		grep -q '^pk-cuda: launch ' <<<"$out" || { echo "no CUDA launch (PK_CUDA_TRACE)" >>"$log"; rc=1; }
 		;;
-	memcheck | racecheck)
-		# name: samples.NAME or exec.NAME
+	memcheck | racecheck | synccheck)
+		# name: samples.NAME, exec.NAME or kernels.CASE
 		local prog=${name#*.} sub=${name%%.*} args=""
 		[ "$sub" = samples ] && args="-v $(sample_args "$prog" sanitize)"
-		# shellcheck disable=SC2086
-		timeout "$(lim 240)" "$CS" --tool "$kind" --error-exitcode 9 \
-			"$B/$sub/$prog" --device cuda $args >"$log" 2>&1
+		if [ "$sub" = kernels ]; then
+			PK_CUDA_TRACE=1 timeout "$(lim 240)" "$CS" --tool "$kind" --error-exitcode 9 \
+				python3 "$root/test/gpu-emu/run.py" --run "$B/kernels/$prog" --seed "$SEED" -v >"$log" 2>&1
+		else
+			# shellcheck disable=SC2086
+			timeout "$(lim 240)" "$CS" --tool "$kind" --error-exitcode 9 \
+				"$B/$sub/$prog" --device cuda $args >"$log" 2>&1
+		fi
 		rc=$?
 		timed_out $rc
 		grep -Eq '(ERROR|RACECHECK) SUMMARY: 0 (errors|hazards)' "$log" || rc=1
-		grep -Eq '( OK|checks OK)$' "$log" || rc=1
-		grep -q 'device: .*(CUDA device' "$log" || { echo "did not run on a CUDA device" >>"$log"; rc=1; }
+		if [ "$sub" = kernels ]; then
+			grep -Eq '\.pk: ok$' "$log" || rc=1
+			grep -q '^pk-cuda: launch ' "$log" || { echo "no CUDA launch (PK_CUDA_TRACE)" >>"$log"; rc=1; }
+		else
+			grep -Eq '( OK|checks OK)$' "$log" || rc=1
+			grep -q 'device: .*(CUDA device' "$log" || { echo "did not run on a CUDA device" >>"$log"; rc=1; }
+		fi
 		;;
 	esac
 	echo "$rc $(($(date +%s) - t0))" >"$WORK/$id.rc"
@@ -213,6 +237,11 @@ echo "seed $SEED (PK_GPU_SEED=$SEED repeats this run); $jobs cases at once; budg
 		for tool in memcheck racecheck; do
 			for p in "$B"/samples/* "$B"/exec/*; do
 				[ -f "$p" ] && [ -x "$p" ] && echo "$tool $(basename "$(dirname "$p")").$(basename "$p")"
+			done
+		done
+		sanitize_kernels | while IFS='|' read -r c tools; do
+			for tool in $tools; do
+				[ -d "$B/kernels/$c" ] && echo "$tool kernels.$c"
 			done
 		done
 	fi
