@@ -605,7 +605,16 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 			char *e = LLVMGetErrorMessage(err);
 			internal_error("LLVM pass pipeline %s failed: %s", pipeline, e);
 		}
-
+		/* ptxas ran meanwhile: its cubins now take their places. */
+		if (opt->gpu) {
+			double t1 = time_ms();
+			ok = gpu_output_wait(cc, opt->gpu);
+			time_note(cc, t1, "host: waiting for ptxas");
+			if (ok)
+				cg_cuda_images(&g, opt->gpu);
+		}
+	}
+	if (ok) {
 		if (opt->emit == CG_EMIT_LLVM) {
 			char *text = LLVMPrintModuleToString(g.mod);
 			out->size = strlen(text);
@@ -615,7 +624,7 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 			LLVMMemoryBufferRef buf = NULL;
 			char *e = NULL;
 			LLVMCodeGenFileType ft = opt->emit == CG_EMIT_ASM ? LLVMAssemblyFile : LLVMObjectFile;
-			t0 = time_ms();
+			double t0 = time_ms();
 			if (LLVMTargetMachineEmitToMemoryBuffer(tm, g.mod, ft, &e, &buf))
 				internal_error("LLVM code generation failed: %s", e ? e : "?");
 			time_note(cc, t0, "host: x86 code generation");

@@ -61,30 +61,48 @@ static LLVMValueRef const_global(Cg *g, const char *name, LLVMValueRef init, uns
 	return gv;
 }
 
-LLVMValueRef cg_cuda_module(Cg *g, const GpuOutput *gpu)
+static const char *image_name(Cg *g, const GpuImage *im)
 {
-	Arena *a = g->cc->arena;
+	return arena_printf(g->cc->arena, "pk.%s.%s", im->kind == GPU_IMAGE_PTX ? "ptx" : "cubin", im->target->name);
+}
+
+/* Image im's bytes: a cubin is an ELF image, aligned for the loader.  A
+ * cubin still under way: an empty stand-in. */
+static LLVMValueRef image_data(Cg *g, const GpuImage *im)
+{
+	LLVMValueRef bytes = im->data ? LLVMConstStringInContext2(g->ctx, im->data, im->size, 1)
+	                              : LLVMConstArray2(g->t_i8, NULL, 0);
+	return const_global(g, image_name(g, im), bytes, 16);
+}
+
+/* The rows of pk.cuda.images: (arch, kind, data, size) per image. */
+static LLVMValueRef image_table(Cg *g, const GpuOutput *gpu)
+{
 	LLVMTypeRef it = image_type(g);
-	LLVMValueRef *rows = arena_alloc(a, (size_t)(gpu->nimages + 1) * sizeof *rows);
+	LLVMValueRef *rows = arena_alloc(g->cc->arena, (size_t)(gpu->nimages + 1) * sizeof *rows);
 	for (int i = 0; i < gpu->nimages; i++) {
 		const GpuImage *im = &gpu->images[i];
-		bool ptx = im->kind == GPU_IMAGE_PTX;
-		LLVMValueRef bytes = LLVMConstStringInContext2(g->ctx, im->data, im->size, 1);
-		/* A cubin is an ELF image: aligned for the loader. */
-		LLVMValueRef data = const_global(g, arena_printf(a, "pk.%s.%s", ptx ? "ptx" : "cubin", im->target->name),
-		                                 bytes, 16);
-		const char *aname = arena_printf(a, "pk.arch.%s", im->target->name);
-		LLVMValueRef arch = LLVMGetNamedGlobal(g->mod, aname);
-		if (!arch) {
-			arch = const_global(g, aname, LLVMConstStringInContext2(g->ctx, im->target->name,
-			                                                        strlen(im->target->name), 0), 1);
-			LLVMSetUnnamedAddress(arch, LLVMGlobalUnnamedAddr);
-		}
-		LLVMValueRef f[4] = {arch, LLVMConstInt(g->t_i32, ptx ? PK_CUDA_PTX : PK_CUDA_SASS, 0), data,
-		                     LLVMConstInt(g->t_i64, im->size, 0)};
+		LLVMValueRef f[4] = {LLVMGetNamedGlobal(g->mod, arena_printf(g->cc->arena, "pk.arch.%s", im->target->name)),
+		                     LLVMConstInt(g->t_i32, im->kind == GPU_IMAGE_PTX ? PK_CUDA_PTX : PK_CUDA_SASS, 0),
+		                     LLVMGetNamedGlobal(g->mod, image_name(g, im)), LLVMConstInt(g->t_i64, im->size, 0)};
 		rows[i] = LLVMConstNamedStruct(it, f, 4);
 	}
-	LLVMValueRef table = const_global(g, "pk.cuda.images", LLVMConstArray2(it, rows, (uint64_t)gpu->nimages), 8);
+	return LLVMConstArray2(it, rows, (uint64_t)gpu->nimages);
+}
+
+LLVMValueRef cg_cuda_module(Cg *g, const GpuOutput *gpu)
+{
+	for (int i = 0; i < gpu->nimages; i++) {
+		const GpuImage *im = &gpu->images[i];
+		image_data(g, im);
+		const char *aname = arena_printf(g->cc->arena, "pk.arch.%s", im->target->name);
+		if (!LLVMGetNamedGlobal(g->mod, aname)) {
+			LLVMValueRef arch = const_global(g, aname, LLVMConstStringInContext2(g->ctx, im->target->name,
+			                                                                    strlen(im->target->name), 0), 1);
+			LLVMSetUnnamedAddress(arch, LLVMGlobalUnnamedAddr);
+		}
+	}
+	LLVMValueRef table = const_global(g, "pk.cuda.images", image_table(g, gpu), 8);
 	LLVMTypeRef mt = module_type(g);
 	LLVMValueRef mf[3] = {table, LLVMConstInt(g->t_i32, (unsigned long long)gpu->nimages, 0),
 	                      LLVMConstNull(g->t_ptr)};
@@ -94,6 +112,67 @@ LLVMValueRef cg_cuda_module(Cg *g, const GpuOutput *gpu)
 	LLVMSetLinkage(mod, LLVMInternalLinkage);
 	LLVMSetAlignment(mod, 8);
 	return mod;
+}
+
+/* A copy of global gv at the end of the module's list, in its place for
+ * every use; gv is deleted. */
+static void move_to_end(Cg *g, LLVMValueRef gv)
+{
+	size_t n;
+	const char *name = LLVMGetValueName2(gv, &n);
+	char *keep = arena_strndup(g->cc->arena, name, n);
+	LLVMSetValueName2(gv, "", 0);
+	LLVMValueRef c = LLVMAddGlobalInAddressSpace(g->mod, LLVMGlobalGetValueType(gv), keep,
+	                                             LLVMGetPointerAddressSpace(LLVMTypeOf(gv)));
+	if (LLVMGetInitializer(gv))
+		LLVMSetInitializer(c, LLVMGetInitializer(gv));
+	LLVMSetGlobalConstant(c, LLVMIsGlobalConstant(gv));
+	LLVMSetLinkage(c, LLVMGetLinkage(gv));
+	LLVMSetVisibility(c, LLVMGetVisibility(gv));
+	LLVMSetUnnamedAddress(c, LLVMGetUnnamedAddress(gv));
+	LLVMSetAlignment(c, LLVMGetAlignment(gv));
+	LLVMSetThreadLocal(c, LLVMIsThreadLocal(gv));
+	LLVMSetThreadLocalMode(c, LLVMGetThreadLocalMode(gv));
+	LLVMSetExternallyInitialized(c, LLVMIsExternallyInitialized(gv));
+	LLVMSetDLLStorageClass(c, LLVMGetDLLStorageClass(gv));
+	if (LLVMGetSection(gv))
+		LLVMSetSection(c, LLVMGetSection(gv));
+	LLVMReplaceAllUsesWith(gv, c);
+	LLVMDeleteGlobal(gv);
+}
+
+void cg_cuda_images(Cg *g, const GpuOutput *gpu)
+{
+	/* The first stand-in (the images come first in the module). */
+	LLVMValueRef first = NULL;
+	for (int i = 0; i < gpu->nimages && !first; i++)
+		if (LLVMGetArrayLength2(LLVMGlobalGetValueType(LLVMGetNamedGlobal(g->mod, image_name(g, &gpu->images[i])))) !=
+		    gpu->images[i].size)
+			first = LLVMGetNamedGlobal(g->mod, image_name(g, &gpu->images[i]));
+	if (!first)
+		return;
+	/* From it on, every global is made again at the end, in order: each
+	 * stand-in as its image. */
+	Vec later = {0};
+	for (LLVMValueRef gv = first; gv; gv = LLVMGetNextGlobal(gv))
+		vec_push(g->cc->arena, &later, gv);
+	for (int j = 0; j < later.len; j++) {
+		LLVMValueRef gv = later.items[j];
+		const GpuImage *im = NULL;
+		for (int i = 0; i < gpu->nimages && !im; i++)
+			if (gv == LLVMGetNamedGlobal(g->mod, image_name(g, &gpu->images[i])))
+				im = &gpu->images[i];
+		if (!im) {
+			move_to_end(g, gv);
+			continue;
+		}
+		LLVMSetValueName2(gv, "", 0);
+		LLVMValueRef data = image_data(g, im);
+		LLVMReplaceAllUsesWith(gv, data);
+		LLVMDeleteGlobal(gv);
+	}
+	/* The table's sizes. */
+	LLVMSetInitializer(LLVMGetNamedGlobal(g->mod, "pk.cuda.images"), image_table(g, gpu));
 }
 
 static LLVMValueRef call(Cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *pt, int np, LLVMValueRef *args)
