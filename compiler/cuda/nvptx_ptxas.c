@@ -378,6 +378,10 @@ bool nv_ptxas_finish(Compiler *cc, PtxasRun *r, char **cubin, size_t *size, char
 	time_note(cc, r->start, "%s: ptxas", t->name);
 	size_t lsize;
 	*log = read_file(r->log, &lsize);
+	if (*log) { /* text: NUL-terminated */
+		*log = xrealloc(*log, lsize + 1);
+		(*log)[lsize] = '\0';
+	}
 	int rc = status == -1 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status)
 	         : 256 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	if (rc == 0)
