@@ -642,6 +642,9 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 			emit_code(&g, opt->emit == CG_EMIT_ASM ? LLVMAssemblyFile : LLVMObjectFile, out);
 			if (opt->gpu && opt->emit == CG_EMIT_OBJ) {
 				ok = wait_for_ptxas(&g, opt->gpu);
+				/* An object laid out otherwise (another ELF writer): the
+				 * cubins into the module and its code once more (a correct
+				 * object, though code generation has already changed the IR). */
 				if (ok && !cg_cuda_splice(&g, opt->gpu, out)) {
 					codegen_output_free(out);
 					cg_cuda_images(&g, opt->gpu);
