@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NVPTX_TRIPLE "nvptx64-nvidia-cuda"
 /* A tensor may take at most this many registers per thread (2^12, §10.2):
@@ -38,8 +39,10 @@
 
 void gpu_output_free(GpuOutput *out)
 {
-	for (int i = 0; i < out->nimages; i++)
+	for (int i = 0; i < out->nimages; i++) {
+		nv_ptxas_abandon(out->images[i].pending);
 		free(out->images[i].data);
+	}
 	free(out->images);
 	free(out->kernels);
 	free(out->text);
@@ -1001,13 +1004,21 @@ static bool link_libdevice(Nv *nv, LLVMModuleRef mod)
 		LLVMDisposeMessage(msg);
 		return false;
 	}
+	/* Read lazily, each definition linkonce: the linker then reads and
+	 * links only the functions the module calls (and theirs), not the
+	 * whole library (24 ms of flash_attention's compile). */
 	LLVMModuleRef lib = NULL;
-	if (LLVMParseBitcodeInContext2(nv->g.ctx, buf, &lib)) {
+	if (LLVMGetBitcodeModuleInContext2(nv->g.ctx, buf, &lib)) {
 		LLVMDisposeMemoryBuffer(buf);
 		error_at(nv->cc, none, "'%s' is not LLVM bitcode", path);
 		return false;
 	}
-	LLVMDisposeMemoryBuffer(buf);
+	for (LLVMValueRef fn = LLVMGetFirstFunction(lib); fn; fn = LLVMGetNextFunction(fn))
+		if (!LLVMIsDeclaration(fn) && LLVMGetLinkage(fn) == LLVMExternalLinkage)
+			LLVMSetLinkage(fn, LLVMLinkOnceODRLinkage);
+	for (LLVMValueRef gv = LLVMGetFirstGlobal(lib); gv; gv = LLVMGetNextGlobal(gv))
+		if (!LLVMIsDeclaration(gv) && LLVMGetLinkage(gv) == LLVMExternalLinkage)
+			LLVMSetLinkage(gv, LLVMLinkOnceODRLinkage);
 	LLVMSetTarget(lib, NVPTX_TRIPLE);
 	LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(mod));
 	if (LLVMLinkModules2(mod, lib))
@@ -1258,7 +1269,7 @@ static void emulate_module(Nv *nv, LLVMModuleRef mod)
 static void push_image(GpuOutput *out, const GpuTarget *t, GpuImageKind kind, char *data, size_t size)
 {
 	out->images = xrealloc(out->images, (size_t)(out->nimages + 1) * sizeof *out->images);
-	out->images[out->nimages++] = (GpuImage){t, kind, data, size};
+	out->images[out->nimages++] = (GpuImage){t, kind, data, size, NULL};
 }
 
 /* Disposes the kernels' entry builders and the LLVM state. */
@@ -1327,8 +1338,38 @@ static bool emit_text(Nv *nv, GpuOutput *out)
 	return ok;
 }
 
+/* Image im's cubin, once its ptxas has finished. */
+static bool finish_image(Compiler *cc, GpuImage *im)
+{
+	char *log;
+	PtxasRun *r = im->pending;
+	im->pending = NULL;
+	bool ok = nv_ptxas_finish(cc, r, &im->data, &im->size, &log);
+	free(log);
+	return ok;
+}
+
+bool gpu_output_wait(Compiler *cc, GpuOutput *out)
+{
+	bool ok = true;
+	for (int i = 0; i < out->nimages; i++)
+		if (out->images[i].pending)
+			ok &= finish_image(cc, &out->images[i]);
+	return ok;
+}
+
+/* How many ptxas runs may be under way at once: one per CPU, up to 8. */
+static int max_ptxas_runs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+}
+
 /* The images of the fat object: per target a cubin (when ptxas is there)
- * and the PTX of the newest target, PTX last. */
+ * and the PTX of the newest target, PTX last.  ptxas runs as a child
+ * process while LLVM compiles the next target and the host back end its
+ * module (gpu_output_wait collects the cubins); with --resource-usage it is
+ * waited for at once, for its notes. */
 static bool emit_images(Nv *nv, GpuOutput *out)
 {
 	Compiler *cc = nv->cc;
@@ -1350,18 +1391,31 @@ static bool emit_images(Nv *nv, GpuOutput *out)
 		if (!newest || x->sm > newest->sm || (x->sm == newest->sm && newest->arch_specific && !x->arch_specific))
 			newest = x;
 	}
+	int running = 0, oldest = 0, max_runs = max_ptxas_runs();
 	for (int t = 0; t < opt->ntargets && ok; t++) {
 		size_t n;
 		char *ptx = compile_target(nv, nv->g.mod, opt->targets[t], t == 0 ? nv->g.tm : NULL,
 		                           t == opt->ntargets - 1, false, &n);
-		if (ptxas) {
+		if (ptxas && opt->resource_usage) {
 			char *cubin;
 			size_t csize;
-			double t1 = time_ms();
 			ok = nv_ptxas_compile(nv, opt->targets[t], ptx, n, &cubin, &csize, false);
-			time_note(cc, t1, "%s: ptxas", opt->targets[t]->name);
 			if (ok)
 				push_image(out, opt->targets[t], GPU_IMAGE_SASS, cubin, csize);
+		} else if (ptxas) {
+			for (; running >= max_runs; oldest++)
+				if (out->images[oldest].pending) {
+					ok &= finish_image(cc, &out->images[oldest]);
+					running--;
+				}
+			PtxasRun *r = ok ? nv_ptxas_start(cc, ptxas, opt->targets[t], cg_opt_level(opt->opt_level), false,
+			                                  ptx, n) : NULL;
+			ok = r != NULL;
+			if (ok) {
+				push_image(out, opt->targets[t], GPU_IMAGE_SASS, NULL, 0);
+				out->images[out->nimages - 1].pending = r;
+				running++;
+			}
 		}
 		if (ok && (!ptxas || opt->targets[t] == newest))
 			push_image(out, opt->targets[t], GPU_IMAGE_PTX, ptx, n + 1);

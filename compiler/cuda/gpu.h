@@ -47,11 +47,13 @@ typedef enum GpuImageKind { GPU_IMAGE_SASS, GPU_IMAGE_PTX } GpuImageKind;
 
 /* One image of the module (malloc'd bytes; PTX is NUL-terminated, and the
  * terminator is counted in size so the driver can take the text as is). */
+typedef struct PtxasRun PtxasRun;
 typedef struct GpuImage {
 	const GpuTarget *target; /* the target it was compiled for */
 	GpuImageKind kind;       /* cubin or PTX */
-	char *data;              /* the bytes */
+	char *data;              /* the bytes (NULL while pending) */
 	size_t size;             /* how many */
+	PtxasRun *pending;       /* a cubin ptxas is still assembling (gpu_output_wait) */
 } GpuImage;
 
 /* Size symbols a kernel's aligned variant assumes to be multiples of (as
@@ -92,7 +94,12 @@ typedef struct GpuOutput {
 	size_t text_size;
 } GpuOutput;
 
+/* Also ends the ptxas runs still under way (their output unused). */
 void gpu_output_free(GpuOutput *out);
+/* Waits for the cubins ptxas is still assembling (codegen_nvptx starts
+ * ptxas and returns, so that the host back end works meanwhile): false
+ * after an error (ptxas failed), reported. */
+bool gpu_output_wait(Compiler *cc, GpuOutput *out);
 
 /* Compiles every kernel of m (after lower-refs, before tile-host) for every
  * target of opt.  Constructs the GPU back end does not implement are

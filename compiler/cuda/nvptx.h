@@ -420,6 +420,17 @@ const char *nv_find_libdevice(Compiler *cc, const char *ptxas_option);
  * a missing ptxas is an error.  --resource-usage notes come from here. */
 bool nv_ptxas_compile(Nv *nv, const GpuTarget *t, const char *ptx, size_t n, char **cubin, size_t *size,
                       bool required);
+/* ptxas (nv_find_ptxas), or NULL with the error --ptxas= or `required` calls for. */
+const char *nv_ptxas_path(Nv *nv, bool required);
+/* Starts ptxas on the PTX (NUL-terminated; copied to a temporary file, so
+ * the caller may free it) as a child process; NULL after an error. */
+PtxasRun *nv_ptxas_start(Compiler *cc, const char *ptxas, const GpuTarget *t, int opt_level, bool verbose,
+                         const char *ptx, size_t n);
+/* Waits for run r and frees it: the cubin (malloc'd), or false after the
+ * error; *log: what ptxas printed (malloc'd, or NULL). */
+bool nv_ptxas_finish(Compiler *cc, PtxasRun *r, char **cubin, size_t *size, char **log);
+/* Kills run r's ptxas and frees it (its output is not wanted). */
+void nv_ptxas_abandon(PtxasRun *r);
 
 /* ---- nvptx_dot.c ---------------------------------------------------------------- */
 

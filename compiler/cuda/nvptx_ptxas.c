@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -123,54 +124,6 @@ static char *read_file(const char *path, size_t *size)
 	return err ? NULL : buf;
 }
 
-/* Runs argv with stdout and stderr into a malloc'd string; returns the
- * exit status, 256 + the signal that killed it, or -1: could not run. */
-static int run_capture(char *const argv[], char **output)
-{
-	int pipefd[2];
-	*output = NULL;
-	if (pipe(pipefd) != 0)
-		return -1;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
-	posix_spawn_file_actions_addclose(&fa, pipefd[0]);
-	posix_spawn_file_actions_addclose(&fa, pipefd[1]);
-	pid_t pid;
-	int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pipefd[1]);
-	if (rc != 0) {
-		close(pipefd[0]);
-		return -1;
-	}
-	size_t cap = 4096, n = 0;
-	char *buf = xmalloc(cap);
-	for (;;) {
-		if (n + 1 >= cap) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		ssize_t r = read(pipefd[0], buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	buf[n] = '\0';
-	close(pipefd[0]);
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			free(buf);
-			return -1;
-		}
-	*output = buf;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 256 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
 /* The kernel named `name` ("softmax"), for the location of a note. */
 static Loc kernel_loc(Nv *nv, const char *name, size_t n)
 {
@@ -244,7 +197,7 @@ static void resource_notes(Nv *nv, const GpuTarget *t, const char *log)
  * 8.0" needs CUDA 12.0); else the PTX is wrong, which is pkc's bug, but the
  * tool is the user's choice, so this is an error (exit 1) that names it
  * and shows what it said, not an internal error. */
-static void ptxas_failed(Compiler *cc, const char *ptxas, const GpuTarget *t, const char *ptx, int rc,
+static void ptxas_failed(Compiler *cc, const char *ptxas, const GpuTarget *t, const char *isa, int rc,
                          const char *log)
 {
 	Loc none = {0};
@@ -260,11 +213,6 @@ static void ptxas_failed(Compiler *cc, const char *ptxas, const GpuTarget *t, co
 		}
 		l += len + (end != NULL);
 	}
-	/* The PTX is NUL-terminated (compile_target). */
-	char isa[16] = "?";
-	const char *v = strstr(ptx, ".version ");
-	if (v)
-		sscanf(v + strlen(".version "), "%15s", isa);
 	if (log && strstr(log, "Unsupported .version"))
 		note_at(cc, none, "this ptxas is too old for the PTX ISA %s that pkc writes: give a newer one with "
 		        "--ptxas=PATH (CUDA 12.0 or later), or --ptxas=none to embed PTX only", isa);
@@ -272,80 +220,229 @@ static void ptxas_failed(Compiler *cc, const char *ptxas, const GpuTarget *t, co
 		note_at(cc, none, "with a working ptxas of CUDA 12.0 or later this is a bug in pkc: please report it");
 }
 
-bool nv_ptxas_compile(Nv *nv, const GpuTarget *t, const char *ptx, size_t n, char **cubin, size_t *size,
-                      bool required)
+/* A ptxas run under way: its child and its temporary files (the PTX it
+ * reads, the cubin and the log it writes), removed when it is finished or
+ * abandoned, and by the exit handler if pkc exits first (an internal error). */
+struct PtxasRun {
+	const GpuTarget *t;
+	const char *ptxas;
+	char *in, *out, *log; /* malloc'd paths */
+	pid_t pid;            /* 0: not started */
+	char isa[16];         /* the PTX's .version, for a failure's note */
+	char arch[24], olev[8];
+	bool verbose;
+	int split;            /* its kernels, for -split-compile; 0: leave it out */
+	double start;         /* for -ftime-report */
+	PtxasRun *next;       /* the live runs */
+};
+
+static PtxasRun *live_runs;
+
+static void run_remove_files(PtxasRun *r)
 {
-	Compiler *cc = nv->cc;
+	char *paths[3] = {r->in, r->out, r->log};
+	for (int i = 0; i < 3; i++)
+		if (paths[i]) {
+			unlink(paths[i]);
+			free(paths[i]);
+		}
+	r->in = r->out = r->log = NULL;
+}
+
+/* Ends run r: reaps (kill: first kills) its child, removes its files, frees it. */
+static int run_end(PtxasRun *r, bool kill_child)
+{
+	int status = -1;
+	if (r->pid > 0) {
+		if (kill_child)
+			kill(r->pid, SIGKILL);
+		while (waitpid(r->pid, &status, 0) < 0)
+			if (errno != EINTR) {
+				status = -1;
+				break;
+			}
+	}
+	for (PtxasRun **p = &live_runs; *p; p = &(*p)->next)
+		if (*p == r) {
+			*p = r->next;
+			break;
+		}
+	run_remove_files(r);
+	free(r);
+	return status;
+}
+
+static void end_live_runs(void)
+{
+	while (live_runs)
+		run_end(live_runs, true);
+}
+
+/* How many kernels (.entry) the PTX holds. */
+static int ptx_entries(const char *ptx)
+{
+	int n = 0;
+	for (const char *p = ptx; (p = strstr(p, ".entry ")) != NULL; p++)
+		n++;
+	return n;
+}
+
+/* Starts r's ptxas, its output and messages to the file at r->log (lfd,
+ * closed here; -1: opened again, emptied).  With several kernels it asks
+ * ptxas for -split-compile: ptxas then assembles them in threads; the
+ * cubin's code is the same byte for byte, only the command line that ptxas
+ * records in its .note.nv.tkinfo says so (flash_attention's two kernels:
+ * ptxas alone took 263 ms, now 162 on two idle CPUs). */
+static bool run_spawn(PtxasRun *r, int lfd)
+{
+	if (lfd < 0 && (lfd = open(r->log, O_WRONLY | O_TRUNC)) < 0)
+		return false;
+	char split[16];
+	snprintf(split, sizeof split, "%d", r->split);
+	char *argv[12];
+	int a = 0;
+	argv[a++] = (char *)r->ptxas;
+	argv[a++] = r->arch;
+	argv[a++] = r->olev;
+	if (r->verbose)
+		argv[a++] = "-v";
+	if (r->split) {
+		argv[a++] = "-split-compile";
+		argv[a++] = split;
+	}
+	argv[a++] = "-o";
+	argv[a++] = r->out;
+	argv[a++] = r->in;
+	argv[a] = NULL;
+	/* Its output goes to a file, not a pipe: a child that says much never
+	 * waits for pkc to read it. */
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, lfd, 1);
+	posix_spawn_file_actions_adddup2(&fa, lfd, 2);
+	posix_spawn_file_actions_addclose(&fa, lfd);
+	pid_t pid;
+	int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(lfd);
+	if (rc != 0)
+		return false;
+	r->pid = pid;
+	return true;
+}
+
+PtxasRun *nv_ptxas_start(Compiler *cc, const char *ptxas, const GpuTarget *t, int opt_level, bool verbose,
+                         const char *ptx, size_t n)
+{
+	static bool handler;
+	if (!handler)
+		handler = atexit(end_live_runs) == 0;
 	Loc none = {0};
-	const char *ptxas = nv_find_ptxas(cc, nv->opt->ptxas);
-	if (!ptxas) {
-		if (nv->opt->ptxas && strcmp(nv->opt->ptxas, "none") == 0)
-			error_at(cc, none, "--emit=cubin needs ptxas (--ptxas=none)");
-		else if (nv->opt->ptxas)
-			error_at(cc, none, "--ptxas=%s: not an executable file", nv->opt->ptxas);
-		else if (required)
-			error_at(cc, none, "ptxas not found (on PATH or in %s/bin; give it with --ptxas=PATH)", DEFAULT_CUDA);
-		return false;
-	}
-	int ifd, ofd;
-	char *in = temp_file(".ptx", &ifd);
-	if (!in) {
+	PtxasRun *r = xmalloc(sizeof *r);
+	memset(r, 0, sizeof *r);
+	r->t = t;
+	r->ptxas = ptxas;
+	r->next = live_runs;
+	live_runs = r;
+	snprintf(r->isa, sizeof r->isa, "?");
+	const char *v = strstr(ptx, ".version "); /* the PTX is NUL-terminated (compile_target) */
+	if (v)
+		sscanf(v + strlen(".version "), "%15s", r->isa);
+	int ifd = -1, ofd = -1, lfd = -1;
+	r->in = temp_file(".ptx", &ifd);
+	r->out = r->in ? temp_file(".cubin", &ofd) : NULL;
+	r->log = r->out ? temp_file(".log", &lfd) : NULL;
+	if (!r->log) {
 		error_at(cc, none, "cannot create a temporary file for ptxas: %s", strerror(errno));
-		return false;
-	}
-	char *out = temp_file(".cubin", &ofd);
-	if (!out) {
-		error_at(cc, none, "cannot create a temporary file for ptxas: %s", strerror(errno));
-		close(ifd);
-		unlink(in);
-		free(in);
-		return false;
+		goto fail;
 	}
 	close(ofd);
+	ofd = -1;
 	bool ok = write_all(ifd, ptx, n);
 	ok = close(ifd) == 0 && ok;
+	ifd = -1;
 	if (!ok) {
-		error_at(cc, none, "cannot write the temporary file '%s': %s", in, strerror(errno));
-		unlink(in);
-		unlink(out);
-		free(in);
-		free(out);
-		return false;
+		error_at(cc, none, "cannot write the temporary file '%s': %s", r->in, strerror(errno));
+		goto fail;
 	}
-	int o = cg_opt_level(nv->opt->opt_level);
-	char *arch = arena_printf(cc->arena, "-arch=%s", t->name);
-	char *olev = arena_printf(cc->arena, "-O%d", o);
-	char *argv[10];
-	int a = 0;
-	argv[a++] = (char *)ptxas;
-	argv[a++] = arch;
-	argv[a++] = olev;
-	if (nv->opt->resource_usage)
-		argv[a++] = "-v";
-	argv[a++] = "-o";
-	argv[a++] = out;
-	argv[a++] = in;
-	argv[a] = NULL;
-	char *log = NULL;
-	int rc = run_capture(argv, &log);
-	unlink(in);
-	free(in);
+	snprintf(r->arch, sizeof r->arch, "-arch=%s", t->name);
+	snprintf(r->olev, sizeof r->olev, "-O%d", opt_level);
+	r->verbose = verbose;
+	int kernels = ptx_entries(ptx);
+	r->split = kernels > 1 ? kernels : 0;
+	r->start = time_ms();
+	bool started = run_spawn(r, lfd);
+	lfd = -1;
+	if (!started) {
+		error_at(cc, none, "cannot run '%s'", ptxas);
+		goto fail;
+	}
+	return r;
+fail:
+	if (ifd >= 0)
+		close(ifd);
+	if (ofd >= 0)
+		close(ofd);
+	if (lfd >= 0)
+		close(lfd);
+	run_end(r, false);
+	return NULL;
+}
+
+void nv_ptxas_abandon(PtxasRun *r)
+{
+	if (r)
+		run_end(r, true);
+}
+
+bool nv_ptxas_finish(Compiler *cc, PtxasRun *r, char **cubin, size_t *size, char **log)
+{
+	Loc none = {0};
+	const GpuTarget *t = r->t;
+	const char *ptxas = r->ptxas;
+	char isa[sizeof r->isa];
+	memcpy(isa, r->isa, sizeof isa);
+	*cubin = NULL;
+	int rc;
+	for (;;) {
+		*log = NULL;
+		int status;
+		while (waitpid(r->pid, &status, 0) < 0)
+			if (errno != EINTR) {
+				status = -1;
+				break;
+			}
+		r->pid = 0;
+		size_t lsize;
+		*log = read_file(r->log, &lsize);
+		if (*log) { /* text: NUL-terminated */
+			*log = xrealloc(*log, lsize + 1);
+			(*log)[lsize] = '\0';
+		}
+		rc = status == -1 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status)
+		     : 256 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+		/* A ptxas that does not know -split-compile: once more without it. */
+		if (rc <= 0 || !r->split || !*log || !strstr(*log, "split-compile"))
+			break;
+		free(*log);
+		r->split = 0;
+		if (!run_spawn(r, -1)) {
+			*log = NULL;
+			rc = -1;
+			break;
+		}
+	}
+	time_note(cc, r->start, "%s: ptxas", t->name);
+	if (rc == 0)
+		*cubin = read_file(r->out, size);
+	run_end(r, false);
 	if (rc != 0) {
-		unlink(out);
-		free(out);
 		if (rc < 0)
 			error_at(cc, none, "cannot run '%s'", ptxas);
 		else
-			ptxas_failed(cc, ptxas, t, ptx, rc, log);
-		free(log);
+			ptxas_failed(cc, ptxas, t, isa, rc, *log);
 		return false;
 	}
-	if (nv->opt->resource_usage && log)
-		resource_notes(nv, t, log);
-	free(log);
-	*cubin = read_file(out, size);
-	unlink(out);
-	free(out);
 	if (!*cubin) {
 		error_at(cc, none, "cannot read the cubin '%s' wrote for %s", ptxas, t->name);
 		return false;
@@ -360,4 +457,37 @@ bool nv_ptxas_compile(Nv *nv, const GpuTarget *t, const char *ptx, size_t n, cha
 		return false;
 	}
 	return true;
+}
+
+/* ptxas itself: PATH, or --ptxas=; the error when there is none. */
+const char *nv_ptxas_path(Nv *nv, bool required)
+{
+	Compiler *cc = nv->cc;
+	Loc none = {0};
+	const char *ptxas = nv_find_ptxas(cc, nv->opt->ptxas);
+	if (!ptxas) {
+		if (nv->opt->ptxas && strcmp(nv->opt->ptxas, "none") == 0)
+			error_at(cc, none, "--emit=cubin needs ptxas (--ptxas=none)");
+		else if (nv->opt->ptxas)
+			error_at(cc, none, "--ptxas=%s: not an executable file", nv->opt->ptxas);
+		else if (required)
+			error_at(cc, none, "ptxas not found (on PATH or in %s/bin; give it with --ptxas=PATH)", DEFAULT_CUDA);
+	}
+	return ptxas;
+}
+
+bool nv_ptxas_compile(Nv *nv, const GpuTarget *t, const char *ptx, size_t n, char **cubin, size_t *size,
+                      bool required)
+{
+	const char *ptxas = nv_ptxas_path(nv, required);
+	PtxasRun *r = ptxas ? nv_ptxas_start(nv->cc, ptxas, t, cg_opt_level(nv->opt->opt_level),
+	                                     nv->opt->resource_usage, ptx, n) : NULL;
+	if (!r)
+		return false;
+	char *log;
+	bool ok = nv_ptxas_finish(nv->cc, r, cubin, size, &log);
+	if (ok && nv->opt->resource_usage && log)
+		resource_notes(nv, t, log);
+	free(log);
+	return ok;
 }

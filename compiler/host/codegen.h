@@ -20,8 +20,9 @@ typedef struct CodegenOptions {
 	int opt_level;   /* 0..3: -O0..-O3 (LLVM pass pipeline and code generator) */
 	const char *cpu; /* -march=CPU; NULL = "x86-64"; "native" = the host's CPU and features */
 	CodegenEmit emit;/* output kind */
-	const struct GpuOutput *gpu; /* GPU targets (gpu.h): their images go into the object and each
-	                                launch function launches them on CUDA streams; NULL: none */
+	struct GpuOutput *gpu;       /* GPU targets (gpu.h): their images go into the object and each
+	                                launch function launches them on CUDA streams; NULL: none.
+	                                Its cubins may still be under way (gpu_output_wait). */
 	bool no_host_variant;        /* no host target: launch functions only launch on GPUs */
 } CodegenOptions;
 

@@ -554,6 +554,28 @@ static bool check_kernel(Compiler *cc, const IrKernel *k)
 	return true;
 }
 
+/* The cubins of the ptxas runs still under way. */
+static bool wait_for_ptxas(Cg *g, GpuOutput *gpu)
+{
+	double t0 = time_ms();
+	bool ok = gpu_output_wait(g->cc, gpu);
+	time_note(g->cc, t0, "host: waiting for ptxas");
+	return ok;
+}
+
+static void emit_code(Cg *g, LLVMCodeGenFileType ft, CodegenOutput *out)
+{
+	LLVMMemoryBufferRef buf = NULL;
+	char *e = NULL;
+	double t0 = time_ms();
+	if (LLVMTargetMachineEmitToMemoryBuffer(g->tm, g->mod, ft, &e, &buf))
+		internal_error("LLVM code generation failed: %s", e ? e : "?");
+	time_note(g->cc, t0, "host: x86 code generation");
+	out->size = LLVMGetBufferSize(buf);
+	out->data = xmemdup(LLVMGetBufferStart(buf), out->size);
+	LLVMDisposeMemoryBuffer(buf);
+}
+
 bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenOutput *out)
 {
 	init_llvm_x86();
@@ -605,23 +627,30 @@ bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenO
 			char *e = LLVMGetErrorMessage(err);
 			internal_error("LLVM pass pipeline %s failed: %s", pipeline, e);
 		}
-
+		/* ptxas ran meanwhile: its cubins now take their places (an
+		 * object's code is generated first, and they go into it after). */
+		if (opt->gpu && opt->emit != CG_EMIT_OBJ && (ok = wait_for_ptxas(&g, opt->gpu)))
+			cg_cuda_images(&g, opt->gpu);
+	}
+	if (ok) {
 		if (opt->emit == CG_EMIT_LLVM) {
 			char *text = LLVMPrintModuleToString(g.mod);
 			out->size = strlen(text);
 			out->data = xmemdup(text, out->size);
 			LLVMDisposeMessage(text);
 		} else {
-			LLVMMemoryBufferRef buf = NULL;
-			char *e = NULL;
-			LLVMCodeGenFileType ft = opt->emit == CG_EMIT_ASM ? LLVMAssemblyFile : LLVMObjectFile;
-			t0 = time_ms();
-			if (LLVMTargetMachineEmitToMemoryBuffer(tm, g.mod, ft, &e, &buf))
-				internal_error("LLVM code generation failed: %s", e ? e : "?");
-			time_note(cc, t0, "host: x86 code generation");
-			out->size = LLVMGetBufferSize(buf);
-			out->data = xmemdup(LLVMGetBufferStart(buf), out->size);
-			LLVMDisposeMemoryBuffer(buf);
+			emit_code(&g, opt->emit == CG_EMIT_ASM ? LLVMAssemblyFile : LLVMObjectFile, out);
+			if (opt->gpu && opt->emit == CG_EMIT_OBJ) {
+				ok = wait_for_ptxas(&g, opt->gpu);
+				/* An object laid out otherwise (another ELF writer): the
+				 * cubins into the module and its code once more (a correct
+				 * object, though code generation has already changed the IR). */
+				if (ok && !cg_cuda_splice(&g, opt->gpu, out)) {
+					codegen_output_free(out);
+					cg_cuda_images(&g, opt->gpu);
+					emit_code(&g, LLVMObjectFile, out);
+				}
+			}
 		}
 	}
 

@@ -15,6 +15,8 @@
 #include "pk_runtime.h"
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The LLVM types below mirror runtime/pk_runtime.h: check them. */
@@ -61,30 +63,52 @@ static LLVMValueRef const_global(Cg *g, const char *name, LLVMValueRef init, uns
 	return gv;
 }
 
-LLVMValueRef cg_cuda_module(Cg *g, const GpuOutput *gpu)
+static const char *image_name(Cg *g, const GpuImage *im)
 {
-	Arena *a = g->cc->arena;
+	return arena_printf(g->cc->arena, "pk.%s.%s", im->kind == GPU_IMAGE_PTX ? "ptx" : "cubin", im->target->name);
+}
+
+/* Image im's bytes: a cubin is an ELF image, aligned for the loader.  A
+ * cubin still under way: an empty stand-in.  Each image has a section of
+ * its own, so that its size moves nothing in the object but the sections
+ * after it (cg_cuda_splice). */
+static LLVMValueRef image_data(Cg *g, const GpuImage *im)
+{
+	LLVMValueRef bytes = im->data ? LLVMConstStringInContext2(g->ctx, im->data, im->size, 1)
+	                              : LLVMConstArray2(g->t_i8, NULL, 0);
+	LLVMValueRef gv = const_global(g, image_name(g, im), bytes, 16);
+	LLVMSetSection(gv, arena_printf(g->cc->arena, ".rodata.%s", image_name(g, im)));
+	return gv;
+}
+
+/* The rows of pk.cuda.images: (arch, kind, data, size) per image. */
+static LLVMValueRef image_table(Cg *g, const GpuOutput *gpu)
+{
 	LLVMTypeRef it = image_type(g);
-	LLVMValueRef *rows = arena_alloc(a, (size_t)(gpu->nimages + 1) * sizeof *rows);
+	LLVMValueRef *rows = arena_alloc(g->cc->arena, (size_t)(gpu->nimages + 1) * sizeof *rows);
 	for (int i = 0; i < gpu->nimages; i++) {
 		const GpuImage *im = &gpu->images[i];
-		bool ptx = im->kind == GPU_IMAGE_PTX;
-		LLVMValueRef bytes = LLVMConstStringInContext2(g->ctx, im->data, im->size, 1);
-		/* A cubin is an ELF image: aligned for the loader. */
-		LLVMValueRef data = const_global(g, arena_printf(a, "pk.%s.%s", ptx ? "ptx" : "cubin", im->target->name),
-		                                 bytes, 16);
-		const char *aname = arena_printf(a, "pk.arch.%s", im->target->name);
-		LLVMValueRef arch = LLVMGetNamedGlobal(g->mod, aname);
-		if (!arch) {
-			arch = const_global(g, aname, LLVMConstStringInContext2(g->ctx, im->target->name,
-			                                                        strlen(im->target->name), 0), 1);
-			LLVMSetUnnamedAddress(arch, LLVMGlobalUnnamedAddr);
-		}
-		LLVMValueRef f[4] = {arch, LLVMConstInt(g->t_i32, ptx ? PK_CUDA_PTX : PK_CUDA_SASS, 0), data,
-		                     LLVMConstInt(g->t_i64, im->size, 0)};
+		LLVMValueRef f[4] = {LLVMGetNamedGlobal(g->mod, arena_printf(g->cc->arena, "pk.arch.%s", im->target->name)),
+		                     LLVMConstInt(g->t_i32, im->kind == GPU_IMAGE_PTX ? PK_CUDA_PTX : PK_CUDA_SASS, 0),
+		                     LLVMGetNamedGlobal(g->mod, image_name(g, im)), LLVMConstInt(g->t_i64, im->size, 0)};
 		rows[i] = LLVMConstNamedStruct(it, f, 4);
 	}
-	LLVMValueRef table = const_global(g, "pk.cuda.images", LLVMConstArray2(it, rows, (uint64_t)gpu->nimages), 8);
+	return LLVMConstArray2(it, rows, (uint64_t)gpu->nimages);
+}
+
+LLVMValueRef cg_cuda_module(Cg *g, const GpuOutput *gpu)
+{
+	for (int i = 0; i < gpu->nimages; i++) {
+		const GpuImage *im = &gpu->images[i];
+		image_data(g, im);
+		const char *aname = arena_printf(g->cc->arena, "pk.arch.%s", im->target->name);
+		if (!LLVMGetNamedGlobal(g->mod, aname)) {
+			LLVMValueRef arch = const_global(g, aname, LLVMConstStringInContext2(g->ctx, im->target->name,
+			                                                                    strlen(im->target->name), 0), 1);
+			LLVMSetUnnamedAddress(arch, LLVMGlobalUnnamedAddr);
+		}
+	}
+	LLVMValueRef table = const_global(g, "pk.cuda.images", image_table(g, gpu), 8);
 	LLVMTypeRef mt = module_type(g);
 	LLVMValueRef mf[3] = {table, LLVMConstInt(g->t_i32, (unsigned long long)gpu->nimages, 0),
 	                      LLVMConstNull(g->t_ptr)};
@@ -94,6 +118,224 @@ LLVMValueRef cg_cuda_module(Cg *g, const GpuOutput *gpu)
 	LLVMSetLinkage(mod, LLVMInternalLinkage);
 	LLVMSetAlignment(mod, 8);
 	return mod;
+}
+
+/* A copy of global gv at the end of the module's list, in its place for
+ * every use; gv is deleted. */
+static void move_to_end(Cg *g, LLVMValueRef gv)
+{
+	size_t n;
+	const char *name = LLVMGetValueName2(gv, &n);
+	char *keep = arena_strndup(g->cc->arena, name, n);
+	LLVMSetValueName2(gv, "", 0);
+	LLVMValueRef c = LLVMAddGlobalInAddressSpace(g->mod, LLVMGlobalGetValueType(gv), keep,
+	                                             LLVMGetPointerAddressSpace(LLVMTypeOf(gv)));
+	if (LLVMGetInitializer(gv))
+		LLVMSetInitializer(c, LLVMGetInitializer(gv));
+	LLVMSetGlobalConstant(c, LLVMIsGlobalConstant(gv));
+	LLVMSetLinkage(c, LLVMGetLinkage(gv));
+	LLVMSetVisibility(c, LLVMGetVisibility(gv));
+	LLVMSetUnnamedAddress(c, LLVMGetUnnamedAddress(gv));
+	LLVMSetAlignment(c, LLVMGetAlignment(gv));
+	LLVMSetThreadLocal(c, LLVMIsThreadLocal(gv));
+	LLVMSetThreadLocalMode(c, LLVMGetThreadLocalMode(gv));
+	LLVMSetExternallyInitialized(c, LLVMIsExternallyInitialized(gv));
+	LLVMSetDLLStorageClass(c, LLVMGetDLLStorageClass(gv));
+	if (LLVMGetSection(gv))
+		LLVMSetSection(c, LLVMGetSection(gv));
+	LLVMReplaceAllUsesWith(gv, c);
+	LLVMDeleteGlobal(gv);
+}
+
+void cg_cuda_images(Cg *g, const GpuOutput *gpu)
+{
+	/* The first stand-in (the images come first in the module). */
+	LLVMValueRef first = NULL;
+	for (int i = 0; i < gpu->nimages && !first; i++)
+		if (LLVMGetArrayLength2(LLVMGlobalGetValueType(LLVMGetNamedGlobal(g->mod, image_name(g, &gpu->images[i])))) !=
+		    gpu->images[i].size)
+			first = LLVMGetNamedGlobal(g->mod, image_name(g, &gpu->images[i]));
+	if (!first)
+		return;
+	/* From it on, every global is made again at the end, in order: each
+	 * stand-in as its image. */
+	Vec later = {0};
+	for (LLVMValueRef gv = first; gv; gv = LLVMGetNextGlobal(gv))
+		vec_push(g->cc->arena, &later, gv);
+	for (int j = 0; j < later.len; j++) {
+		LLVMValueRef gv = later.items[j];
+		const GpuImage *im = NULL;
+		for (int i = 0; i < gpu->nimages && !im; i++)
+			if (gv == LLVMGetNamedGlobal(g->mod, image_name(g, &gpu->images[i])))
+				im = &gpu->images[i];
+		if (!im) {
+			move_to_end(g, gv);
+			continue;
+		}
+		LLVMSetValueName2(gv, "", 0);
+		LLVMValueRef data = image_data(g, im);
+		LLVMReplaceAllUsesWith(gv, data);
+		LLVMDeleteGlobal(gv);
+	}
+	/* The table's sizes. */
+	LLVMSetInitializer(LLVMGetNamedGlobal(g->mod, "pk.cuda.images"), image_table(g, gpu));
+}
+
+/* ---- cubins put into the object after its code generation ---------------------- */
+
+/* Little-endian fields of an ELF64 file. */
+static uint64_t get(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void put(unsigned char *p, int n, uint64_t v)
+{
+	for (int i = 0; i < n; i++, v >>= 8)
+		p[i] = (unsigned char)v;
+}
+
+enum { EH_SHOFF = 0x28, EH_SHNUM = 0x3c, EH_SHSTRNDX = 0x3e, SH_SIZE = 64, SYM_SIZE = 24 };
+enum { SHT_SYMTAB_ = 2, SHT_NOBITS_ = 8 };
+
+/* Section header i of the object o. */
+static unsigned char *shdr(unsigned char *o, int i)
+{
+	return o + get(o + EH_SHOFF, 8) + (uint64_t)i * SH_SIZE;
+}
+
+static uint64_t align_to(uint64_t x, uint64_t a)
+{
+	return a > 1 ? (x + a - 1) / a * a : x;
+}
+
+/* Where LLVM's ELF writer puts the sections of object o (its header, each
+ * section in file order at its alignment, the section headers at 8): their
+ * offsets into off[] with section `grown` `size` bytes long; the end of
+ * the sections (the section headers' offset) is returned.  0: o is not laid
+ * out so (then it cannot be spliced). */
+static uint64_t layout(unsigned char *o, size_t n, int shnum, const int *order, int grown, uint64_t size,
+                       uint64_t *off)
+{
+	uint64_t cur = 64;
+	for (int j = 0; j < shnum - 1; j++) {
+		unsigned char *h = shdr(o, order[j]);
+		uint64_t len = order[j] == grown ? size : get(h + 32, 8);
+		off[order[j]] = align_to(cur, get(h + 48, 8));
+		if (get(h + 4, 4) != SHT_NOBITS_)
+			cur = off[order[j]] + len;
+	}
+	cur = align_to(cur, 8);
+	return cur <= n ? cur : 0;
+}
+
+/* The object o (malloc'd, *n bytes) with image im in its section, which
+ * holds the empty stand-in; true if done.  The sections after it move
+ * (each at its alignment, as LLVM's writer put them), and the image's
+ * size goes into its section header, its symbol and its row of
+ * pk.cuda.images (row `row`), so that the object is byte for byte the one
+ * LLVM makes with the image in the module. */
+static bool splice_image(Cg *g, unsigned char **obj, size_t *n, const GpuImage *im, int row)
+{
+	unsigned char *o = *obj;
+	if (*n < 64 || memcmp(o, "\177ELF\2\1", 6) != 0)
+		return false;
+	int shnum = (int)get(o + EH_SHNUM, 2), stridx = (int)get(o + EH_SHSTRNDX, 2);
+	uint64_t shoff = get(o + EH_SHOFF, 8);
+	if (shnum < 2 || stridx >= shnum || shoff + (uint64_t)shnum * SH_SIZE != *n)
+		return false;
+	const char *want = arena_printf(g->cc->arena, ".rodata.%s", image_name(g, im));
+	const char *strs = (const char *)o + get(shdr(o, stridx) + 24, 8);
+	int sec = -1, symtab = -1;
+	int *order = arena_alloc(g->cc->arena, (size_t)shnum * sizeof *order);
+	for (int i = 1; i < shnum; i++) {
+		unsigned char *h = shdr(o, i);
+		if (strcmp(strs + get(h, 4), want) == 0)
+			sec = i;
+		if (get(h + 4, 4) == SHT_SYMTAB_)
+			symtab = i;
+		/* in file order (insertion sort: a few dozen sections) */
+		int j = i - 1;
+		while (j > 0 && get(shdr(o, order[j - 1]) + 24, 8) > get(h + 24, 8)) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = i;
+	}
+	if (sec < 0 || symtab < 0 || get(shdr(o, sec) + 32, 8) != 0)
+		return false;
+	/* The layout model must give the object as it is. */
+	uint64_t *was = arena_alloc(g->cc->arena, (size_t)shnum * sizeof *was);
+	uint64_t *now = arena_alloc(g->cc->arena, (size_t)shnum * sizeof *now);
+	if (layout(o, *n, shnum, order, sec, 0, was) != shoff)
+		return false;
+	for (int i = 1; i < shnum; i++)
+		if (was[i] != get(shdr(o, i) + 24, 8))
+			return false;
+	uint64_t end = layout(o, SIZE_MAX, shnum, order, sec, im->size, now);
+	size_t size = end + (size_t)shnum * SH_SIZE;
+	unsigned char *out = xmalloc(size);
+	memset(out, 0, size);
+	memcpy(out, o, 64);
+	for (int i = 1; i < shnum; i++) {
+		unsigned char *h = shdr(o, i);
+		if (i == sec)
+			memcpy(out + now[i], im->data, im->size);
+		else if (get(h + 4, 4) != SHT_NOBITS_)
+			memcpy(out + now[i], o + was[i], get(h + 32, 8));
+	}
+	memcpy(out + end, o + shoff, (size_t)shnum * SH_SIZE);
+	put(out + EH_SHOFF, 8, end);
+	for (int i = 1; i < shnum; i++)
+		put(shdr(out, i) + 24, 8, now[i]);
+	put(shdr(out, sec) + 32, 8, im->size);
+	/* The image's symbol and its row of the table (arch, kind, data, size). */
+	unsigned char *sh = shdr(out, symtab);
+	unsigned char *syms = out + get(sh + 24, 8);
+	const char *names = (const char *)out + get(shdr(out, (int)get(sh + 40, 4)) + 24, 8);
+	bool sized = false, counted = false;
+	for (uint64_t k = 0; k < get(sh + 32, 8) / SYM_SIZE; k++) {
+		unsigned char *sym = syms + k * SYM_SIZE;
+		const char *name = names + get(sym, 4);
+		if (strcmp(name, image_name(g, im)) == 0) {
+			put(sym + 16, 8, im->size);
+			sized = true;
+		} else if (strcmp(name, "pk.cuda.images") == 0) {
+			int in = (int)get(sym + 6, 2);
+			if (in <= 0 || in >= shnum || get(shdr(out, in) + 4, 4) == SHT_NOBITS_)
+				break;
+			put(out + now[in] + get(sym + 8, 8) + (uint64_t)row * 32 + 24, 8, im->size);
+			counted = true;
+		}
+	}
+	if (!sized || !counted) {
+		free(out);
+		return false;
+	}
+	free(o);
+	*obj = out;
+	*n = size;
+	return true;
+}
+
+bool cg_cuda_splice(Cg *g, const GpuOutput *gpu, CodegenOutput *out)
+{
+	for (int i = 0; i < gpu->nimages; i++) {
+		const GpuImage *im = &gpu->images[i];
+		LLVMValueRef gv = LLVMGetNamedGlobal(g->mod, image_name(g, im));
+		if (LLVMGetArrayLength2(LLVMGlobalGetValueType(gv)) == im->size)
+			continue;
+		unsigned char *o = (unsigned char *)out->data;
+		size_t n = out->size;
+		if (!splice_image(g, &o, &n, im, i))
+			return false;
+		out->data = (char *)o;
+		out->size = n;
+	}
+	return true;
 }
 
 static LLVMValueRef call(Cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *pt, int np, LLVMValueRef *args)
