@@ -1147,6 +1147,8 @@ bool nv_wg_issue_deferred(NvFn *f, LoopPipe *p, LLVMValueRef buf, GV **D)
 	Cg *g = f->g;
 	const Inst *i = p->dots[p->defer];
 	int64_t K = i->args[0]->type->dims[1];
+	if ((*D)->L != f->plan->of[i->results[0]->id])
+		internal_error("nvptx: deferred wgmma dot on accumulators of another layout");
 	GV *acc = gv_new(f, (*D)->L, DT_F32);
 	memcpy(acc->r, (*D)->r, (size_t)acc->n * sizeof *acc->r);
 	WgCtx w;
