@@ -76,7 +76,6 @@ static bool region_body(NvFn *f, const Region *r, GV **args)
 	for (const Inst *i = r->first; i; i = i->next) {
 		if (i->op == IR_YIELD)
 			return true;
-		nv_pipe_before(f, i);
 		if (!emit_inst(f, i))
 			return false;
 	}
@@ -199,8 +198,6 @@ static bool emit_for(NvFn *f, const Inst *i)
 	LLVMValueRef c1 = LLVMBuildAdd(b, c, cg_i64(g, 1), "");
 	LLVMBuildBr(b, head);
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
-	if (pipe)
-		nv_pipe_close(f, pipe, pre, latch);
 	LLVMValueRef zero = cg_i64(g, 0);
 	LLVMAddIncoming(c, &zero, &pre, 1);
 	LLVMAddIncoming(c, &c1, &latch, 1);

@@ -218,14 +218,6 @@ typedef struct LoopPipe {
 	bool *inflight;           /* per dot: its wgmma group may stay in flight into the next iteration */
 	const Value **late;       /* per dot: the body argument carrying its accumulator when that is
 	                             read only after the first dot (acc_read_late), else NULL */
-	int defer;                /* the late dot issued one iteration later, right after the first
-	                             dot's group (so the code between them overlaps it), or -1 */
-	LLVMValueRef *afrag;      /* with defer: its register-A fragments carried into the next
-	                             iteration (phis at the loop head) */
-	LLVMValueRef *afrag_next; /* with defer: this iteration's (the phis' incoming at the latch) */
-	int nafrag;
-	const Value *waiting;     /* the carried accumulator a deferred group is writing, waited for
-	                             at its first reader (nv_pipe_before), else NULL */
 } LoopPipe;
 
 typedef struct NvFn {
@@ -475,12 +467,6 @@ bool nv_pipe_dot_in_flight(const LoopPipe *p, int x);
  * flight from the previous iteration and read late, fenced for their
  * readers. */
 void nv_pipe_fence_carried(NvFn *f, const LoopPipe *p, int x);
-/* Before instruction i of a pipelined loop's body: a deferred group
- * that writes what i reads is waited for. */
-void nv_pipe_before(NvFn *f, const Inst *i);
-/* After the body: the incoming values of the deferred dot's carried
- * fragments (zeros from pre, this iteration's from latch). */
-void nv_pipe_close(NvFn *f, LoopPipe *p, LLVMBasicBlockRef pre, LLVMBasicBlockRef latch);
 
 /* ---- nvptx_sched.c ---------------------------------------------------------------- */
 

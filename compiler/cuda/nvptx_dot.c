@@ -1027,11 +1027,7 @@ typedef struct WgCtx {
 	bool b_kmajor;          /* B staged K-major (a transposed operand, nv_wg_trans_b) */
 	const LoopPipe *pipe;   /* the pipelined loop of the dot (its dot px), or NULL */
 	int px;
-	const LLVMValueRef *afrag; /* register A already packed (a deferred dot, nv_wg_issue_deferred) */
-	bool nowait;            /* the group is left in flight, no wait after its commit */
 } WgCtx;
-
-static bool issue_deferred_in_body(NvFn *f, const LoopPipe *p);
 
 /* Every k-step of the slice in buffer buf, as one wgmma group, waited for
  * before the buffer may be reused (in a pipelined loop with wg_pending,
@@ -1047,9 +1043,6 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 	/* Register A: every fragment packed before the fence, so that no
 	 * ordinary instruction writes a wgmma operand inside the group. */
 	LLVMValueRef *af = arena_alloc(nv_arena(f), (size_t)(p->kc / 16 * x->nm * 4 + 1) * sizeof *af);
-	bool areg = x->areg || x->afrag;
-	if (x->afrag)
-		memcpy(af, x->afrag, (size_t)(p->kc / 16 * x->nm * 4) * sizeof *af);
 	for (int64_t kk = 0; x->areg && kk < p->kc; kk += 16)
 		for (int m = 0; m < x->nm; m++)
 			nv_wg_a_frag(f, x->areg, x->mt[m], k0 + kk, af + (kk / 16 * x->nm + m) * 4);
@@ -1060,7 +1053,7 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 			LLVMValueRef row = LLVMBuildOr(b, x->wrow, cg_i32(g, (int32_t)x->mt[m]), "");
 			LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, row, cg_i32(g, (int32_t)la), ""),
 			                                cg_i32(g, (int32_t)(kb / la * sa->rows * la + kb % la)), "");
-			LLVMValueRef da = areg ? NULL : wg_desc(f, sa, off, 16);
+			LLVMValueRef da = x->areg ? NULL : wg_desc(f, sa, off, 16);
 			bool acc = !(x->zero && k0 + kk == 0);
 			for (int c = 0; c < x->nc; c++) {
 				int64_t nb = (int64_t)c * x->nch * es;
@@ -1074,7 +1067,7 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 				/* Zero accumulators are not read: no register copies them in. */
 				for (int q = 0; q < x->nch / 2; q++)
 					d[q] = acc ? x->D->r[rg[q]] : LLVMGetUndef(g->t_f32);
-				wgmma(f, x->ot, x->nch, da, areg ? af + (kk / 16 * x->nm + m) * 4 : NULL, db, x->b_kmajor, acc,
+				wgmma(f, x->ot, x->nch, da, x->areg ? af + (kk / 16 * x->nm + m) * 4 : NULL, db, x->b_kmajor, acc,
 				      d);
 				for (int q = 0; q < x->nch / 2; q++)
 					x->D->r[rg[q]] = d[q];
@@ -1082,18 +1075,7 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 		}
 	}
 	nv_intrinsic(f, "llvm.nvvm.wgmma.commit_group.sync.aligned", NULL, 0, NULL, 0);
-	if (x->nowait)
-		return true;
-	/* The first dot of a loop with a deferred dot: the previous
-	 * iteration's deferred group goes right after this one, and only this
-	 * one is waited for. */
-	int extra = 0;
-	if (x->pipe && x->px == 0 && x->pipe->defer >= 0) {
-		if (!issue_deferred_in_body(f, x->pipe))
-			return false;
-		extra = 1;
-	}
-	LLVMValueRef pending = cg_i64(g, x->pending + extra);
+	LLVMValueRef pending = cg_i64(g, x->pending);
 	nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &pending, 1);
 	if (!x->pending)
 		nv_wg_fence(f, x->D);
@@ -1132,82 +1114,6 @@ static void wg_setup(NvFn *f, WgCtx *x, const GpuLayout *LC, int64_t N)
 		}
 	LLVMValueRef trow = nv_tcoord(f, LC, 0);
 	x->wrow = trow ? LLVMBuildAnd(b, trow, cg_i32(f->g, ~63), "") : cg_i32(f->g, 0);
-}
-
-/* A WgCtx for dot i of the deferred kind: A from packed fragments,
- * accumulators D (in i's layout), its group left in flight. */
-static void wg_deferred_ctx(NvFn *f, const Inst *i, GV *D, WgCtx *w)
-{
-	*w = (WgCtx){.D = D, .ot = i->args[0]->type->dtype, .b_kmajor = nv_wg_trans_b(f, i) != NULL, .nowait = true};
-	wg_setup(f, w, f->plan->of[i->results[0]->id], i->args[1]->type->dims[1]);
-}
-
-bool nv_wg_issue_deferred(NvFn *f, LoopPipe *p, LLVMValueRef buf, GV **D)
-{
-	Cg *g = f->g;
-	const Inst *i = p->dots[p->defer];
-	int64_t K = i->args[0]->type->dims[1];
-	if ((*D)->L != f->plan->of[i->results[0]->id])
-		internal_error("nvptx: deferred wgmma dot on accumulators of another layout");
-	GV *acc = gv_new(f, (*D)->L, DT_F32);
-	memcpy(acc->r, (*D)->r, (size_t)acc->n * sizeof *acc->r);
-	WgCtx w;
-	wg_deferred_ctx(f, i, acc, &w);
-	if (!p->afrag) {
-		/* The fragments' phis, at the top of the loop head. */
-		p->nafrag = (int)(K / 16 * w.nm * 4);
-		p->afrag = arena_alloc(nv_arena(f), (size_t)p->nafrag * sizeof *p->afrag);
-		LLVMBuilderRef tb = LLVMCreateBuilderInContext(g->ctx);
-		LLVMPositionBuilderBefore(tb, LLVMGetFirstInstruction(LLVMGetInstructionParent(p->c)));
-		for (int j = 0; j < p->nafrag; j++)
-			p->afrag[j] = LLVMBuildPhi(tb, g->t_i32, "afrag");
-		LLVMDisposeBuilder(tb);
-	}
-	w.afrag = p->afrag;
-	Stage sa, sb;
-	nv_pipe_stages(f, p, p->defer, buf, &sa, &sb);
-	Pipeline one = {NULL, NULL, K, 1, 1, &sa, &sb, 0, 0, 0, false};
-	if (!wg_slice(f, &w, &one, 0, 0))
-		return false;
-	*D = w.D;
-	return true;
-}
-
-/* In the body, after the first dot's group: the previous iteration's
- * deferred group, on the carried accumulators, reading the buffer before
- * this iteration's; its accumulators are waited for at their first reader
- * (nv_pipe_before). */
-static bool issue_deferred_in_body(NvFn *f, const LoopPipe *cp)
-{
-	Cg *g = f->g;
-	LoopPipe *p = (LoopPipe *)cp;
-	int64_t S = p->stages;
-	LLVMValueRef prev = LLVMBuildURem(g->b, LLVMBuildAdd(g->b, p->c, cg_i64(g, S - 1), ""), cg_i64(g, S), "");
-	const Value *arg = p->late[p->defer];
-	GV *D = f->vals[arg->id];
-	if (!nv_wg_issue_deferred(f, p, LLVMBuildTrunc(g->b, prev, g->t_i32, ""), &D))
-		return false;
-	f->vals[arg->id] = D;
-	p->waiting = arg;
-	return true;
-}
-
-/* The deferred dot i of pipeline p at its place in the body: its register
- * A packed for the next iteration's issue; its value is the accumulators
- * it starts from (C), which the next iteration's group completes. */
-static bool defer_dot(NvFn *f, LoopPipe *p, const Inst *i, const GV *areg, GV *C)
-{
-	int64_t M = i->args[0]->type->dims[0], K = i->args[0]->type->dims[1];
-	if (!nv_wg_a_in_regs(f, areg, M, K))
-		internal_error("nvptx: deferred wgmma dot without its A in registers");
-	WgCtx w;
-	wg_deferred_ctx(f, i, C, &w);
-	p->afrag_next = arena_alloc(nv_arena(f), (size_t)(K / 16 * w.nm * 4 + 1) * sizeof *p->afrag_next);
-	for (int64_t kk = 0; kk < K; kk += 16)
-		for (int m = 0; m < w.nm; m++)
-			nv_wg_a_frag(f, areg, w.mt[m], kk, p->afrag_next + (kk / 16 * w.nm + m) * 4);
-	f->vals[i->results[0]->id] = C;
-	return true;
 }
 
 /* The stages of wgmma dot i over K slices in a loop (run_rolled), as
@@ -1280,8 +1186,6 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	}
 	if (wg) {
 		const LoopPipe *lp = nv_pipe_of(f, i, &px);
-		if (lp && lp->defer == px)
-			return defer_dot(f, (LoopPipe *)lp, i, a.regs, x.D);
 		WgCtx w = {.D = x.D, .ot = a.dt, .pending = lp ? nv_pipe_dot_in_flight(lp, px) : rolled && p.wg_pending,
 		           .areg = a.unstaged ? a.regs : NULL,
 		           .b_kmajor = bt != NULL,

@@ -63,12 +63,6 @@ const LoopPipe *nv_pipe_of(NvFn *f, const Inst *i, int *px);
 /* In the loop body, at dot x of p: waits for this iteration's copies,
  * starts the ones p->ahead iterations ahead, and gives the stages to read. */
 bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb);
-/* The stages of dot x of p in buffer buf (i32). */
-void nv_pipe_stages(NvFn *f, const LoopPipe *p, int x, LLVMValueRef buf, Stage *sa, Stage *sb);
-/* nvptx_dot.c: p's deferred dot (p->defer) on accumulators *D, A from the
- * carried fragments p->afrag (made the first time), B from buffer buf (i32),
- * as its own wgmma group left in flight; its accumulators in *D. */
-bool nv_wg_issue_deferred(NvFn *f, LoopPipe *p, LLVMValueRef buf, GV **D);
 
 /* ---- nvptx_tma.c ---------------------------------------------------------------- */
 

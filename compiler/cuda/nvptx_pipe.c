@@ -164,39 +164,6 @@ static const Value *acc_read_late(NvFn *f, const Region *body, const Inst *d, co
 	return arg;
 }
 
-static bool wg_pending(const LoopPipe *p);
-static uint64_t pipe_a_bytes(NvFn *f, const Inst *d);
-
-/* The dot of p issued one iteration late (FA3's overlap of softmax with the
- * GEMMs: attention's acc += p v of block j goes right after q kᵀ of block
- * j + 1, so the code between q kᵀ's wait and acc's first reader runs while
- * the tensor cores do p v), or -1: the one dot whose accumulator is read
- * late (acc_read_late) and read at all, its A in registers (the fragments
- * are carried), its accumulator carried in its own layout, with groups in
- * flight into the next iteration (its buffer is not overwritten before the
- * iteration after) and a first dot that is a wgmma dot (its group issues
- * the deferred one).  The first iteration issues it on zero fragments from
- * a zeroed buffer (nv_pipe_prologue): exact, as acc + 0 is acc. */
-static int plan_defer(NvFn *f, const LoopPipe *p)
-{
-	const Region *body = p->loop->regions[0];
-	int threads = 32 << f->plan->lc->warpbits, y = -1;
-	if (!wg_pending(p) || !f->plan->wgmma[p->dots[0]->results[0]->id])
-		return -1;
-	for (int x = 1; x < p->ndots; x++) {
-		const Inst *d = p->dots[x];
-		const Value *arg = p->late[x];
-		if (!arg)
-			continue;
-		uint64_t bb = p->bytes[x] - pipe_a_bytes(f, d);
-		if (y >= 0 || !nv_wg_a_regs_planned(f, d) || f->plan->of[arg->id] != f->plan->of[d->results[0]->id] ||
-		    !region_reads(body, arg) || bb % ((uint64_t)threads * 16))
-			return -1;
-		y = x;
-	}
-	return y;
-}
-
 /* Bytes of one buffer (both operands) of dot d: a is [Mp, Kp], b [Kp, Np]. */
 static uint64_t pipe_a_bytes(NvFn *f, const Inst *d)
 {
@@ -341,11 +308,11 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 	if (p->wg && carried && S >= 3 && (S - 2) * kmin >= 64)
 		p->ahead = S - 2;
 	plan_tma(f, p);
-	p->defer = plan_defer(f, p);
 	return p;
 }
 
-void nv_pipe_stages(NvFn *f, const LoopPipe *p, int x, LLVMValueRef buf, Stage *sa, Stage *sb)
+/* The stages of dot x's operands in buffer buf (i32). */
+static void pipe_stages(NvFn *f, const LoopPipe *p, int x, LLVMValueRef buf, Stage *sa, Stage *sb)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
@@ -426,7 +393,7 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 	for (int x = 0; x < p->ndots && ok; x++) {
 		const Inst *d = p->dots[x];
 		Stage st[2];
-		nv_pipe_stages(f, p, x, buf, &st[0], &st[1]);
+		pipe_stages(f, p, x, buf, &st[0], &st[1]);
 		for (int k = 0; k < 2 && ok; k++) {
 			const Inst *L = pipe_load(f, d, k);
 			if (!L)
@@ -474,28 +441,6 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 	return ok;
 }
 
-/* The deferred dot's B in the last buffer, which the first iteration's
- * issue reads (on zero fragments) and no copy writes before the second
- * iteration: zeros, so that no NaN or infinity of stale shared memory
- * reaches the accumulators. */
-static void zero_deferred_buffer(NvFn *f, LoopPipe *p)
-{
-	Cg *g = f->g;
-	LLVMBuilderRef b = g->b;
-	const Inst *d = p->dots[p->defer];
-	uint64_t bb = p->bytes[p->defer] - pipe_a_bytes(f, d), step = (uint64_t)(32 << f->plan->lc->warpbits) * 16;
-	Stage sa, sb;
-	nv_pipe_stages(f, p, p->defer, cg_i32(g, p->stages - 1), &sa, &sb);
-	LLVMTypeRef v4 = LLVMVectorType(g->t_i32, 4);
-	LLVMValueRef t16 = LLVMBuildMul(b, f->tid, cg_i32(g, 16), "");
-	for (uint64_t o = 0; o < bb; o += step) {
-		LLVMValueRef off = LLVMBuildAdd(b, t16, cg_i32(g, (int32_t)o), "");
-		LLVMValueRef st = LLVMBuildStore(b, LLVMConstNull(v4), LLVMBuildInBoundsGEP2(b, g->t_i8, sb.base, &off, 1, ""));
-		LLVMSetAlignment(st, 16);
-	}
-	nv_proxy_fence(f, true);
-}
-
 void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 {
 	/* An earlier loop's last reads of these buffers come first
@@ -506,8 +451,6 @@ void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 		nv_tma_bars_init(f, pipe_bars(f, p), p->stages);
 	for (int j = 0; j < p->ahead; j++)
 		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j));
-	if (p->defer >= 0)
-		zero_deferred_buffer(f, p);
 }
 
 /* Whether the last wgmma group of an iteration of p is still in flight
@@ -530,7 +473,7 @@ bool nv_pipe_dot_in_flight(const LoopPipe *p, int x)
 void nv_pipe_fence_carried(NvFn *f, const LoopPipe *p, int x)
 {
 	for (int d = 0; x == 0 && wg_pending(p) && d < p->ndots; d++)
-		if (p->late[d] && d != p->defer) {
+		if (p->late[d]) {
 			GV *in = f->vals[p->late[d]->id];
 			GV *v = gv_new(f, in->L, in->dt);
 			memcpy(v->r, in->r, (size_t)v->n * sizeof *v->r);
@@ -539,53 +482,9 @@ void nv_pipe_fence_carried(NvFn *f, const LoopPipe *p, int x)
 		}
 }
 
-void nv_pipe_before(NvFn *f, const Inst *i)
-{
-	for (LoopPipe *p = f->pipe; p; p = p->outer) {
-		const Value *v = p->waiting;
-		bool reads = false;
-		for (int j = 0; v && j < i->nargs; j++)
-			reads |= i->args[j] == v;
-		for (int j = 0; v && j < i->nregions; j++)
-			reads |= region_reads(i->regions[j], v);
-		if (!reads)
-			continue;
-		LLVMValueRef none = cg_i64(f->g, 0);
-		nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &none, 1);
-		GV *w = gv_new(f, f->vals[v->id]->L, f->vals[v->id]->dt);
-		memcpy(w->r, f->vals[v->id]->r, (size_t)w->n * sizeof *w->r);
-		nv_wg_fence(f, w);
-		f->vals[v->id] = w;
-		p->waiting = NULL;
-	}
-}
-
-void nv_pipe_close(NvFn *f, LoopPipe *p, LLVMBasicBlockRef pre, LLVMBasicBlockRef latch)
-{
-	if (p->defer < 0)
-		return;
-	if (!p->afrag || !p->afrag_next || p->waiting)
-		internal_error("nvptx: deferred wgmma dot not issued, emitted or waited for");
-	LLVMValueRef zero = cg_i32(f->g, 0);
-	for (int j = 0; j < p->nafrag; j++) {
-		LLVMAddIncoming(p->afrag[j], &zero, &pre, 1);
-		LLVMAddIncoming(p->afrag[j], &p->afrag_next[j], &latch, 1);
-	}
-}
-
 void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 {
 	f->smem_pipe_live = p->base;
-	/* The last iteration's deferred dot, from the buffer it read. */
-	const Region *body = p->loop->regions[0];
-	for (int j = 0; p->defer >= 0 && j < n; j++)
-		if (1 + j < body->nargs && body->args[1 + j] == p->late[p->defer]) {
-			Cg *g = f->g;
-			int64_t S = p->stages;
-			LLVMValueRef prev = LLVMBuildURem(g->b, LLVMBuildAdd(g->b, p->c, cg_i64(g, S - 1), ""), cg_i64(g, S), "");
-			if (!nv_wg_issue_deferred(f, p, LLVMBuildTrunc(g->b, prev, g->t_i32, ""), &res[j]))
-				internal_error("nvptx: the last deferred wgmma dot");
-		}
 	if (!p->tma)
 		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
 	if (wg_pending(p)) {
@@ -634,7 +533,7 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 			return false;
 	}
 	LLVMValueRef buf = LLVMBuildTrunc(b, LLVMBuildURem(b, p->c, cg_i64(g, S), ""), g->t_i32, "");
-	nv_pipe_stages(f, p, x, buf, sa, sb);
+	pipe_stages(f, p, x, buf, sa, sb);
 	return true;
 }
 

@@ -12,9 +12,8 @@
  *   the loop body chains two or more such dots of 128 rows or more.
  * - Stages: a pipeline of wgmma operand buffers takes as many buffers as
  *   fit, up to SCHED_MAX_STAGES, in the shared memory of the CTAs the
- *   registers (the accumulators of every wgmma dot of the loop body) let
- *   share an SM (at most 2), or of one CTA when fewer than 3 fit so; a
- *   larger num_stages that fits wins.
+ *   registers let share an SM (at most 2), or of one CTA when fewer than 3
+ *   fit so; a larger num_stages that fits wins.
  * - Copy engine: a wgmma pipeline whose operands the copy engine can copy
  *   (nvptx_tma.c) takes it when an iteration copies more than
  *   SCHED_TMA_MIN_BYTES; below, cp.async by every thread (on the H100,
@@ -115,27 +114,13 @@ static int ctas_per_sm(int threads, int64_t acc)
 	return n < 1 ? 1 : n > 2 ? 2 : (int)n;
 }
 
-/* Accumulators per thread of dot d, or, in a loop body, of all its wgmma
- * dots: chained ones (attention's q kᵀ and p v) are live at once. */
-static int64_t region_acc(NvFn *f, const Inst *d, int threads)
-{
-	const Region *r = d->parent;
-	if (!r || !r->owner || r->owner->op != IR_FOR)
-		return type_numel(d->results[0]->type) / threads;
-	int64_t acc = 0;
-	for (const Inst *i = r->first; i; i = i->next)
-		if (i->op == IR_DOT && f->plan->wgmma[i->results[0]->id])
-			acc += type_numel(i->results[0]->type) / threads;
-	return acc;
-}
-
 int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail)
 {
 	int hint = f->k->num_stages;
 	if (f->nv->hint_stages)
 		return hint;
 	int threads = 32 << f->plan->lc->warpbits;
-	int64_t acc = region_acc(f, d, threads);
+	int64_t acc = type_numel(d->results[0]->type) / threads;
 	int s = 0;
 	for (int ctas = ctas_per_sm(threads, acc); ctas >= 1; ctas--) {
 		uint64_t budget = SM_SMEM / (uint64_t)ctas - CTA_SMEM_RESERVED - SCHED_TEMP_RESERVE;
