@@ -126,19 +126,6 @@ static const Value *carried_arg(const Region *body, const Value *out)
 	return NULL;
 }
 
-static bool region_reads(const Region *r, const Value *v)
-{
-	for (const Inst *i = r->first; i; i = i->next) {
-		for (int j = 0; j < i->nargs; j++)
-			if (i->args[j] == v)
-				return true;
-		for (int j = 0; j < i->nregions; j++)
-			if (region_reads(i->regions[j], v))
-				return true;
-	}
-	return false;
-}
-
 /* The accumulator a wgmma dot d of the body (not its first dot) carries
  * into the next iteration, its result (or fused add) read by nothing
  * else, when nothing of the body up to and including the first dot reads
@@ -153,14 +140,9 @@ static const Value *acc_read_late(NvFn *f, const Region *body, const Inst *d, co
 	const Value *arg = carried_arg(body, out);
 	if (d == first || !arg || f->plan->nuses[out->id] != 1)
 		return NULL;
-	for (const Inst *i = body->first; i && i != first->next; i = i->next) {
-		for (int j = 0; j < i->nargs; j++)
-			if (i->args[j] == arg)
-				return NULL;
-		for (int j = 0; j < i->nregions; j++)
-			if (region_reads(i->regions[j], arg))
-				return NULL;
-	}
+	for (const Inst *i = body->first; i && i != first->next; i = i->next)
+		if (ir_inst_reads(i, arg))
+			return NULL;
 	return arg;
 }
 
