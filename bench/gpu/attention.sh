@@ -21,17 +21,18 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 MODE=${1:-}
 B=${2:-build/gpu-attn}
-VARIANTS="d64-full:HEAD_DIM=64:CAUSAL=0 d64-causal:HEAD_DIM=64:CAUSAL=1 d128-full:HEAD_DIM=128:CAUSAL=0"
+# name:HEAD_DIM=n:CAUSAL=0|1[:NAME=value, one more -D of the kernel file]; ATTN_VARIANTS replaces them
+VARIANTS=${ATTN_VARIANTS:-"d64-full:HEAD_DIM=64:CAUSAL=0 d64-causal:HEAD_DIM=64:CAUSAL=1 d128-full:HEAD_DIM=128:CAUSAL=0"}
 SEQ=${SEQ:-4096}
 
 build_one() { # tag pkc variant
-	local tag=$1 pkc=$2 v=$3 name hd causal dir
-	IFS=: read -r name hd causal <<<"$v"
+	local tag=$1 pkc=$2 v=$3 name hd causal extra dir
+	IFS=: read -r name hd causal extra <<<"$v"
 	hd=${hd#HEAD_DIM=}
 	causal=${causal#CAUSAL=}
 	dir=$B/$tag-$name
 	mkdir -p "$dir"
-	local pflags="-DSEQ=$SEQ -DHEAD_DIM=$hd -DCAUSAL=$([ "$causal" = 1 ] && echo true || echo false)"
+	local pflags="-DSEQ=$SEQ -DHEAD_DIM=$hd -DCAUSAL=$([ "$causal" = 1 ] && echo true || echo false)${extra:+ -D$extra}"
 	echo "== $tag $name: $pkc $pflags" >>"$B/build.log"
 	# shellcheck disable=SC2086
 	"$pkc" --target=host,sm_90a --resource-usage -ftime-report $pflags samples/flash_attention.pk \
@@ -67,7 +68,12 @@ run)
 	pkc_runs() { # round
 		for d in "$B"/*-d*; do
 			[ -x "$d/bench_attention" ] || continue
-			"$d/bench_attention" --name "$(basename "$d" | cut -d- -f1) run$1" | tee -a "$J"
+			# pkc-d64-full: "pkc"; pkc-d64w8-full (a variant's -D): "pkc-w8"
+			local n tag extra
+			n=$(basename "$d")
+			tag=${n%%-*}
+			extra=$(sed -E 's/^[a-z]+-d[0-9]+//; s/-(full|causal)$//' <<<"$n")
+			"$d/bench_attention" --name "$tag${extra:+-$extra} run$1" | tee -a "$J"
 		done
 	}
 	pkc_runs 1

@@ -8,7 +8,9 @@
 # It times every variant against the peers (bench/gpu/attention.sh run), prints
 # the instruction mix of each variant's cubin (cuobjdump -sass; the SASS of
 # flash_attention in $OUT/<variant>.sass), then runs the GPU tests (test/gpu/run.sh, with
-# compute-sanitizer) in what is left of $BUDGET seconds (default 470).
+# compute-sanitizer) in what is left of $BUDGET seconds (default 470), and
+# compute-sanitizer memcheck, racecheck and synccheck on each kernels/ case of
+# CARRY/gpu (host against CUDA through test/gpu-emu/run.py; $OUT/sanitize.log).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 C=${1:?usage: bench/gpu/attention_check.sh CARRY}
@@ -31,4 +33,17 @@ if [ -d "$C/gpu" ] && [ "$left" -gt 30 ]; then
 	test/gpu/run.sh run "$C/gpu" --budget "$((left - 20))" >"$OUT/gpu-tests.log" 2>&1
 	grep -E "^FAIL" "$OUT/gpu-tests.log" | head -n 20
 	tail -n 1 "$OUT/gpu-tests.log"
+fi
+if [ -d "$C/gpu/kernels" ]; then
+	for d in "$C"/gpu/kernels/*/; do
+		for tool in memcheck racecheck synccheck; do
+			left=$((${BUDGET:-470} - ($(date +%s) - start)))
+			[ "$left" -gt 20 ] || break 2
+			echo "== $(basename "$d") $tool"
+			timeout "$((left - 10))" compute-sanitizer --tool "$tool" --error-exitcode 9 \
+				python3 test/gpu-emu/run.py --run "$d" --seed 1 2>&1 | grep -E '\.pk: |SUMMARY|error:' | tail -n 3
+		done
+	done >"$OUT/sanitize.log"
+	grep -c "SUMMARY: 0 " "$OUT/sanitize.log" | sed 's/$/ sanitizer runs clean/'
+	grep -vE "^==|SUMMARY: 0 |\.pk: ok$" "$OUT/sanitize.log" | head -n 5
 fi

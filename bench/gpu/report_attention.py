@@ -25,7 +25,8 @@ for r in rows:
 for shape, rs in shapes.items():
     print("== %s" % shape)
     pk = [r for r in rs if r["name"].startswith("pkc ")]
-    peers = [r for r in rs if not r["name"].startswith(("pkc ", "base "))]
+    # pkc, base, "<build>[-variant] runN": pkc's builds and variants (attention.sh), not peers
+    peers = [r for r in rs if not re.match(r"(pkc|base)[ -]", r["name"]) and not re.search(r" run\d+ ", r["name"])]
     for r in rs:
         extra = " check %s max_abs_err %s" % (r["check"], r["max_abs_err"]) if "check" in r else ""
         print("  %-40s %8.3f ms %8.2f TFLOP/s%s" % (r["name"], r["ms"], r["rate"], extra))

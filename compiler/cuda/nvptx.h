@@ -215,6 +215,9 @@ typedef struct LoopPipe {
 	bool tma;                 /* the copy engine copies every operand, completing on mbarriers */
 	uint64_t bars;            /* with tma: offset of the `stages` mbarriers in the pipeline area */
 	int *slot;                /* with tma: per dot, per operand (2x + k): its tensor map, or -1 */
+	bool *inflight;           /* per dot: its wgmma group may stay in flight into the next iteration */
+	const Value **late;       /* per dot: the body argument carrying its accumulator when that is
+	                             read only after the first dot (acc_read_late), else NULL */
 } LoopPipe;
 
 typedef struct NvFn {
@@ -469,6 +472,12 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n);
 /* Whether wgmma groups of pipeline p are still in flight when its loop
  * ends (the epilogue waits for them). */
 bool nv_pipe_in_flight(const LoopPipe *p);
+/* Whether dot x's group stays in flight into the next iteration. */
+bool nv_pipe_dot_in_flight(const LoopPipe *p, int x);
+/* After the wait of dot x (the first): the accumulators carried in
+ * flight from the previous iteration and read late, fenced for their
+ * readers. */
+void nv_pipe_fence_carried(NvFn *f, const LoopPipe *p, int x);
 
 /* ---- nvptx_sched.c ---------------------------------------------------------------- */
 

@@ -1025,6 +1025,8 @@ typedef struct WgCtx {
 	GV *areg;               /* A in registers (nv_wg_a_in_regs), else NULL: A staged */
 	bool zero;              /* the accumulators start at zero: the first k-step sets them */
 	bool b_kmajor;          /* B staged K-major (a transposed operand, nv_wg_trans_b) */
+	const LoopPipe *pipe;   /* the pipelined loop of the dot (its dot px), or NULL */
+	int px;
 } WgCtx;
 
 /* Every k-step of the slice in buffer buf, as one wgmma group, waited for
@@ -1077,6 +1079,8 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 	nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &pending, 1);
 	if (!x->pending)
 		nv_wg_fence(f, x->D);
+	if (x->pipe && !x->pending)
+		nv_pipe_fence_carried(f, x->pipe, x->px);
 	return true;
 }
 
@@ -1155,7 +1159,7 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	Pipeline p = {&a, &bo, 0, 0, a.load || bo.load ? f->k->num_stages : 1, NULL, NULL, 0, 0, 0, false};
 	if (p.stages < 1)
 		p.stages = 1;
-	int px;
+	int px = 0;
 	bool in_loop = nv_pipe_of(f, i, &px) != NULL;
 	p.kc = in_loop ? K : slice_depth(K, M + N, 2, p.stages, 16, MMA_SLICE_BYTES);
 	bool rolled = false;
@@ -1182,11 +1186,13 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	}
 	if (wg) {
 		const LoopPipe *lp = nv_pipe_of(f, i, &px);
-		WgCtx w = {.D = x.D, .ot = a.dt, .pending = lp ? nv_pipe_in_flight(lp) : rolled && p.wg_pending,
+		WgCtx w = {.D = x.D, .ot = a.dt, .pending = lp ? nv_pipe_dot_in_flight(lp, px) : rolled && p.wg_pending,
 		           .areg = a.unstaged ? a.regs : NULL,
 		           .b_kmajor = bt != NULL,
 		           /* rolled: one body serves every slice, k0 is 0 in each */
-		           .zero = !rolled && zero_acc(C)};
+		           .zero = !rolled && zero_acc(C),
+		           .pipe = lp,
+		           .px = px};
 		wg_setup(f, &w, LC, N);
 		if (!run_dot(f, i, &p, wg_slice, &w, rolled, &w.D))
 			return false;

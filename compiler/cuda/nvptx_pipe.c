@@ -115,6 +115,37 @@ static bool acc_only_carried(NvFn *f, const Region *body, const Inst *d)
 	return false;
 }
 
+/* The argument of loop body `body` that carries out into the next
+ * iteration (out yielded), or NULL. */
+static const Value *carried_arg(const Region *body, const Value *out)
+{
+	const Inst *y = body->last;
+	for (int j = 0; y && y->op == IR_YIELD && j < y->nargs; j++)
+		if (y->args[j] == out && 1 + j < body->nargs)
+			return body->args[1 + j];
+	return NULL;
+}
+
+/* The accumulator a wgmma dot d of the body (not its first dot) carries
+ * into the next iteration, its result (or fused add) read by nothing
+ * else, when nothing of the body up to and including the first dot reads
+ * it (attention's acc += p v, rescaled only after the next q kᵀ): d's
+ * group may stay in flight until the first dot's wait of the next
+ * iteration, which completes it, and nv_pipe_fence_carried then gives
+ * the carried registers to their readers.  NULL otherwise. */
+static const Value *acc_read_late(NvFn *f, const Region *body, const Inst *d, const Inst *first)
+{
+	const Inst *add = nv_dot_fused_add(f, d);
+	const Value *out = add ? add->results[0] : d->results[0];
+	const Value *arg = carried_arg(body, out);
+	if (d == first || !arg || f->plan->nuses[out->id] != 1)
+		return NULL;
+	for (const Inst *i = body->first; i && i != first->next; i = i->next)
+		if (ir_inst_reads(i, arg))
+			return NULL;
+	return arg;
+}
+
 /* Bytes of one buffer (both operands) of dot d: a is [Mp, Kp], b [Kp, Np]. */
 static uint64_t pipe_a_bytes(NvFn *f, const Inst *d)
 {
@@ -241,9 +272,23 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 	for (int x = 0; x < p->ndots; x++)
 		if (f->plan->wgmma[p->dots[x]->results[0]->id] && p->dots[x]->args[0]->type->dims[1] < kmin)
 			kmin = p->dots[x]->args[0]->type->dims[1];
+	/* Every wgmma dot in flight into the next iteration, or, with a later
+	 * dot's accumulator read late, the first dot waited for (its wait
+	 * completes the groups of the previous iteration). */
 	bool carried = true;
-	for (int x = 0; x < p->ndots; x++)
-		carried &= !f->plan->wgmma[p->dots[x]->results[0]->id] || acc_only_carried(f, body, p->dots[x]);
+	int late = 0;
+	p->inflight = arena_alloc(nv_arena(f), (size_t)p->ndots * sizeof *p->inflight);
+	p->late = arena_alloc(nv_arena(f), (size_t)p->ndots * sizeof *p->late);
+	for (int x = 0; x < p->ndots; x++) {
+		const Inst *d = p->dots[x];
+		if (!f->plan->wgmma[d->results[0]->id])
+			continue;
+		p->late[x] = acc_only_carried(f, body, d) ? NULL : acc_read_late(f, body, d, p->dots[0]);
+		p->inflight[x] = acc_only_carried(f, body, d) || p->late[x];
+		late += p->late[x] != NULL;
+		carried &= p->inflight[x] || x == 0;
+	}
+	carried &= p->inflight[0] || late;
 	if (p->wg && carried && S >= 3 && (S - 2) * kmin >= 64 && (S >= 4 || kmin <= 64))
 		p->ahead = S - 2;
 	plan_tma(f, p);
@@ -402,6 +447,23 @@ static bool wg_pending(const LoopPipe *p)
 bool nv_pipe_in_flight(const LoopPipe *p)
 {
 	return wg_pending(p);
+}
+
+bool nv_pipe_dot_in_flight(const LoopPipe *p, int x)
+{
+	return wg_pending(p) && p->inflight[x];
+}
+
+void nv_pipe_fence_carried(NvFn *f, const LoopPipe *p, int x)
+{
+	for (int d = 0; x == 0 && wg_pending(p) && d < p->ndots; d++)
+		if (p->late[d]) {
+			GV *in = f->vals[p->late[d]->id];
+			GV *v = gv_new(f, in->L, in->dt);
+			memcpy(v->r, in->r, (size_t)v->n * sizeof *v->r);
+			nv_wg_fence(f, v);
+			f->vals[p->late[d]->id] = v;
+		}
 }
 
 void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)

@@ -8,7 +8,8 @@
  *   of them per thread; more than 128 leave too few registers for the rest
  *   (ptxas spills), so the CTA gets enough warpgroups for at most 128 each,
  *   as long as every warpgroup keeps a 64-row tile (up to 8 warps); and two
- *   warpgroups for a dot in a loop (a pipeline's) with two 64-row tiles.
+ *   warpgroups for a dot in a loop (a pipeline's) with two 64-row tiles
+ *   (attention's q kᵀ and p v of 128 rows among them).
  * - Stages: a pipeline of wgmma operand buffers takes as many buffers as
  *   fit, up to SCHED_MAX_STAGES, in the shared memory of the CTAs the
  *   registers let share an SM (at most 2), when SCHED_SHARED_STAGES fit so;

@@ -193,6 +193,25 @@ bool ir_same_value(const Value *a, const Value *b)
 	return same_value_at(a, b, 0);
 }
 
+bool ir_inst_reads(const Inst *i, const Value *v)
+{
+	for (int j = 0; j < i->nargs; j++)
+		if (i->args[j] == v)
+			return true;
+	for (int j = 0; j < i->nregions; j++)
+		if (ir_region_reads(i->regions[j], v))
+			return true;
+	return false;
+}
+
+bool ir_region_reads(const Region *r, const Value *v)
+{
+	for (const Inst *i = r->first; i; i = i->next)
+		if (ir_inst_reads(i, v))
+			return true;
+	return false;
+}
+
 void ir_reduce_identity(Op op, DType dt, int64_t *ival, double *fval)
 {
 	*ival = 0;

@@ -191,6 +191,10 @@ void ir_set_perm(Arena *a, Inst *i, int nperm, const int64_t *perm);
 /* The number of prefetch operands of k (§5.11): the Refs every index map
  * takes after the program ids. */
 int ir_prefetch_count(const IrKernel *k);
+/* Whether instruction i (an argument, or its nested regions) / some
+ * instruction of region r reads v. */
+bool ir_inst_reads(const Inst *i, const Value *v);
+bool ir_region_reads(const Region *r, const Value *v);
 
 /* ---- text form (irprint.c) -------------------------------------------- */
 void ir_print_module(FILE *out, const IrModule *m);

@@ -145,19 +145,6 @@ static Value *element_offset(LowerRefs *L, Value *bidx, int64_t cval, int64_t bl
 	return off;
 }
 
-static bool region_uses(const Region *r, const Value *v)
-{
-	for (const Inst *i = r->first; i; i = i->next) {
-		for (int j = 0; j < i->nargs; j++)
-			if (i->args[j] == v)
-				return true;
-		for (int j = 0; j < i->nregions; j++)
-			if (region_uses(i->regions[j], v))
-				return true;
-	}
-	return false;
-}
-
 /* Inlines operand o's index map at the top of the body and computes the
  * element offset of each of its array dims. */
 static void compute_offsets(LowerRefs *L, int o)
@@ -172,7 +159,7 @@ static void compute_offsets(LowerRefs *L, int o)
 	 * computed by the cloned map. */
 	ValueMap *vm = vmap_new(L->a);
 	for (int g = 0; g < L->k->ngrid; g++)
-		if (region_uses(map, map->args[g]))
+		if (ir_region_reads(map, map->args[g]))
 			vmap_set(vm, map->args[g], program_id(L, g, op->loc));
 	/* The prefetch arrays it reads (§5.11): the body's whole arrays; their
 	 * loads are masked like any other (mask_unproven). */

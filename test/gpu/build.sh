@@ -23,7 +23,9 @@
 #
 # Environment: PKC (default build/bin/pkc), PK_GPU_TARGETS (default
 # host,sm_90a), CC (default cc), LIBPKRT (default build/lib/libpkrt.a),
-# PYTHON (default python3, with numpy: run.py).
+# PYTHON (default python3, with numpy: run.py), PK_GPU_ONLY (a regex: only
+# the programs and cases whose kind/name, e.g. kernels/flash_attention,
+# matches, and no benchmark).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
@@ -71,9 +73,15 @@ pkc_compile() {
 	"$PKC" --target="$TARGETS" "$1" -o "$2" 2>"$2.pkc.log"
 }
 
+# Whether kind/name is built (PK_GPU_ONLY).
+wanted() {
+	[ -z "${PK_GPU_ONLY:-}" ] || grep -Eq -- "$PK_GPU_ONLY" <<<"$1/$2"
+}
+
 # One program: kind, name, .pk, .c, output dir.
 build_one() {
 	local kind=$1 name=$2 pk=$3 c=$4 dir=$5
+	wanted "$kind" "$name" || return
 	if ! pkc_compile "$pk" "$dir/$name.o"; then
 		note "$kind" "$name" FAILED "pkc: $(grep -m1 -i error "$dir/$name.o.pkc.log" | cut -c1-160)"
 		return
@@ -105,6 +113,7 @@ if [ $relink = 1 ]; then
 else
 	while IFS='|' read -r name pk args; do
 		case $name in '' | '#'*) continue ;; esac
+		wanted kernels "$name" || continue
 		rm -rf "${B:?}/kernels/$name"
 		# shellcheck disable=SC2086
 		if ${PYTHON:-python3} test/gpu-emu/run.py --pkc "$PKC" --target "${TARGETS#host,}" --libpkrt "$LIB" \
@@ -118,8 +127,10 @@ fi
 
 # The benchmark: four kernel files, one program.
 bench_ok=1
+[ -n "${PK_GPU_ONLY:-}" ] && bench_ok=0
 for pk in bench/gpu/bench_*.pk; do
 	name=$(basename "$pk" .pk)
+	[ -n "${PK_GPU_ONLY:-}" ] && break
 	if ! pkc_compile "$pk" "$B/bench/$name.o"; then
 		note bench "$name" FAILED "pkc: $(grep -m1 -i error "$B/bench/$name.o.pkc.log" | cut -c1-160)"
 		bench_ok=0
