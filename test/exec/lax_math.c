@@ -86,7 +86,8 @@ int main(int argc, char **argv)
 			EX_SAME(o[0 * 8 + i], nearbyintf(x[i]), "round(%g)", v);
 			EX_SAME(o[1 * 8 + i], truncf(x[i]), "trunc(%g)", v);
 			EX_SAME(o[3 * 8 + i], atan2f(x[i], -1.0f), "atan2(%g, -1)", v);
-			EX_SAME(o[4 * 8 + i], expm1f(x[i]), "expm1(%g)", v);
+			/* CUDA's expm1f (libdevice) is within 1 ulp: 2 ulp of slack, specials exact */
+			EX_NEAR(o[4 * 8 + i], expm1f(x[i]), 2.4e-7, "expm1(%g)", v);
 			EX_NEAR(o[5 * 8 + i], tan((double)(float)a[i]), 1e-5, "tan(i32 %d)", a[i]);
 			EX_EQ(ia[0 * 8 + i], a[i], "round(i32 %d)", a[i]);
 			EX_EQ(ia[1 * 8 + i], a[i], "trunc(i32 %d)", a[i]);
