@@ -147,13 +147,21 @@ static void move_to_end(Cg *g, LLVMValueRef gv)
 	LLVMDeleteGlobal(gv);
 }
 
+/* Whether image im's global is an empty stand-in still.  The table and
+ * its images are gone when LLVM's passes found them unused (a module
+ * without kernels): then there is nothing to place. */
+static bool is_stand_in(Cg *g, const GpuImage *im)
+{
+	LLVMValueRef gv = LLVMGetNamedGlobal(g->mod, image_name(g, im));
+	return gv && LLVMGetArrayLength2(LLVMGlobalGetValueType(gv)) != im->size;
+}
+
 void cg_cuda_images(Cg *g, const GpuOutput *gpu)
 {
 	/* The first stand-in (the images come first in the module). */
 	LLVMValueRef first = NULL;
 	for (int i = 0; i < gpu->nimages && !first; i++)
-		if (LLVMGetArrayLength2(LLVMGlobalGetValueType(LLVMGetNamedGlobal(g->mod, image_name(g, &gpu->images[i])))) !=
-		    gpu->images[i].size)
+		if (is_stand_in(g, &gpu->images[i]))
 			first = LLVMGetNamedGlobal(g->mod, image_name(g, &gpu->images[i]));
 	if (!first)
 		return;
@@ -325,8 +333,7 @@ bool cg_cuda_splice(Cg *g, const GpuOutput *gpu, CodegenOutput *out)
 {
 	for (int i = 0; i < gpu->nimages; i++) {
 		const GpuImage *im = &gpu->images[i];
-		LLVMValueRef gv = LLVMGetNamedGlobal(g->mod, image_name(g, im));
-		if (LLVMGetArrayLength2(LLVMGlobalGetValueType(gv)) == im->size)
+		if (!is_stand_in(g, im))
 			continue;
 		unsigned char *o = (unsigned char *)out->data;
 		size_t n = out->size;
