@@ -1020,6 +1020,123 @@ static bool access_tensor(NvFn *f, Acc *A, LLVMValueRef own, const Value *res)
 	return true;
 }
 
+/* ---- epilogue staging ------------------------------------------------------------------ */
+
+/* The byte offset in the staging area of element (row, col) of a
+ * [R, C] block: rows one after another, the 16-byte chunks of a row XORed
+ * with the low bits of the row (up to 8 chunks), so that the 8 rows a
+ * warp's C fragment writes at once fall on distinct banks. */
+static LLVMValueRef stage_off(NvFn *f, LLVMValueRef row, LLVMValueRef col, int64_t C, int es)
+{
+	LLVMBuilderRef b = f->g->b;
+	Cg *g = f->g;
+	int64_t chunks = C * es / 16;
+	int64_t m = chunks < 8 ? chunks - 1 : 7;
+	LLVMValueRef byte = LLVMBuildMul(b, col, cg_i32(g, es), "");
+	LLVMValueRef sw = LLVMBuildShl(b, LLVMBuildAnd(b, row, cg_i32(g, (int32_t)m), ""), cg_i32(g, 4), "");
+	byte = LLVMBuildXor(b, byte, sw, "");
+	return LLVMBuildAdd(b, LLVMBuildMul(b, row, cg_i32(g, (int32_t)(C * es)), ""), byte, "");
+}
+
+/* Writes (or reads back) x's registers in groups of v contiguous elements. */
+static void stage_vecs(NvFn *f, GV *x, LLVMValueRef base, bool write)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	const GpuLayout *L = x->L;
+	LLVMTypeRef mt = nv_smem_type(f, x->dt);
+	int es = nv_smem_elem(x->dt);
+	int v = lay_contig(L);
+	while (v * es > 16)
+		v /= 2;
+	LLVMTypeRef vt = v > 1 ? LLVMVectorType(mt, (unsigned)v) : mt;
+	for (int r = 0; r < x->n; r += v) {
+		LLVMValueRef off = stage_off(f, nv_coord(f, L, r, 0), nv_coord(f, L, r, 1), L->dims[1], es);
+		LLVMValueRef p = LLVMBuildInBoundsGEP2(b, g->t_i8, base, &off, 1, "");
+		if (write) {
+			LLVMValueRef vec = v > 1 ? LLVMGetUndef(vt) : NULL;
+			for (int j = 0; j < v; j++) {
+				LLVMValueRef e = cg_to_mem(g, x->dt, x->r[r + j]);
+				vec = v > 1 ? LLVMBuildInsertElement(b, vec, e, cg_i32(g, j), "") : e;
+			}
+			LLVMSetAlignment(LLVMBuildStore(b, vec, p), (unsigned)(v * es));
+			continue;
+		}
+		LLVMValueRef ld = LLVMBuildLoad2(b, vt, p, "");
+		LLVMSetAlignment(ld, (unsigned)(v * es));
+		for (int j = 0; j < v; j++)
+			x->r[r + j] = cg_from_mem(g, x->dt, v > 1 ? LLVMBuildExtractElement(b, ld, cg_i32(g, j), "") : ld);
+	}
+}
+
+/* A rank-2 block stored to global memory in a layout whose vectors are
+ * narrower than 16 bytes (a tensor-core dot's accumulator layout: pairs of
+ * columns) leaves through shared memory in the default blocked layout,
+ * whose 16-byte vectors the warps store coalesced; edge masks are those of
+ * the blocked store.  The staging area is dead already: the buffers of
+ * the software-pipelined loops emitted before (none is live here), else
+ * the temporary area (a whole-K dot's operand buffers), when large enough,
+ * so shared memory does not grow; otherwise the store stays as it is. */
+static void stage_store(NvFn *f, Acc *A)
+{
+	LayoutPlan *P = f->plan;
+	const GpuLayout *L = A->L, *B;
+	int es = nv_smem_elem(A->ref->dt);
+	if (!A->store || !L || L->rank != 2 || A->ref->as != 1 || A->mask || A->ref->rank < 2 || f->pipe)
+		return;
+	for (int d = 0; d < A->ref->rank; d++)
+		if (A->i->idx[d].kind == IDX_GATHER)
+			return;
+	int64_t R = L->dims[0], C = L->dims[1];
+	if ((R & (R - 1)) || (C & (C - 1)) || C * es < 16)
+		return;
+	int e = 1; /* the stored value follows the Ref and its index operands */
+	for (int d = 0; d < A->ref->rank; d++)
+		e += A->i->idx[d].kind != IDX_FULL;
+	B = lay_default(P->lc, A->i->args[e]->type);
+	if (B == L || B->dims[1] != C)
+		return;
+	uint64_t at = nv_align_up(f->smem_pipe_live, 128), bytes = (uint64_t)(R * C * es);
+	bool pipe = at + bytes <= f->smem_pipe_bytes;
+	if (!pipe && bytes > f->smem_temp)
+		return;
+	bool u;
+	int w0 = nv_access_width(f, A, &u);
+	Acc S = *A;
+	S.L = B;
+	if (nv_access_width(f, &S, &u) * es < 16 || w0 * es >= 16)
+		return;
+	Cg *g = f->g;
+	LLVMValueRef off = cg_i32(g, (int32_t)at);
+	LLVMValueRef base = pipe ? LLVMBuildInBoundsGEP2(g->b, g->t_i8, f->smem_pipe, &off, 1, "epi.stage")
+	                         : nv_temp_ptr(f, 0);
+	/* Other warps may still read the buffers (their last wgmma or
+	 * ldmatrix); after the store the next loop may write them. */
+	nv_barrier(f);
+	LLVMValueRef own = nv_owner(f, L);
+	LLVMBasicBlockRef then, join = NULL;
+	if (own) {
+		then = cg_block(g, "epi.stage");
+		join = cg_block(g, "epi.stage.end");
+		LLVMBuildCondBr(g->b, own, then, join);
+		LLVMPositionBuilderAtEnd(g->b, then);
+	}
+	stage_vecs(f, A->val, base, true);
+	if (own) {
+		LLVMBuildBr(g->b, join);
+		LLVMPositionBuilderAtEnd(g->b, join);
+	}
+	nv_barrier(f);
+	GV *y = gv_new(f, B, A->val->dt);
+	stage_vecs(f, y, base, false);
+	if (pipe)
+		nv_barrier(f);
+	else
+		f->smem_busy = true;
+	A->L = B;
+	A->val = y;
+}
+
 bool nv_access(NvFn *f, const Inst *i)
 {
 	Cg *g = f->g;
@@ -1043,6 +1160,7 @@ bool nv_access(NvFn *f, const Inst *i)
 		return true;
 	}
 
+	stage_store(f, &A);
 	nv_access_tbase(f, &A);
 	/* Stores and atomics: one thread per element. */
 	LLVMValueRef own = NULL;

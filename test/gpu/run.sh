@@ -77,13 +77,15 @@ SAMPLES
 }
 
 # The kernels/ cases also run under compute-sanitizer, and with which tools:
-# the copy-engine (TMA) and mbarrier pipelines of the wgmma loops.
+# the copy-engine (TMA) and mbarrier pipelines of the wgmma loops, and the
+# epilogue staged through their dead buffers.
 sanitize_kernels() {
 	cat <<'KERNELS'
 tma|memcheck racecheck synccheck
 tma-unaligned|memcheck racecheck synccheck
 tma-exact|memcheck racecheck synccheck
 sched-wgmma|memcheck racecheck synccheck
+wgmma-epilogue|memcheck racecheck synccheck
 KERNELS
 }
 
