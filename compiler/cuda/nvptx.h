@@ -338,8 +338,8 @@ void nv_temp_need(NvFn *f, uint64_t bytes);
 /* Writes x's elements (owners only) into shared memory at base + flat
  * index * elem size (padded row-major order, memory form); reads them
  * back in layout L. */
-void nv_smem_write(NvFn *f, GV *x, LLVMValueRef base);
-GV *nv_smem_read(NvFn *f, LLVMValueRef base, const GpuLayout *L, DType dt);
+void nv_smem_write(NvFn *f, GV *x, LLVMValueRef base, bool staged);
+GV *nv_smem_read(NvFn *f, LLVMValueRef base, const GpuLayout *L, DType dt, bool staged);
 /* Bytes of one element in shared memory. */
 int nv_smem_elem(DType dt);
 LLVMTypeRef nv_smem_type(NvFn *f, DType dt);

@@ -676,9 +676,9 @@ static GV *from_owners(NvFn *f, GV *x)
 	nv_temp_need(f, bytes);
 	nv_temp_begin(f);
 	LLVMValueRef base = nv_temp_ptr(f, 0);
-	nv_smem_write(f, x, base);
+	nv_smem_write(f, x, base, false);
 	nv_barrier(f);
-	GV *y = nv_smem_read(f, base, x->L, x->dt);
+	GV *y = nv_smem_read(f, base, x->L, x->dt, false);
 	f->smem_busy = true;
 	return y;
 }
@@ -1022,53 +1022,6 @@ static bool access_tensor(NvFn *f, Acc *A, LLVMValueRef own, const Value *res)
 
 /* ---- epilogue staging ------------------------------------------------------------------ */
 
-/* The byte offset in the staging area of element (row, col) of a
- * [R, C] block: rows one after another, the 16-byte chunks of a row XORed
- * with the low bits of the row (up to 8 chunks), so that the 8 rows a
- * warp's C fragment writes at once fall on distinct banks. */
-static LLVMValueRef stage_off(NvFn *f, LLVMValueRef row, LLVMValueRef col, int64_t C, int es)
-{
-	LLVMBuilderRef b = f->g->b;
-	Cg *g = f->g;
-	int64_t chunks = C * es / 16;
-	int64_t m = chunks < 8 ? chunks - 1 : 7;
-	LLVMValueRef byte = LLVMBuildMul(b, col, cg_i32(g, es), "");
-	LLVMValueRef sw = LLVMBuildShl(b, LLVMBuildAnd(b, row, cg_i32(g, (int32_t)m), ""), cg_i32(g, 4), "");
-	byte = LLVMBuildXor(b, byte, sw, "");
-	return LLVMBuildAdd(b, LLVMBuildMul(b, row, cg_i32(g, (int32_t)(C * es)), ""), byte, "");
-}
-
-/* Writes (or reads back) x's registers in groups of v contiguous elements. */
-static void stage_vecs(NvFn *f, GV *x, LLVMValueRef base, bool write)
-{
-	Cg *g = f->g;
-	LLVMBuilderRef b = g->b;
-	const GpuLayout *L = x->L;
-	LLVMTypeRef mt = nv_smem_type(f, x->dt);
-	int es = nv_smem_elem(x->dt);
-	int v = lay_contig(L);
-	while (v * es > 16)
-		v /= 2;
-	LLVMTypeRef vt = v > 1 ? LLVMVectorType(mt, (unsigned)v) : mt;
-	for (int r = 0; r < x->n; r += v) {
-		LLVMValueRef off = stage_off(f, nv_coord(f, L, r, 0), nv_coord(f, L, r, 1), L->dims[1], es);
-		LLVMValueRef p = LLVMBuildInBoundsGEP2(b, g->t_i8, base, &off, 1, "");
-		if (write) {
-			LLVMValueRef vec = v > 1 ? LLVMGetUndef(vt) : NULL;
-			for (int j = 0; j < v; j++) {
-				LLVMValueRef e = cg_to_mem(g, x->dt, x->r[r + j]);
-				vec = v > 1 ? LLVMBuildInsertElement(b, vec, e, cg_i32(g, j), "") : e;
-			}
-			LLVMSetAlignment(LLVMBuildStore(b, vec, p), (unsigned)(v * es));
-			continue;
-		}
-		LLVMValueRef ld = LLVMBuildLoad2(b, vt, p, "");
-		LLVMSetAlignment(ld, (unsigned)(v * es));
-		for (int j = 0; j < v; j++)
-			x->r[r + j] = cg_from_mem(g, x->dt, v > 1 ? LLVMBuildExtractElement(b, ld, cg_i32(g, j), "") : ld);
-	}
-}
-
 /* A rank-2 block stored to global memory in a layout whose vectors are
  * narrower than 16 bytes (a tensor-core dot's accumulator layout: pairs of
  * columns) leaves through shared memory in the default blocked layout,
@@ -1113,22 +1066,9 @@ static void stage_store(NvFn *f, Acc *A)
 	/* Other warps may still read the buffers (their last wgmma or
 	 * ldmatrix); after the store the next loop may write them. */
 	nv_barrier(f);
-	LLVMValueRef own = nv_owner(f, L);
-	LLVMBasicBlockRef then, join = NULL;
-	if (own) {
-		then = cg_block(g, "epi.stage");
-		join = cg_block(g, "epi.stage.end");
-		LLVMBuildCondBr(g->b, own, then, join);
-		LLVMPositionBuilderAtEnd(g->b, then);
-	}
-	stage_vecs(f, A->val, base, true);
-	if (own) {
-		LLVMBuildBr(g->b, join);
-		LLVMPositionBuilderAtEnd(g->b, join);
-	}
+	nv_smem_write(f, A->val, base, true);
 	nv_barrier(f);
-	GV *y = gv_new(f, B, A->val->dt);
-	stage_vecs(f, y, base, false);
+	GV *y = nv_smem_read(f, base, B, A->val->dt, true);
 	if (pipe)
 		nv_barrier(f);
 	else

@@ -238,7 +238,35 @@ static int smem_vec(const GpuLayout *L, int bytes)
 	return v;
 }
 
-void nv_smem_write(NvFn *f, GV *x, LLVMValueRef base)
+/* The byte offset of element (row, col) of a [R, C] block in a staging
+ * area: rows one after another, the 16-byte chunks of a row XORed with the
+ * low bits of the row (up to 8 chunks), so that the 8 rows a warp's
+ * tensor-core fragment writes at once fall on distinct banks. */
+static LLVMValueRef staged_offset(NvFn *f, LLVMValueRef row, LLVMValueRef col, int64_t C, int es)
+{
+	LLVMBuilderRef b = f->g->b;
+	Cg *g = f->g;
+	int64_t chunks = C * es / 16;
+	int64_t m = chunks < 8 ? chunks - 1 : 7;
+	LLVMValueRef byte = LLVMBuildMul(b, col, cg_i32(g, es), "");
+	LLVMValueRef sw = LLVMBuildShl(b, LLVMBuildAnd(b, row, cg_i32(g, (int32_t)m), ""), cg_i32(g, 4), "");
+	byte = LLVMBuildXor(b, byte, sw, "");
+	return LLVMBuildAdd(b, LLVMBuildMul(b, row, cg_i32(g, (int32_t)(C * es)), ""), byte, "");
+}
+
+/* The address of register r of layout L in the shared-memory area at
+ * base: its padded flat index, or with `staged` (a rank-2 L) its place in
+ * the swizzled rows of staged_offset. */
+static LLVMValueRef smem_elem_ptr(NvFn *f, LLVMValueRef base, const GpuLayout *L, int r, DType dt, bool staged)
+{
+	Cg *g = f->g;
+	if (!staged)
+		return LLVMBuildInBoundsGEP2(g->b, nv_smem_type(f, dt), base, (LLVMValueRef[]){flat_index(f, L, r)}, 1, "");
+	LLVMValueRef off = staged_offset(f, nv_coord(f, L, r, 0), nv_coord(f, L, r, 1), L->dims[1], nv_smem_elem(dt));
+	return LLVMBuildInBoundsGEP2(g->b, g->t_i8, base, &off, 1, "");
+}
+
+void nv_smem_write(NvFn *f, GV *x, LLVMValueRef base, bool staged)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
@@ -249,7 +277,7 @@ void nv_smem_write(NvFn *f, GV *x, LLVMValueRef base)
 	LLVMBasicBlockRef join = own ? guard_open(f, own) : NULL;
 	int v = smem_vec(L, es);
 	for (int r = 0; r < x->n; r += v) {
-		LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, base, (LLVMValueRef[]){flat_index(f, L, r)}, 1, "");
+		LLVMValueRef p = smem_elem_ptr(f, base, L, r, x->dt, staged);
 		if (v == 1) {
 			LLVMValueRef st = LLVMBuildStore(b, cg_to_mem(g, x->dt, x->r[r]), p);
 			LLVMSetAlignment(st, (unsigned)es);
@@ -266,7 +294,7 @@ void nv_smem_write(NvFn *f, GV *x, LLVMValueRef base)
 		guard_close(f, join);
 }
 
-GV *nv_smem_read(NvFn *f, LLVMValueRef base, const GpuLayout *L, DType dt)
+GV *nv_smem_read(NvFn *f, LLVMValueRef base, const GpuLayout *L, DType dt, bool staged)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
@@ -275,7 +303,7 @@ GV *nv_smem_read(NvFn *f, LLVMValueRef base, const GpuLayout *L, DType dt)
 	GV *y = gv_new(f, L, dt);
 	int v = smem_vec(L, es);
 	for (int r = 0; r < y->n; r += v) {
-		LLVMValueRef p = LLVMBuildInBoundsGEP2(b, mt, base, (LLVMValueRef[]){flat_index(f, L, r)}, 1, "");
+		LLVMValueRef p = smem_elem_ptr(f, base, L, r, dt, staged);
 		if (v == 1) {
 			LLVMValueRef ld = LLVMBuildLoad2(b, mt, p, "");
 			LLVMSetAlignment(ld, (unsigned)es);
@@ -316,9 +344,9 @@ GV *nv_convert(NvFn *f, GV *x, const GpuLayout *L)
 	nv_temp_need(f, bytes);
 	nv_temp_begin(f);
 	LLVMValueRef base = nv_temp_ptr(f, 0);
-	nv_smem_write(f, x, base);
+	nv_smem_write(f, x, base, false);
 	nv_barrier(f);
-	GV *y = nv_smem_read(f, base, L, x->dt);
+	GV *y = nv_smem_read(f, base, L, x->dt, false);
 	f->smem_busy = true;
 	return y;
 }
