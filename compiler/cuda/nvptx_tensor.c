@@ -242,28 +242,81 @@ static int smem_vec(const GpuLayout *L, int bytes)
  * area: rows one after another, the 16-byte chunks of a row XORed with the
  * low bits of the row (up to 8 chunks), so that the 8 rows a warp's
  * tensor-core fragment writes at once fall on distinct banks. */
-static LLVMValueRef staged_offset(NvFn *f, LLVMValueRef row, LLVMValueRef col, int64_t C, int es)
+static int64_t staged_swizzle(int64_t C, int es)
 {
-	LLVMBuilderRef b = f->g->b;
-	Cg *g = f->g;
 	int64_t chunks = C * es / 16;
-	int64_t m = chunks < 8 ? chunks - 1 : 7;
-	LLVMValueRef byte = LLVMBuildMul(b, col, cg_i32(g, es), "");
-	LLVMValueRef sw = LLVMBuildShl(b, LLVMBuildAnd(b, row, cg_i32(g, (int32_t)m), ""), cg_i32(g, 4), "");
-	byte = LLVMBuildXor(b, byte, sw, "");
-	return LLVMBuildAdd(b, LLVMBuildMul(b, row, cg_i32(g, (int32_t)(C * es)), ""), byte, "");
+	return chunks < 8 ? chunks - 1 : 7;
+}
+
+/* The staging addresses of one layout, split so that most accesses are a
+ * base plus a constant (an immediate offset in PTX, not four instructions
+ * of address arithmetic each): with row = tr | kr and col = tc | kc (thread
+ * and register parts, disjoint bits), the offset
+ *   row * C * es + ((col * es) ^ ((row & m) << 4))
+ * is tr * C * es + (X ^ Kin) + Kout + kr * C * es, where X = tc * es ^
+ * ((tr & m) << 4) is the thread's, and K = kc * es ^ ((kr & m) << 4) splits
+ * into its bits under the swizzle (Kin, one of m + 1 values) and the rest
+ * (Kout, disjoint from X's bits, so added).  One base per Kin. */
+typedef struct {
+	LLVMValueRef base, trow, x; /* x: X, NULL when the thread has no part */
+	LLVMValueRef at[8];         /* base + trow + (X ^ Kin), by Kin >> 4 */
+	int64_t C;
+	int es, m;
+} Staged;
+
+static void staged_open(NvFn *f, Staged *s, LLVMValueRef base, const GpuLayout *L, int es)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	memset(s, 0, sizeof *s);
+	s->base = base;
+	s->C = L->dims[1];
+	s->es = es;
+	s->m = (int)staged_swizzle(s->C, es);
+	LLVMValueRef tr = nv_tcoord(f, L, 0), tc = nv_tcoord(f, L, 1);
+	if (tr)
+		s->trow = LLVMBuildMul(b, tr, cg_i32(g, (int32_t)(s->C * es)), "");
+	LLVMValueRef x = tc ? LLVMBuildMul(b, tc, cg_i32(g, es), "") : NULL;
+	if (tr) {
+		LLVMValueRef sw = LLVMBuildShl(b, LLVMBuildAnd(b, tr, cg_i32(g, s->m), ""), cg_i32(g, 4), "");
+		x = x ? LLVMBuildXor(b, x, sw, "") : sw;
+	}
+	s->x = x;
+}
+
+static LLVMValueRef staged_ptr(NvFn *f, Staged *s, const GpuLayout *L, int r)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	int64_t *cc = arena_alloc(nv_arena(f), (size_t)(L->rank + 1) * sizeof *cc);
+	lay_reg_coord(L, r, cc);
+	int64_t mask = (int64_t)s->m << 4;
+	int64_t k = (cc[1] * s->es) ^ ((cc[0] & s->m) << 4);
+	int kin = (int)((k & mask) >> 4);
+	int64_t kconst = (k & ~mask) + cc[0] * s->C * s->es;
+	if (!s->at[kin]) {
+		LLVMValueRef off = s->x ? s->x : NULL;
+		if (kin)
+			off = off ? LLVMBuildXor(b, off, cg_i32(g, kin << 4), "") : cg_i32(g, kin << 4);
+		if (s->trow)
+			off = off ? LLVMBuildAdd(b, s->trow, off, "") : s->trow;
+		s->at[kin] = off ? LLVMBuildInBoundsGEP2(b, g->t_i8, s->base, &off, 1, "") : s->base;
+	}
+	if (!kconst)
+		return s->at[kin];
+	LLVMValueRef o = cg_i32(g, (int32_t)kconst);
+	return LLVMBuildInBoundsGEP2(b, g->t_i8, s->at[kin], &o, 1, "");
 }
 
 /* The address of register r of layout L in the shared-memory area at
- * base: its padded flat index, or with `staged` (a rank-2 L) its place in
- * the swizzled rows of staged_offset. */
-static LLVMValueRef smem_elem_ptr(NvFn *f, LLVMValueRef base, const GpuLayout *L, int r, DType dt, bool staged)
+ * base: its padded flat index, or with a staging (s, a rank-2 L) its place
+ * in the swizzled rows. */
+static LLVMValueRef smem_elem_ptr(NvFn *f, LLVMValueRef base, const GpuLayout *L, int r, DType dt, Staged *s)
 {
 	Cg *g = f->g;
-	if (!staged)
+	if (!s)
 		return LLVMBuildInBoundsGEP2(g->b, nv_smem_type(f, dt), base, (LLVMValueRef[]){flat_index(f, L, r)}, 1, "");
-	LLVMValueRef off = staged_offset(f, nv_coord(f, L, r, 0), nv_coord(f, L, r, 1), L->dims[1], nv_smem_elem(dt));
-	return LLVMBuildInBoundsGEP2(g->b, g->t_i8, base, &off, 1, "");
+	return staged_ptr(f, s, L, r);
 }
 
 void nv_smem_write(NvFn *f, GV *x, LLVMValueRef base, bool staged)
@@ -276,8 +329,12 @@ void nv_smem_write(NvFn *f, GV *x, LLVMValueRef base, bool staged)
 	LLVMValueRef own = nv_owner(f, L);
 	LLVMBasicBlockRef join = own ? guard_open(f, own) : NULL;
 	int v = smem_vec(L, es);
+	Staged st_;
+	Staged *s = staged ? &st_ : NULL;
+	if (s)
+		staged_open(f, s, base, L, es);
 	for (int r = 0; r < x->n; r += v) {
-		LLVMValueRef p = smem_elem_ptr(f, base, L, r, x->dt, staged);
+		LLVMValueRef p = smem_elem_ptr(f, base, L, r, x->dt, s);
 		if (v == 1) {
 			LLVMValueRef st = LLVMBuildStore(b, cg_to_mem(g, x->dt, x->r[r]), p);
 			LLVMSetAlignment(st, (unsigned)es);
@@ -302,8 +359,12 @@ GV *nv_smem_read(NvFn *f, LLVMValueRef base, const GpuLayout *L, DType dt, bool 
 	int es = nv_smem_elem(dt);
 	GV *y = gv_new(f, L, dt);
 	int v = smem_vec(L, es);
+	Staged st_;
+	Staged *s = staged ? &st_ : NULL;
+	if (s)
+		staged_open(f, s, base, L, es);
 	for (int r = 0; r < y->n; r += v) {
-		LLVMValueRef p = smem_elem_ptr(f, base, L, r, dt, staged);
+		LLVMValueRef p = smem_elem_ptr(f, base, L, r, dt, s);
 		if (v == 1) {
 			LLVMValueRef ld = LLVMBuildLoad2(b, mt, p, "");
 			LLVMSetAlignment(ld, (unsigned)es);
