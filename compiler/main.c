@@ -187,6 +187,10 @@ static bool pass_nvptx(Job *j)
 	GpuOptions o = {j->gpu_targets, j->ngpu, j->cg.opt_level, j->ptxas, j->resource_usage, j->gpu_emit,
 	                 j->gpu_mma_sync, j->gpu_no_tma};
 	name_source(j, MAP_DEBUG);
+	/* Its images are made in a thread beside the host back end: LLVM's
+	 * targets are registered before, not while it runs. */
+	if (j->gpu_emit == GPU_EMIT_IMAGES)
+		codegen_host_init();
 	return codegen_nvptx(j->cc, j->ir, &o, &j->gpu);
 }
 

@@ -25,6 +25,7 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,11 @@
 /* Shared memory up to this many bytes per CTA is static; more is dynamic. */
 #define STATIC_SMEM_LIMIT (48 * 1024)
 
+static bool worker_join(Compiler *cc, GpuOutput *out);
+
 void gpu_output_free(GpuOutput *out)
 {
+	worker_join(NULL, out);
 	for (int i = 0; i < out->nimages; i++) {
 		nv_ptxas_abandon(out->images[i].pending);
 		free(out->images[i].data);
@@ -1266,10 +1270,10 @@ static void emulate_module(Nv *nv, LLVMModuleRef mod)
 	LLVMSetDataLayout(mod, "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128");
 }
 
-static void push_image(GpuOutput *out, const GpuTarget *t, GpuImageKind kind, char *data, size_t size)
+static void push_image(GpuOutput *out, const GpuTarget *t, GpuImageKind kind)
 {
 	out->images = xrealloc(out->images, (size_t)(out->nimages + 1) * sizeof *out->images);
-	out->images[out->nimages++] = (GpuImage){t, kind, data, size, NULL};
+	out->images[out->nimages++] = (GpuImage){t, kind, NULL, 0, NULL};
 }
 
 /* Disposes the kernels' entry builders and the LLVM state. */
@@ -1349,15 +1353,6 @@ static bool finish_image(Compiler *cc, GpuImage *im)
 	return ok;
 }
 
-bool gpu_output_wait(Compiler *cc, GpuOutput *out)
-{
-	bool ok = true;
-	for (int i = 0; i < out->nimages; i++)
-		if (out->images[i].pending)
-			ok &= finish_image(cc, &out->images[i]);
-	return ok;
-}
-
 /* How many ptxas runs may be under way at once: one per CPU, up to 8. */
 static int max_ptxas_runs(void)
 {
@@ -1365,21 +1360,130 @@ static int max_ptxas_runs(void)
 	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
 }
 
+/* The image of target t and kind k in out. */
+static GpuImage *image_of(GpuOutput *out, const GpuTarget *t, GpuImageKind k)
+{
+	for (int i = 0; i < out->nimages; i++)
+		if (out->images[i].target == t && out->images[i].kind == k)
+			return &out->images[i];
+	return NULL;
+}
+
+/* Fills the images planned in out (emit_images): per target LLVM's passes
+ * and its PTX, then ptxas as a child process while LLVM compiles the next
+ * target (gpu_output_wait collects the cubins); with --resource-usage
+ * ptxas is waited for at once, for its notes.  cc: for diagnostics (the
+ * worker's own, in a thread). */
+static bool fill_images(Nv *nv, Compiler *cc, GpuOutput *out, const char *ptxas)
+{
+	const GpuOptions *opt = nv->opt;
+	bool ok = true;
+	int running = 0, oldest = 0, max_runs = max_ptxas_runs();
+	for (int t = 0; t < opt->ntargets && ok; t++) {
+		size_t n;
+		char *ptx = compile_target(nv, nv->g.mod, opt->targets[t], t == 0 ? nv->g.tm : NULL,
+		                           t == opt->ntargets - 1, false, &n);
+		GpuImage *sass = image_of(out, opt->targets[t], GPU_IMAGE_SASS);
+		if (sass && opt->resource_usage) {
+			ok = nv_ptxas_compile(nv, opt->targets[t], ptx, n, &sass->data, &sass->size, false);
+		} else if (sass) {
+			for (; running >= max_runs; oldest++)
+				if (out->images[oldest].pending) {
+					ok &= finish_image(cc, &out->images[oldest]);
+					running--;
+				}
+			sass->pending = ok ? nv_ptxas_start(cc, ptxas, opt->targets[t], cg_opt_level(opt->opt_level), false,
+			                                    ptx, n) : NULL;
+			ok = sass->pending != NULL;
+			running += ok;
+		}
+		GpuImage *text = image_of(out, opt->targets[t], GPU_IMAGE_PTX);
+		if (ok && text) {
+			text->data = ptx;
+			text->size = n + 1;
+		} else {
+			free(ptx);
+		}
+	}
+	return ok;
+}
+
+/* The images' thread: LLVM for the GPU targets and their ptxas starts
+ * beside the host back end (flash_attention's host,sm_90a: 70 ms of 300 on
+ * the critical path before).  It owns the NVVM module and its own
+ * diagnostics (wcc, a copy of the compiler's with its own counters: it
+ * reports only failures to write or run, with no source location); the
+ * IR and the arena are the main thread's. */
+struct GpuWorker {
+	pthread_t thread;
+	Nv nv;
+	GpuOptions opt;
+	Compiler wcc;
+	GpuOutput *out;
+	const char *ptxas;
+	bool ok;
+};
+
+static void *worker_main(void *arg)
+{
+	GpuWorker *w = arg;
+	w->ok = fill_images(&w->nv, &w->wcc, w->out, w->ptxas);
+	return NULL;
+}
+
+/* Whether out's images are complete: waits for its thread, if any (the
+ * thread's diagnostics counted into cc's). */
+static bool worker_join(Compiler *cc, GpuOutput *out)
+{
+	GpuWorker *w = out->worker;
+	if (!w)
+		return true;
+	pthread_join(w->thread, NULL);
+	out->worker = NULL;
+	if (cc) {
+		cc->diag.nerrors += w->wcc.diag.nerrors;
+		cc->diag.nwarnings += w->wcc.diag.nwarnings;
+	}
+	nv_close(&w->nv);
+	bool ok = w->ok;
+	free(w);
+	return ok;
+}
+
+/* An exit while the thread runs (an error in the host back end, or an
+ * internal error) waits for it: LLVM's static destructors must not run
+ * under it. */
+static GpuOutput *live_worker;
+
+static void worker_atexit(void)
+{
+	if (live_worker && live_worker->worker && !pthread_equal(pthread_self(), live_worker->worker->thread))
+		worker_join(NULL, live_worker);
+}
+
+bool gpu_output_wait(Compiler *cc, GpuOutput *out)
+{
+	bool ok = worker_join(cc, out);
+	for (int i = 0; i < out->nimages; i++)
+		if (out->images[i].pending)
+			ok &= finish_image(cc, &out->images[i]);
+	return ok;
+}
+
 /* The images of the fat object: per target a cubin (when ptxas is there)
- * and the PTX of the newest target, PTX last.  ptxas runs as a child
- * process while LLVM compiles the next target and the host back end its
- * module (gpu_output_wait collects the cubins); with --resource-usage it is
- * waited for at once, for its notes. */
-static bool emit_images(Nv *nv, GpuOutput *out)
+ * and the PTX of the newest target, PTX last (the runtime prefers exact
+ * SASS); fill_images makes them, in a thread when nothing waits for them
+ * here (not with --resource-usage, whose notes come in order).  On
+ * success nv's LLVM state belongs to the thread (*handed). */
+static bool emit_images(Nv *nv, GpuOutput *out, bool *handed)
 {
 	Compiler *cc = nv->cc;
 	const GpuOptions *opt = nv->opt;
 	Loc none = {0};
-	bool ok = true;
 	const char *ptxas = nv_find_ptxas(cc, opt->ptxas);
 	if (!ptxas && opt->ptxas && strcmp(opt->ptxas, "none") != 0) {
 		error_at(cc, none, "--ptxas=%s: not an executable file", opt->ptxas);
-		ok = false;
+		return false;
 	} else if (!ptxas && !opt->ptxas) {
 		warning_at(cc, none, "ptxas not found: embedding PTX only; the driver will JIT-compile it at load");
 	}
@@ -1391,45 +1495,36 @@ static bool emit_images(Nv *nv, GpuOutput *out)
 		if (!newest || x->sm > newest->sm || (x->sm == newest->sm && newest->arch_specific && !x->arch_specific))
 			newest = x;
 	}
-	int running = 0, oldest = 0, max_runs = max_ptxas_runs();
-	for (int t = 0; t < opt->ntargets && ok; t++) {
-		size_t n;
-		char *ptx = compile_target(nv, nv->g.mod, opt->targets[t], t == 0 ? nv->g.tm : NULL,
-		                           t == opt->ntargets - 1, false, &n);
-		if (ptxas && opt->resource_usage) {
-			char *cubin;
-			size_t csize;
-			ok = nv_ptxas_compile(nv, opt->targets[t], ptx, n, &cubin, &csize, false);
-			if (ok)
-				push_image(out, opt->targets[t], GPU_IMAGE_SASS, cubin, csize);
-		} else if (ptxas) {
-			for (; running >= max_runs; oldest++)
-				if (out->images[oldest].pending) {
-					ok &= finish_image(cc, &out->images[oldest]);
-					running--;
-				}
-			PtxasRun *r = ok ? nv_ptxas_start(cc, ptxas, opt->targets[t], cg_opt_level(opt->opt_level), false,
-			                                  ptx, n) : NULL;
-			ok = r != NULL;
-			if (ok) {
-				push_image(out, opt->targets[t], GPU_IMAGE_SASS, NULL, 0);
-				out->images[out->nimages - 1].pending = r;
-				running++;
-			}
-		}
-		if (ok && (!ptxas || opt->targets[t] == newest))
-			push_image(out, opt->targets[t], GPU_IMAGE_PTX, ptx, n + 1);
-		else
-			free(ptx);
+	for (int t = 0; t < opt->ntargets && ptxas; t++)
+		push_image(out, opt->targets[t], GPU_IMAGE_SASS);
+	for (int t = 0; t < opt->ntargets; t++)
+		if (!ptxas || opt->targets[t] == newest)
+			push_image(out, opt->targets[t], GPU_IMAGE_PTX);
+	if (opt->resource_usage)
+		return fill_images(nv, cc, out, ptxas);
+	GpuWorker *w = xmalloc(sizeof *w);
+	memset(w, 0, sizeof *w);
+	w->nv = *nv;
+	w->opt = *opt;
+	w->nv.opt = &w->opt;
+	w->wcc = *cc;
+	w->wcc.diag.nerrors = w->wcc.diag.nwarnings = 0;
+	w->nv.cc = &w->wcc;
+	w->nv.g.cc = &w->wcc;
+	w->out = out;
+	w->ptxas = ptxas;
+	nv_ptxas_prepare();
+	static bool handler;
+	if (!handler)
+		handler = atexit(worker_atexit) == 0;
+	if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+		free(w);
+		return fill_images(nv, cc, out, ptxas);
 	}
-	/* PTX images go last: the runtime prefers exact SASS. */
-	for (int a2 = 0, b2 = 0; a2 < out->nimages; a2++)
-		if (out->images[a2].kind == GPU_IMAGE_SASS) {
-			GpuImage tmp = out->images[b2];
-			out->images[b2++] = out->images[a2];
-			out->images[a2] = tmp;
-		}
-	return ok;
+	out->worker = w;
+	live_worker = out;
+	*handed = true;
+	return true;
 }
 
 bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOutput *out)
@@ -1509,8 +1604,9 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 		warning_at(cc, (Loc){0}, "--resource-usage: no register, shared memory or spill figures without ptxas (%s)",
 		           opt->emit != GPU_EMIT_IMAGES ? "--emit=ptx and --emit=nvvm do not run it"
 		           : ptxas_none ? "--ptxas=none" : "none was found");
+	bool handed = false;
 	if (ok)
-		ok = opt->emit == GPU_EMIT_IMAGES ? emit_images(&nv, out) : emit_text(&nv, out);
+		ok = opt->emit == GPU_EMIT_IMAGES ? emit_images(&nv, out, &handed) : emit_text(&nv, out);
 	if (ok && opt->resource_usage && opt->emit == GPU_EMIT_IMAGES)
 		for (int i = 0; i < m->nkernels; i++)
 			if (kinfo[i].dynamic_smem)
@@ -1522,6 +1618,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	} else {
 		free(kinfo);
 	}
-	nv_close(&nv);
+	if (!handed)
+		nv_close(&nv);
 	return ok;
 }

@@ -48,6 +48,7 @@ typedef enum GpuImageKind { GPU_IMAGE_SASS, GPU_IMAGE_PTX } GpuImageKind;
 /* One image of the module (malloc'd bytes; PTX is NUL-terminated, and the
  * terminator is counted in size so the driver can take the text as is). */
 typedef struct PtxasRun PtxasRun;
+typedef struct GpuWorker GpuWorker;
 typedef struct GpuImage {
 	const GpuTarget *target; /* the target it was compiled for */
 	GpuImageKind kind;       /* cubin or PTX */
@@ -92,13 +93,16 @@ typedef struct GpuOutput {
 	int nkernels;
 	char *text;              /* GPU_EMIT_PTX/CUBIN/NVVM: the output bytes (malloc'd) */
 	size_t text_size;
+	GpuWorker *worker;       /* the thread still making the images (LLVM, then ptxas), or NULL */
 } GpuOutput;
 
 /* Also ends the ptxas runs still under way (their output unused). */
 void gpu_output_free(GpuOutput *out);
-/* Waits for the cubins ptxas is still assembling (codegen_nvptx starts
- * ptxas and returns, so that the host back end works meanwhile): false
- * after an error (ptxas failed), reported. */
+/* Waits for the images still under way (codegen_nvptx returns with a
+ * thread running LLVM's passes and PTX generation for the targets and
+ * starting their ptxas, so that the host back end works meanwhile), then
+ * for the cubins ptxas is still assembling: false after an error (ptxas
+ * failed), reported. */
 bool gpu_output_wait(Compiler *cc, GpuOutput *out);
 
 /* Compiles every kernel of m (after lower-refs, before tile-host) for every

@@ -425,6 +425,9 @@ bool nv_ptxas_compile(Nv *nv, const GpuTarget *t, const char *ptx, size_t n, cha
                       bool required);
 /* ptxas (nv_find_ptxas), or NULL with the error --ptxas= or `required` calls for. */
 const char *nv_ptxas_path(Nv *nv, bool required);
+/* Registers, once, the exit handler that ends the ptxas runs still under
+ * way (before a thread that starts them does: exit handlers run in reverse). */
+void nv_ptxas_prepare(void);
 /* Starts ptxas on the PTX (NUL-terminated; copied to a temporary file, so
  * the caller may free it) as a child process; NULL after an error. */
 PtxasRun *nv_ptxas_start(Compiler *cc, const char *ptxas, const GpuTarget *t, int opt_level, bool verbose,

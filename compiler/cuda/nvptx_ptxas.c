@@ -331,12 +331,17 @@ static bool run_spawn(PtxasRun *r, int lfd)
 	return true;
 }
 
-PtxasRun *nv_ptxas_start(Compiler *cc, const char *ptxas, const GpuTarget *t, int opt_level, bool verbose,
-                         const char *ptx, size_t n)
+void nv_ptxas_prepare(void)
 {
 	static bool handler;
 	if (!handler)
 		handler = atexit(end_live_runs) == 0;
+}
+
+PtxasRun *nv_ptxas_start(Compiler *cc, const char *ptxas, const GpuTarget *t, int opt_level, bool verbose,
+                         const char *ptx, size_t n)
+{
+	nv_ptxas_prepare();
 	Loc none = {0};
 	PtxasRun *r = xmalloc(sizeof *r);
 	memset(r, 0, sizeof *r);

@@ -33,6 +33,9 @@ typedef struct CodegenOptions {
  * with out untouched, if an error was reported.  The output is a function of
  * the IR and the options only: compiling twice gives identical bytes. */
 bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenOutput *out);
+/* LLVM's x86 target, once (codegen_host calls it; the driver before a
+ * thread of the CUDA back end runs LLVM beside it). */
+void codegen_host_init(void);
 
 /* Writes the C header declaring one launch function per kernel of m.
  * header_path is the header's own path (it names the include guard);

@@ -67,7 +67,7 @@ bool codegen_cpu_valid(const char *cpu)
 	return false;
 }
 
-static void init_llvm_x86(void)
+void codegen_host_init(void)
 {
 	static bool done;
 	if (done)
@@ -578,7 +578,7 @@ static void emit_code(Cg *g, LLVMCodeGenFileType ft, CodegenOutput *out)
 
 bool codegen_host(Compiler *cc, IrModule *m, const CodegenOptions *opt, CodegenOutput *out)
 {
-	init_llvm_x86();
+	codegen_host_init();
 	int nerr = cc->diag.nerrors;
 	bool usable = true;
 	for (int i = 0; i < m->nkernels; i++) {
