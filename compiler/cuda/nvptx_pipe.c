@@ -8,7 +8,9 @@
  * indices for that later iteration with the instruction emitter), and the
  * dots (nvptx_dot.c) read their operands from the stages given here.
  * wgmma pipelines may keep an iteration's group in flight into the next
- * (acc_only_carried); the epilogue then waits for it. */
+ * (acc_only_carried); the epilogue then waits for it.  Chained wgmma dots
+ * (attention) synchronise the copies with mbarriers instead of a CTA
+ * barrier per iteration (plan_mbar). */
 #include "nvptx_dot.h"
 
 #include <string.h>
