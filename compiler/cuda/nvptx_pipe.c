@@ -180,6 +180,17 @@ static uint64_t tma_bytes(NvFn *f, const LoopPipe *p)
 	return n;
 }
 
+/* Places n mbarriers of p after its buffers: they live as long as the
+ * buffers do (a pipeline nested inside starts aligned again after them,
+ * one after the loop may reuse them: nv_pipe_plan). */
+static void take_bars(NvFn *f, LoopPipe *p, int n)
+{
+	p->bars = f->smem_pipe_live;
+	f->smem_pipe_live += (uint64_t)n * 8;
+	if (f->smem_pipe_live > f->smem_pipe_bytes)
+		f->smem_pipe_bytes = f->smem_pipe_live;
+}
+
 /* The copy engine copies p's operands when every one fits it, the schedule
  * takes it (nv_sched_tma) and the entry takes the maps (nv_tma_slot),
  * completing on `stages` mbarriers. */
@@ -207,13 +218,7 @@ static void plan_tma(NvFn *f, LoopPipe *p)
 		}
 	if (!all)
 		return;
-	/* The mbarriers follow the buffers and live as long as they do (a
-	 * pipeline nested inside starts aligned again after them, one after
-	 * the loop may reuse them: nv_pipe_plan). */
-	p->bars = f->smem_pipe_live;
-	f->smem_pipe_live += (uint64_t)p->stages * 8;
-	if (f->smem_pipe_live > f->smem_pipe_bytes)
-		f->smem_pipe_bytes = f->smem_pipe_live;
+	take_bars(f, p, p->stages);
 	p->tma = true;
 }
 
@@ -235,10 +240,7 @@ static void plan_mbar(NvFn *f, LoopPipe *p)
 {
 	if (p->tma || !p->wg || p->ndots < 2 || p->ahead > p->stages - 2 || p->inflight[0])
 		return;
-	p->bars = f->smem_pipe_live;
-	f->smem_pipe_live += (uint64_t)p->stages * 16;
-	if (f->smem_pipe_live > f->smem_pipe_bytes)
-		f->smem_pipe_bytes = f->smem_pipe_live;
+	take_bars(f, p, 2 * p->stages);
 	p->mbar = true;
 }
 
