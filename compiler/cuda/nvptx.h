@@ -213,7 +213,10 @@ typedef struct LoopPipe {
 	uint64_t base;            /* where its buffers start: what enclosing loops' buffers take */
 	bool reuse;               /* an earlier loop's buffers overlap its own */
 	bool tma;                 /* the copy engine copies every operand, completing on mbarriers */
-	uint64_t bars;            /* with tma: offset of the `stages` mbarriers in the pipeline area */
+	bool mbar;                /* cp.async completing on mbarriers, no CTA barrier in the loop
+	                             (plan_mbar) */
+	uint64_t bars;            /* with tma: offset of the `stages` mbarriers in the pipeline area; with
+	                             mbar: of the `stages` "full" ones, then the `stages` "empty" ones */
 	int *slot;                /* with tma: per dot, per operand (2x + k): its tensor map, or -1 */
 	bool *inflight;           /* per dot: its wgmma group may stay in flight into the next iteration */
 	const Value **late;       /* per dot: the body argument carrying its accumulator when that is

@@ -75,10 +75,13 @@ int nv_tma_slot(NvFn *f, const GpuTma *t);
 /* if (thread 0 [&& also]) { the caller's code: nv_tma_leader_end }. */
 LLVMBasicBlockRef nv_tma_leader(NvFn *f, LLVMValueRef also);
 void nv_tma_leader_end(NvFn *f, LLVMBasicBlockRef join);
-/* The n mbarriers at bars (shared, 8 bytes each): initialised for one
- * arrival, then a CTA barrier; or a CTA barrier, then invalidated. */
-void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, int n);
+/* The n mbarriers at bars (shared, 8 bytes each): initialised for
+ * `count` arrivals a phase, then a CTA barrier; or a CTA barrier, then
+ * invalidated. */
+void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, int n, int count);
 void nv_tma_bars_inval(NvFn *f, LLVMValueRef bars, int n);
+/* The shared-space address (i32) of mbarrier i (i32) of those at bars. */
+LLVMValueRef nv_mbar_at(NvFn *f, LLVMValueRef bars, LLVMValueRef i);
 /* Thread 0: mbarrier buf (i32) of bars expects `bytes` more. */
 void nv_tma_expect(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, uint64_t bytes);
 /* Thread 0: copies the [t->box_rows, cols] tile at (row0, col0) (i32) of

@@ -8,7 +8,9 @@
  * indices for that later iteration with the instruction emitter), and the
  * dots (nvptx_dot.c) read their operands from the stages given here.
  * wgmma pipelines may keep an iteration's group in flight into the next
- * (acc_only_carried); the epilogue then waits for it. */
+ * (acc_only_carried); the epilogue then waits for it.  Chained wgmma dots
+ * (attention) synchronise the copies with mbarriers instead of a CTA
+ * barrier per iteration (plan_mbar). */
 #include "nvptx_dot.h"
 
 #include <string.h>
@@ -178,6 +180,17 @@ static uint64_t tma_bytes(NvFn *f, const LoopPipe *p)
 	return n;
 }
 
+/* Places n mbarriers of p after its buffers: they live as long as the
+ * buffers do (a pipeline nested inside starts aligned again after them,
+ * one after the loop may reuse them: nv_pipe_plan). */
+static void take_bars(NvFn *f, LoopPipe *p, int n)
+{
+	p->bars = f->smem_pipe_live;
+	f->smem_pipe_live += (uint64_t)n * 8;
+	if (f->smem_pipe_live > f->smem_pipe_bytes)
+		f->smem_pipe_bytes = f->smem_pipe_live;
+}
+
 /* The copy engine copies p's operands when every one fits it, the schedule
  * takes it (nv_sched_tma) and the entry takes the maps (nv_tma_slot),
  * completing on `stages` mbarriers. */
@@ -205,14 +218,30 @@ static void plan_tma(NvFn *f, LoopPipe *p)
 		}
 	if (!all)
 		return;
-	/* The mbarriers follow the buffers and live as long as they do (a
-	 * pipeline nested inside starts aligned again after them, one after
-	 * the loop may reuse them: nv_pipe_plan). */
-	p->bars = f->smem_pipe_live;
-	f->smem_pipe_live += (uint64_t)p->stages * 8;
-	if (f->smem_pipe_live > f->smem_pipe_bytes)
-		f->smem_pipe_bytes = f->smem_pipe_live;
+	take_bars(f, p, p->stages);
 	p->tma = true;
+}
+
+/* A cp.async pipeline of two or more wgmma dots whose first dot is waited
+ * for and whose copies run at most stages - 2 iterations ahead runs
+ * without the CTA barrier of each iteration: each thread's copies of a
+ * stage complete on the stage's "full" mbarrier
+ * (cp.async.mbarrier.arrive.noinc, every thread once a phase), and the
+ * consumers wait for it and fence for the async proxy; once the first
+ * dot's wait has completed the groups of its warpgroup that read the
+ * previous iteration's stage, every thread arrives on that stage's "empty"
+ * mbarrier, and copies into a stage wait for it.  The warpgroups then run
+ * up to an iteration apart instead of in step, so one's softmax overlaps
+ * the other's dots: on the H100 attention at d128 went from 437 to 499
+ * TFLOP/s, d64 from 434 to 443; named barriers that made them take turns
+ * at the first dot (FA3's ping-pong) were no faster (bench/RESULTS.md,
+ * "attn5"). */
+static void plan_mbar(NvFn *f, LoopPipe *p)
+{
+	if (p->tma || !p->wg || p->ndots < 2 || p->ahead > p->stages - 2 || p->inflight[0])
+		return;
+	take_bars(f, p, 2 * p->stages);
+	p->mbar = true;
 }
 
 LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
@@ -292,6 +321,7 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 	if (p->wg && carried && S >= 3 && (S - 2) * kmin >= 64 && (S >= 4 || kmin <= 64))
 		p->ahead = S - 2;
 	plan_tma(f, p);
+	plan_mbar(f, p);
 	return p;
 }
 
@@ -336,6 +366,13 @@ static LLVMValueRef pipe_bars(NvFn *f, const LoopPipe *p)
 {
 	LLVMValueRef off = cg_i32(f->g, (int32_t)p->bars);
 	return LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, f->smem_pipe, &off, 1, "mbars");
+}
+
+/* With mbar: the "full" (empty false) or "empty" mbarriers of p. */
+static LLVMValueRef mbars(NvFn *f, const LoopPipe *p, bool empty)
+{
+	LLVMValueRef off = cg_i32(f->g, (int32_t)(p->bars + (empty ? (uint64_t)p->stages * 8 : 0)));
+	return LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, f->smem_pipe, &off, 1, empty ? "empty" : "full");
 }
 
 /* The copy engine's copy of load L (operand k of dot x) into stage st:
@@ -418,10 +455,28 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 	LLVMBasicBlockRef then = cg_block(g, "prefetch"), join = cg_block(g, "prefetch.end");
 	LLVMBuildCondBr(g->b, in, then, join);
 	LLVMPositionBuilderAtEnd(g->b, then);
+	if (p->mbar) {
+		/* Buffer buf was last read in iteration j - S: wait for its phase
+		 * (j / S - 1) of the empty barrier, when there was one. */
+		int S = p->stages;
+		LLVMBasicBlockRef wait = cg_block(g, "empty.wait"), go = cg_block(g, "empty.done");
+		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntUGE, j, cg_i64(g, S), ""), wait, go);
+		LLVMPositionBuilderAtEnd(g->b, wait);
+		LLVMValueRef ph = LLVMBuildAnd(g->b, LLVMBuildAdd(g->b, LLVMBuildUDiv(g->b, j, cg_i64(g, S), ""),
+		                                                  cg_i64(g, 1), ""), cg_i64(g, 1), "");
+		nv_tma_wait(f, mbars(f, p, true), buf, LLVMBuildTrunc(g->b, ph, g->t_i32, "parity"));
+		LLVMBuildBr(g->b, go);
+		LLVMPositionBuilderAtEnd(g->b, go);
+	}
 	bool ok = pipe_issue(f, p, j, buf);
+	if (p->mbar) {
+		LLVMValueRef a = nv_mbar_at(f, mbars(f, p, false), buf);
+		nv_inline_ptx(f, g->t_void, "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [$0];", "r,~{memory}", &a, 1);
+	}
 	LLVMBuildBr(g->b, join);
 	LLVMPositionBuilderAtEnd(g->b, join);
-	commit(f);
+	if (!p->mbar)
+		commit(f);
 	return ok;
 }
 
@@ -432,7 +487,9 @@ void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 	if (p->reuse)
 		nv_barrier(f);
 	if (p->tma)
-		nv_tma_bars_init(f, pipe_bars(f, p), p->stages);
+		nv_tma_bars_init(f, pipe_bars(f, p), p->stages, 1);
+	if (p->mbar)
+		nv_tma_bars_init(f, mbars(f, p, false), 2 * p->stages, 32 << f->plan->lc->warpbits);
 	for (int j = 0; j < p->ahead; j++)
 		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j));
 }
@@ -456,6 +513,19 @@ bool nv_pipe_dot_in_flight(const LoopPipe *p, int x)
 
 void nv_pipe_fence_carried(NvFn *f, const LoopPipe *p, int x)
 {
+	if (x == 0 && p->mbar) {
+		/* The previous iteration's buffer is read: its last group is
+		 * complete. */
+		Cg *g = f->g;
+		LLVMBasicBlockRef then = cg_block(g, "empty.arrive"), join = cg_block(g, "empty.arrive.end");
+		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, p->c, cg_i64(g, 0), ""), then, join);
+		LLVMPositionBuilderAtEnd(g->b, then);
+		LLVMValueRef prev = LLVMBuildURem(g->b, LLVMBuildSub(g->b, p->c, cg_i64(g, 1), ""), cg_i64(g, p->stages), "");
+		LLVMValueRef a = nv_mbar_at(f, mbars(f, p, true), LLVMBuildTrunc(g->b, prev, g->t_i32, ""));
+		nv_inline_ptx(f, g->t_void, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}", &a, 1);
+		LLVMBuildBr(g->b, join);
+		LLVMPositionBuilderAtEnd(g->b, join);
+	}
 	for (int d = 0; x == 0 && wg_pending(p) && d < p->ndots; d++)
 		if (p->late[d]) {
 			GV *in = f->vals[p->late[d]->id];
@@ -483,8 +553,8 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 	}
 	/* The next run of the loop (an enclosing loop, the next program of
 	 * the task) starts the barriers afresh. */
-	if (p->tma)
-		nv_tma_bars_inval(f, pipe_bars(f, p), p->stages);
+	if (p->tma || p->mbar)
+		nv_tma_bars_inval(f, pipe_bars(f, p), p->tma ? p->stages : 2 * p->stages);
 }
 
 /* In the body, at dot x of p: wait for this iteration's copies, start the
@@ -501,6 +571,14 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 		LLVMValueRef ph = LLVMBuildTrunc(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, p->c, cg_i64(g, S), ""), cg_i64(g, 1), ""),
 		                                 g->t_i32, "phase");
 		nv_tma_wait(f, pipe_bars(f, p), cb, ph);
+	} else if (x == 0 && p->mbar) {
+		/* Everyone's copies of this iteration are in; this thread's
+		 * wgmma (the async proxy) reads what they wrote. */
+		LLVMValueRef cb = LLVMBuildTrunc(b, LLVMBuildURem(b, p->c, cg_i64(g, S), ""), g->t_i32, "");
+		LLVMValueRef ph = LLVMBuildTrunc(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, p->c, cg_i64(g, S), ""), cg_i64(g, 1), ""),
+		                                 g->t_i32, "phase");
+		nv_tma_wait(f, mbars(f, p, false), cb, ph);
+		nv_proxy_fence(f, true);
 	} else if (x == 0) {
 		LLVMValueRef pending = cg_i32(g, p->ahead - 1);
 		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &pending, 1);
@@ -509,8 +587,10 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 	if (x == 0) {
 		/* Everyone's copies are in, and everyone is done with the buffer
 		 * the next copies overwrite (read in the previous iteration, or
-		 * the one before by wgmma groups still in flight then). */
-		nv_barrier(f);
+		 * the one before by wgmma groups still in flight then); with
+		 * mbar, the barriers say so. */
+		if (!p->mbar)
+			nv_barrier(f);
 		LLVMValueRef j = LLVMBuildAdd(b, p->c, cg_i64(g, p->ahead), "");
 		LLVMValueRef nb = LLVMBuildTrunc(b, LLVMBuildURem(b, j, cg_i64(g, S), ""), g->t_i32, "");
 		if (!pipe_issue_guarded(f, p, j, nb))

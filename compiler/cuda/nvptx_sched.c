@@ -30,7 +30,15 @@
  * - Program order (every target): kernels with tensor-core dots run the
  *   programs of their last two parallel axes in groups of SCHED_GROUP rows
  *   (CTAs running together share their operands' blocks in L2), as Triton's
- *   GROUP_SIZE_M.  The order of parallel programs is unspecified (§5.4). */
+ *   GROUP_SIZE_M.  When the input blocks do not make the last two axes share
+ *   (attention: k and v are indexed by batch and head, not by the q block),
+ *   the parallel axis along which most of the bytes a program reads are
+ *   shared runs fastest instead (`shared_axis`): on the H100 the attention
+ *   kernel read k and v from DRAM at 66 % of its bandwidth with the q block
+ *   slowest (L2 hit rate 28 %, bench/RESULTS.md "attn5").  The order of
+ *   parallel programs is unspecified (§5.4). */
+#include <string.h>
+
 #include "nvptx.h"
 
 /* Accumulator registers per thread a wgmma dot may take. */
@@ -150,6 +158,71 @@ bool nv_sched_tma(uint64_t bytes)
 	return bytes >= SCHED_TMA_MIN_BYTES;
 }
 
+/* Whether instruction i (or one in its regions) reads a value marked in dep. */
+static bool reads_marked(const Inst *i, const bool *dep, int nvalues)
+{
+	for (int a = 0; a < i->nargs; a++)
+		if (i->args[a]->id <= nvalues && dep[i->args[a]->id])
+			return true;
+	for (int r = 0; r < i->nregions; r++)
+		for (const Inst *j = i->regions[r]->first; j; j = j->next)
+			if (reads_marked(j, dep, nvalues))
+				return true;
+	return false;
+}
+
+/* Whether index map `map` computes some block index from value `v`
+ * (directly or through other values); dep: scratch, one flag per value id. */
+static bool map_reads(const Region *map, const Value *v, bool *dep, int nvalues)
+{
+	dep[v->id] = true;
+	for (const Inst *i = map->first; i; i = i->next) {
+		if (!reads_marked(i, dep, nvalues))
+			continue;
+		if (i->op == IR_YIELD)
+			return true;
+		for (int x = 0; x < i->nresults; x++)
+			if (i->results[x]->id <= nvalues)
+				dep[i->results[x]->id] = true;
+	}
+	return false;
+}
+
+/* The parallel axis along which programs share most of the bytes of the
+ * input blocks each reads (their index maps do not read the axis), when
+ * that is at least half of those bytes and the last two parallel axes
+ * par[0], par[1] do not both share some (that is the grouped order's
+ * case); -1 otherwise, and when an input has no block spec (what its
+ * programs read is not known here). */
+static int shared_axis(const IrKernel *k, const int *par, int np, Arena *a)
+{
+	uint64_t total = 0, *shared = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *shared);
+	bool *dep = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *dep);
+	for (int o = 0; o < k->noperands; o++) {
+		const IrOperand *op = k->operands[o];
+		if (op->mode != PM_IN && op->mode != PM_INOUT)
+			continue;
+		if (!op->has_spec)
+			return -1;
+		uint64_t bytes = (uint64_t)dtype_bytes(op->array->dtype);
+		for (int d = 0; d < op->array->rank; d++)
+			bytes *= (uint64_t)op->block[d];
+		total += bytes;
+		for (int g = 0; g < k->ngrid; g++) {
+			memset(dep, 0, (size_t)(k->nvalues + 1) * sizeof *dep);
+			if (!map_reads(op->index_map, op->index_map->args[g], dep, k->nvalues))
+				shared[g] += bytes;
+		}
+	}
+	if (np == 2 && shared[par[0]] && shared[par[1]])
+		return -1;
+	int best = -1;
+	for (int g = 0; g < k->ngrid; g++)
+		if (!(k->semantics && k->semantics[g] == AXIS_ARBITRARY) && (best < 0 || shared[g] > shared[best]))
+			best = g;
+	return best >= 0 && shared[best] > 0 && 2 * shared[best] >= total ? best : -1;
+}
+
 void nv_sched_program_ids(NvFn *f, LLVMValueRef lin)
 {
 	Cg *g = f->g;
@@ -162,8 +235,11 @@ void nv_sched_program_ids(NvFn *f, LLVMValueRef lin)
 	bool mma = false;
 	for (int v = 0; v <= k->nvalues && !mma; v++)
 		mma = f->plan->mma[v];
-	int skip = -1;
-	if (mma && np == 2) {
+	int skip = -1, inner = mma ? shared_axis(k, par, np, f->nv->cc->arena) : -1;
+	if (inner >= 0) {
+		f->pid[inner] = LLVMBuildURem(b, lin, f->nprog[inner], "pid");
+		lin = LLVMBuildUDiv(b, lin, f->nprog[inner], "");
+	} else if (mma && np == 2) {
 		/* par[1] (rows) and par[0] (columns) from the lowest part of lin. */
 		LLVMValueRef nr = LLVMBuildZExt(b, f->nprog[par[1]], g->t_i64, "");
 		LLVMValueRef nc = LLVMBuildZExt(b, f->nprog[par[0]], g->t_i64, "");
@@ -183,7 +259,7 @@ void nv_sched_program_ids(NvFn *f, LLVMValueRef lin)
 		skip = par[1];
 	}
 	for (int d = skip >= 0 ? skip - 1 : k->ngrid - 1; d >= 0; d--) {
-		if (k->semantics && k->semantics[d] == AXIS_ARBITRARY)
+		if ((k->semantics && k->semantics[d] == AXIS_ARBITRARY) || d == inner)
 			continue;
 		f->pid[d] = LLVMBuildURem(b, lin, f->nprog[d], "pid");
 		lin = LLVMBuildUDiv(b, lin, f->nprog[d], "");

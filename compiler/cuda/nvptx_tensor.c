@@ -853,29 +853,47 @@ static Pair red_element(Red *rd, GV *x, int r, bool padded)
 	return e;
 }
 
-/* Step 1: in-thread, in register order (ascending along the axis). */
+/* Step 1: in-thread, as a balanced tree over the elements in register
+ * order (ascending along the axis): neighbours first, so the partial
+ * results stay in order for the arg-reductions, and the chain of dependent
+ * combines is log2 of the elements long instead of their number (§4.1 lets
+ * float reductions reassociate; max and min are exact either way).  On the
+ * H100 the sequential chains of attention's row max and row sum (16 deep a
+ * row at d64) held the warps between the dots. */
 static bool red_in_thread(Red *rd, GV *x)
 {
 	const GpuLayout *Lx = rd->Lx;
+	Arena *a = nv_arena(rd->f);
 	bool padded = (Lx->dims[rd->axis] & (Lx->dims[rd->axis] - 1)) != 0;
-	bool *have = arena_alloc(nv_arena(rd->f), (size_t)rd->nr);
-	int64_t *c = arena_alloc(nv_arena(rd->f), (size_t)(Lx->rank + 1) * sizeof *c);
-	int64_t *rc = arena_alloc(nv_arena(rd->f), (size_t)(Lx->rank + 1) * sizeof *rc);
+	int *n = arena_alloc(a, (size_t)rd->nr * sizeof *n);
+	Pair **el = arena_alloc(a, (size_t)rd->nr * sizeof *el);
+	int64_t *c = arena_alloc(a, (size_t)(Lx->rank + 1) * sizeof *c);
+	int64_t *rc = arena_alloc(a, (size_t)(Lx->rank + 1) * sizeof *rc);
+	int *q_of = arena_alloc(a, (size_t)(x->n + 1) * sizeof *q_of);
 	for (int r = 0; r < x->n; r++) {
 		lay_reg_coord(Lx, r, c);
 		for (int d = 0, s = 0; d < Lx->rank; d++)
 			if (d != rd->axis)
 				rc[s++] = c[d];
-		int q = rd->R ? lay_reg_of(rd->R, rc) : 0;
-		Pair e = red_element(rd, x, r, padded);
-		if (!have[q]) {
-			rd->acc[q] = e;
-			have[q] = true;
-		} else {
-			rd->acc[q] = red_combine(rd, rd->acc[q], e);
-			if (!rd->acc[q].v)
-				return false;
-		}
+		q_of[r] = rd->R ? lay_reg_of(rd->R, rc) : 0;
+		n[q_of[r]]++;
+	}
+	for (int q = 0; q < rd->nr; q++) {
+		el[q] = arena_alloc(a, (size_t)(n[q] + 1) * sizeof *el[q]);
+		n[q] = 0;
+	}
+	for (int r = 0; r < x->n; r++)
+		el[q_of[r]][n[q_of[r]]++] = red_element(rd, x, r, padded);
+	for (int q = 0; q < rd->nr; q++) {
+		for (int w = n[q]; w > 1; w = (w + 1) / 2)
+			for (int j = 0; j < w / 2; j++) {
+				el[q][j] = red_combine(rd, el[q][2 * j], el[q][2 * j + 1]);
+				if (!el[q][j].v)
+					return false;
+				if (w % 2 && j == w / 2 - 1)
+					el[q][j + 1] = el[q][w - 1];
+			}
+		rd->acc[q] = el[q][0];
 	}
 	return true;
 }

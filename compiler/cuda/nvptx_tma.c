@@ -76,7 +76,7 @@ static LLVMValueRef saddr(NvFn *f, LLVMValueRef p)
 	return LLVMBuildTrunc(g->b, LLVMBuildPtrToInt(g->b, p, g->t_i64, ""), g->t_i32, "");
 }
 
-static LLVMValueRef bar_at(NvFn *f, LLVMValueRef bars, LLVMValueRef i)
+LLVMValueRef nv_mbar_at(NvFn *f, LLVMValueRef bars, LLVMValueRef i)
 {
 	LLVMValueRef off = LLVMBuildMul(f->g->b, i, cg_i32(f->g, 8), "");
 	return saddr(f, LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, bars, &off, 1, "mbar"));
@@ -100,13 +100,13 @@ void nv_tma_leader_end(NvFn *f, LLVMBasicBlockRef join)
 	LLVMPositionBuilderAtEnd(f->g->b, join);
 }
 
-void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, int n)
+void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, int n, int count)
 {
 	Cg *g = f->g;
 	LLVMBasicBlockRef join = nv_tma_leader(f, NULL);
 	for (int i = 0; i < n; i++) {
-		LLVMValueRef a = bar_at(f, bars, cg_i32(g, i));
-		nv_inline_ptx(f, g->t_void, "mbarrier.init.shared::cta.b64 [$0], 1;", "r,~{memory}", &a, 1);
+		LLVMValueRef a[2] = {nv_mbar_at(f, bars, cg_i32(g, i)), cg_i32(g, count)};
+		nv_inline_ptx(f, g->t_void, "mbarrier.init.shared::cta.b64 [$0], $1;", "r,n,~{memory}", a, 2);
 	}
 	/* The copy engine (the async proxy) sees the initialised barriers. */
 	nv_inline_ptx(f, g->t_void, "fence.mbarrier_init.release.cluster;", "~{memory}", NULL, 0);
@@ -120,7 +120,7 @@ void nv_tma_bars_inval(NvFn *f, LLVMValueRef bars, int n)
 	nv_barrier(f); /* every thread is past its last wait */
 	LLVMBasicBlockRef join = nv_tma_leader(f, NULL);
 	for (int i = 0; i < n; i++) {
-		LLVMValueRef a = bar_at(f, bars, cg_i32(g, i));
+		LLVMValueRef a = nv_mbar_at(f, bars, cg_i32(g, i));
 		nv_inline_ptx(f, g->t_void, "mbarrier.inval.shared::cta.b64 [$0];", "r,~{memory}", &a, 1);
 	}
 	nv_tma_leader_end(f, join);
@@ -128,7 +128,7 @@ void nv_tma_bars_inval(NvFn *f, LLVMValueRef bars, int n)
 
 void nv_tma_expect(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, uint64_t bytes)
 {
-	LLVMValueRef args[2] = {bar_at(f, bars, buf), cg_i32(f->g, (int32_t)bytes)};
+	LLVMValueRef args[2] = {nv_mbar_at(f, bars, buf), cg_i32(f->g, (int32_t)bytes)};
 	nv_inline_ptx(f, f->g->t_void, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}", args,
 	              2);
 }
@@ -140,7 +140,7 @@ void nv_tma_copy(NvFn *f, const GpuTma *t, int slot, LLVMValueRef dst, int64_t c
 	LLVMBuilderRef b = g->b;
 	const IrKernel *k = f->k;
 	LLVMValueRef map = LLVMGetParam(f->fn, (unsigned)(k->noperands + k->nscalars + k->nsizes + k->ngrid + slot));
-	LLVMValueRef bar = bar_at(f, bars, buf);
+	LLVMValueRef bar = nv_mbar_at(f, bars, buf);
 	for (int64_t c = 0; c < cols; c += t->box_cols) {
 		/* Block c / box_cols of the stage: rows x line bytes. */
 		LLVMValueRef off = cg_i32(g, (int32_t)(c / t->box_cols * t->box_rows * (uint32_t)t->swizzle));
@@ -156,7 +156,7 @@ void nv_tma_wait(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef pari
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
-	LLVMValueRef bar = bar_at(f, bars, buf);
+	LLVMValueRef bar = nv_mbar_at(f, bars, buf);
 	LLVMBasicBlockRef loop = cg_block(g, "mbar.wait"), done = cg_block(g, "mbar.done");
 	LLVMBuildBr(b, loop);
 	LLVMPositionBuilderAtEnd(b, loop);
