@@ -30,7 +30,13 @@
  * - Program order (every target): kernels with tensor-core dots run the
  *   programs of their last two parallel axes in groups of SCHED_GROUP rows
  *   (CTAs running together share their operands' blocks in L2), as Triton's
- *   GROUP_SIZE_M.  The order of parallel programs is unspecified (§5.4). */
+ *   GROUP_SIZE_M.  The order of parallel programs is unspecified (§5.4).
+ * - Persistent CTAs (sm_90): a kernel with tensor-core dots runs as many
+ *   CTAs as the GPU holds at once, each looping over the tasks gridDim.x
+ *   apart in the grouped order, so that no SM waits for a CTA to end and
+ *   the next to start between two tiles.  Tasks are independent (§5.4:
+ *   the arbitrary axes are loops inside a task), and scratch before its
+ *   first write in a task is unspecified (§8), so any kernel may. */
 #include "nvptx.h"
 
 /* Accumulator registers per thread a wgmma dot may take. */
@@ -188,4 +194,9 @@ void nv_sched_program_ids(NvFn *f, LLVMValueRef lin)
 		f->pid[d] = LLVMBuildURem(b, lin, f->nprog[d], "pid");
 		lin = LLVMBuildUDiv(b, lin, f->nprog[d], "");
 	}
+}
+
+bool nv_sched_persistent(const Nv *nv, const IrKernel *k)
+{
+	return nv->persistent && nv_has_mma_dot(k->body);
 }

@@ -523,7 +523,10 @@ void cg_cuda_dispatch(Cg *g, const IrKernel *k, const GpuKernel *gk, LLVMValueRe
 		LLVMBuildStore(b, fields[j], LLVMBuildStructGEP2(b, lt, launch, j, ""));
 	LLVMValueRef cargs[2] = {stream, launch};
 	LLVMTypeRef cparams[2] = {g->t_ptr, g->t_ptr};
-	LLVMBuildRet(b, call(g, "pk_launch_cuda", g->t_i32, cparams, 2, cargs));
+	/* Persistent CTAs loop over the tasks: the runtime launches as many
+	 * as the device holds at once. */
+	const char *launch_fn = gk->persistent ? "pk_launch_cuda_persistent" : "pk_launch_cuda";
+	LLVMBuildRet(b, call(g, launch_fn, g->t_i32, cparams, 2, cargs));
 
 	/* Other devices: the host variant (the caller goes on), or none. */
 	LLVMPositionBuilderAtEnd(b, other);
