@@ -859,6 +859,15 @@ static bool emit_tasks(NvFn *f, LLVMBasicBlockRef prog)
 	nv_sched_program_ids(f, t);
 	if (!emit_task(f, body))
 		return false;
+	if (f->sched_shared) {
+		/* CTAs sharing an SM: one task each after all (nvptx_sched.c). */
+		LLVMReplaceAllUsesWith(t, first);
+		LLVMInstructionEraseFromParent(t);
+		LLVMBuildBr(g->b, done);
+		LLVMPositionBuilderAtEnd(g->b, done);
+		f->persistent = false;
+		return true;
+	}
 	/* The next task's copies (the copy engine's among them) may overwrite
 	 * shared memory this one's threads still read or wrote. */
 	nv_proxy_fence(f, f->wgmma);

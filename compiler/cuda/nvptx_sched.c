@@ -36,7 +36,12 @@
  *   apart in the grouped order, so that no SM waits for a CTA to end and
  *   the next to start between two tiles.  Tasks are independent (§5.4:
  *   the arbitrary axes are loops inside a task), and scratch before its
- *   first write in a task is unspecified (§8), so any kernel may. */
+ *   first write in a task is unspecified (§8), so any kernel may.  Not
+ *   when a pipeline's stages were sized for CTAs sharing an SM
+ *   (NvFn.sched_shared): values live across the task loop cost registers
+ *   (H100: 128 x 128 x 64 blocks, one CTA an SM, 0.98-1.13x of one CTA a
+ *   task; flash attention d64, two CTAs of 8 warps an SM, went from 128
+ *   to 167 registers, one CTA an SM, 26 % slower; bench/RESULTS.md). */
 #include "nvptx.h"
 
 /* Accumulator registers per thread a wgmma dot may take. */
@@ -134,8 +139,8 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail)
 		return hint;
 	int threads = 32 << f->plan->lc->warpbits;
 	int64_t acc = type_numel(d->results[0]->type) / threads;
-	int s = 0;
-	for (int ctas = ctas_per_sm(threads, acc); ctas >= 1; ctas--) {
+	int s = 0, ctas;
+	for (ctas = ctas_per_sm(threads, acc); ctas >= 1; ctas--) {
 		uint64_t budget = SM_SMEM / (uint64_t)ctas - CTA_SMEM_RESERVED - SCHED_TEMP_RESERVE;
 		if (budget > avail)
 			budget = avail;
@@ -144,6 +149,8 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail)
 		if (ctas == 1 || s >= SCHED_SHARED_STAGES)
 			break;
 	}
+	if (ctas > 1)
+		f->sched_shared = true;
 	if (hint > s && (uint64_t)hint * bytes <= avail)
 		s = hint;
 	if (s > hint)
