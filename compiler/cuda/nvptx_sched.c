@@ -201,14 +201,6 @@ void nv_sched_program_ids(NvFn *f, LLVMValueRef lin)
 		f->pid[d] = LLVMBuildURem(b, lin, f->nprog[d], "pid");
 		lin = LLVMBuildUDiv(b, lin, f->nprog[d], "");
 	}
-	/* The copy engine's coordinates derive from the program ids: through a
-	 * broadcast from lane 0, ptxas knows them warp-uniform and issues each
-	 * copy once, not in a loop over the distinct values the warp might hold
-	 * (ELECT / BRA.U.ANY in SASS). */
-	if (f->nv->tma_decl)
-		for (int d = 0; d < k->ngrid; d++)
-			if (!(k->semantics && k->semantics[d] == AXIS_ARBITRARY))
-				f->pid[d] = nv_shfl_idx(f, f->pid[d], cg_i32(g, 0));
 }
 
 bool nv_sched_persistent(const Nv *nv, const IrKernel *k)
