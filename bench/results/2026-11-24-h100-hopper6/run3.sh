@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Device call 3 of helper hopper6 (issue 13): the branch (persistent CTAs where
 # the schedule gives a CTA the SM alone, the copy engine's coordinates out of
-# thread 0's branch) against main, three rounds; run from the
+# thread 0's branch) against main and "bp" (persistent CTAs only, efc5fa0; its
+# first_ds kernels launch their __a16 variant on too few CTAs: ignore them),
+# three rounds; run from the
 # repository root of the device's copy of main, with .hopper6-carry carried
 # (main's and the branch's user-matmul builds, the branch's GPU test build,
 # attention built with both, the branch's test/gpu scripts in tree/).
@@ -13,12 +15,12 @@ R=$OUT/r; mkdir -p "$R"
 cp "$C"/tree/test/gpu/kernels.txt test/gpu/kernels.txt
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv >"$R/smi.txt"
 # SASS: HGMMA and the copy engine's issue (the ELECT loop of hopper4's note).
-for b in main br; do
+for b in main bp br; do
 	cuobjdump -sass "$C/um-$b/user.cubin" >"$R/sass-$b.txt" 2>&1
 done
 python3 - "$R" <<'PY' >"$R/sass-summary.txt"
 import re, sys
-for b in ("main", "br"):
+for b in ("main", "bp", "br"):
     text = open(f"{sys.argv[1]}/sass-{b}.txt").read()
     for fn in re.split(r"\n\s*Function : ", text)[1:]:
         name = fn.split("\n", 1)[0].strip()
@@ -27,7 +29,7 @@ for b in ("main", "br"):
 PY
 PYTHONUNBUFFERED=1 timeout 200 python3 bench/gpu/cublas_shapes.py >"$R/cublas.log" 2>&1
 for round in 1 2 3; do
-	for b in main br; do
+	for b in main bp br; do
 		PK_DEVICE=cuda timeout 120 "$C/um-$b/matmul_user" >"$R/user-$b$round.log" 2>&1
 	done
 done
