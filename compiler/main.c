@@ -87,6 +87,7 @@ typedef struct Job {
 	bool resource_usage;    /* --resource-usage */
 	bool gpu_mma_sync;      /* --gpu-mma-sync */
 	bool gpu_no_tma;        /* --gpu-no-tma */
+	bool gpu_no_persistent; /* --gpu-no-persistent */
 	GpuEmit gpu_emit;       /* what nvptx produces, from --emit */
 	GpuOutput gpu;          /* after nvptx: the GPU images (or --emit=ptx/cubin/nvvm text) */
 	bool syntax_only;       /* -fsyntax-only: check, write nothing but a depfile */
@@ -185,7 +186,7 @@ static bool pass_llvm_host(Job *j)
 static bool pass_nvptx(Job *j)
 {
 	GpuOptions o = {j->gpu_targets, j->ngpu, j->cg.opt_level, j->ptxas, j->resource_usage, j->gpu_emit,
-	                 j->gpu_mma_sync, j->gpu_no_tma};
+	                 j->gpu_mma_sync, j->gpu_no_tma, j->gpu_no_persistent};
 	name_source(j, MAP_DEBUG);
 	/* Its images are made in a thread beside the host back end: LLVM's
 	 * targets are registered before, not while it runs. */
@@ -702,6 +703,10 @@ static const Option options[] = {
 	{"--gpu-no-tma", ARG_NONE, FLAG(gpu_no_tma), "--gpu-no-tma",
 	 "wgmma pipelines copy their operands with cp.async (by default\n"
 	 "the Hopper copy engine, cp.async.bulk.tensor, where it can)"},
+	{"--gpu-no-persistent", ARG_NONE, FLAG(gpu_no_persistent), "--gpu-no-persistent",
+	 "one CTA per task for kernels with tensor-core dots (by default\n"
+	 "on sm_90 targets, persistent CTAs, as many as the GPU holds\n"
+	 "at once, each running every task gridDim.x apart)"},
 	{"-H", ARG_SEPARATE, VALUE(header_path), "-H FILE",
 	 "write the C header declaring the kernels to FILE\n"
 	 "(default with --emit=obj: the object's name with .h); it is\n"

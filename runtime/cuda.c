@@ -72,6 +72,8 @@ typedef struct cuda_api {
 	pkcu_func_set_attribute_fn func_set_attribute;     /* cuFuncSetAttribute */
 	pkcu_launch_kernel_fn launch_kernel;               /* cuLaunchKernel */
 	pkcu_tensor_map_encode_tiled_fn tensor_map_encode_tiled; /* cuTensorMapEncodeTiled (optional: NULL) */
+	pkcu_occupancy_max_active_blocks_fn occupancy;     /* cuOccupancyMaxActiveBlocksPerMultiprocessor
+	                                                      (optional: NULL) */
 } cuda_api;
 
 /* Filled once by load_driver (under pthread_once), read-only afterwards. */
@@ -104,6 +106,7 @@ typedef struct cuda_device {
 	pkcu_device handle;       /* the driver's device */
 	int major, minor;         /* compute capability */
 	int smem_optin;           /* shared bytes a CTA may opt into (0: unknown) */
+	int sms;                  /* streaming multiprocessors (0: unknown) */
 	pkcu_context ctx;         /* its retained primary context, once ctx_ready */
 	bool ctx_ready;           /* set (under ctx_lock) by the first pk_device_get */
 	pk_stream default_stream; /* pk_stream_default's object (is_default) */
@@ -117,6 +120,8 @@ static pk_device *cuda_devs;        /* cuda_ndev device objects, never freed */
 static cuda_device *cuda_state;     /* their impl */
 static char cuda_unavailable[600];  /* why there are no devices, for pk_device_get */
 static bool cuda_trace;             /* PK_CUDA_TRACE is set to something other than 0 */
+static uint32_t persistent_most;    /* PK_CUDA_PERSISTENT_CTAS (tests): at most this many persistent
+                                       CTAs (0: no limit) */
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER; /* guards ctx/ctx_ready */
 
 /* ---- errors ---------------------------------------------------------------------- */
@@ -234,6 +239,9 @@ static bool resolve(void *lib, const char *path)
 	/* Optional: drivers before CUDA 12 have no copy engine API. */
 	void *p = dlsym(lib, "cuTensorMapEncodeTiled");
 	memcpy(&cu.tensor_map_encode_tiled, &p, sizeof p);
+	/* Optional: without it persistent launches take one CTA per SM. */
+	p = dlsym(lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+	memcpy(&cu.occupancy, &p, sizeof p);
 	return true;
 }
 
@@ -259,6 +267,8 @@ static bool probe_device(int i)
 	if (cu.device_get_attribute(&cd->smem_optin, PKCU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
 	                            cd->handle) != PKCU_SUCCESS)
 		cd->smem_optin = 0;
+	if (cu.device_get_attribute(&cd->sms, PKCU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, cd->handle) != PKCU_SUCCESS)
+		cd->sms = 0;
 	name[sizeof name - 1] = '\0';
 	snprintf(cd->name, sizeof cd->name, "%s (CUDA device %d, sm_%d%d)", name[0] ? name : "unnamed GPU", i,
 	         cd->major, cd->minor);
@@ -281,6 +291,8 @@ static void load_driver(void)
 {
 	const char *trace = getenv("PK_CUDA_TRACE");
 	cuda_trace = trace && *trace && strcmp(trace, "0") != 0;
+	const char *most = getenv("PK_CUDA_PERSISTENT_CTAS");
+	persistent_most = most && atoi(most) > 0 ? (uint32_t)atoi(most) : 0;
 	const char *path = getenv("PK_CUDA_DRIVER");
 	if (!path || !*path)
 		path = "libcuda.so.1";
@@ -747,6 +759,8 @@ struct cuda_function {
 	char *name;             /* its entry name (an owned copy) */
 	pkcu_function handle;   /* from cuModuleGetFunction */
 	uint32_t dynamic_limit; /* dynamic shared bytes it may use (48 KiB, raised on demand) */
+	uint32_t resident;      /* persistent launches: CTAs the device holds at once (0: not yet known) */
+	uint32_t resident_block, resident_shared; /* ... of this block size and dynamic shared memory */
 };
 
 /* One module loaded into one context. */
@@ -873,10 +887,13 @@ static pk_status load_module(const pk_cuda_module *m, const cuda_device *cd, con
 	                    errors);
 }
 
+static uint32_t resident_ctas(const cuda_device *cd, cuda_function *f, const pk_cuda_launch *l);
+
 /* The function `name` of m in cd's context, loading the module and raising
- * the function's dynamic shared memory limit to `shared` as needed. */
+ * the function's dynamic shared memory limit to `shared` as needed; with
+ * `persistent`, *resident: the CTAs of that launch the device holds at once. */
 static pk_status get_function(pk_cuda_module *m, const cuda_device *cd, const char *name, uint32_t shared,
-                              cuda_function **out)
+                              const pk_cuda_launch *persistent, uint32_t *resident, cuda_function **out)
 {
 	cuda_module_cache *c = module_cache(m);
 	if (!c)
@@ -937,6 +954,8 @@ static pk_status get_function(pk_cuda_module *m, const cuda_device *cd, const ch
 		}
 		f->dynamic_limit = shared;
 	}
+	if (persistent)
+		*resident = resident_ctas(cd, f, persistent);
 	*out = f;
 done:
 	pthread_mutex_unlock(&c->lock);
@@ -955,7 +974,27 @@ static void last_kernel_note(const pk_stream *s, char *buf, size_t size)
 
 /* ---- launch ------------------------------------------------------------------------ */
 
-pk_status pk_launch_cuda(pk_stream *s, const pk_cuda_launch *l)
+/* The CTAs of l the device holds at once (SMs x CTAs an SM for its block
+ * size and shared memory), at least 1, remembered per function; under the
+ * module's lock. */
+static uint32_t resident_ctas(const cuda_device *cd, cuda_function *f, const pk_cuda_launch *l)
+{
+	if (f->resident && f->resident_block == l->block[0] && f->resident_shared == l->shared_bytes)
+		return f->resident;
+	int per_sm = 0;
+	if (!cu.occupancy || cu.occupancy(&per_sm, f->handle, (int)l->block[0], l->shared_bytes) != PKCU_SUCCESS ||
+	    per_sm < 1)
+		per_sm = 1;
+	uint64_t n = (uint64_t)(cd->sms > 0 ? cd->sms : 1) * (uint64_t)per_sm;
+	if (persistent_most && n > persistent_most)
+		n = persistent_most;
+	f->resident = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	f->resident_block = l->block[0];
+	f->resident_shared = l->shared_bytes;
+	return f->resident;
+}
+
+static pk_status launch(pk_stream *s, const pk_cuda_launch *l, bool persistent)
 {
 	if (!l)
 		return pk_set_error(PK_ERR_INVALID_VALUE, "pk_launch_cuda: launch is NULL");
@@ -984,24 +1023,37 @@ pk_status pk_launch_cuda(pk_stream *s, const pk_cuda_launch *l)
 	if (st != PK_SUCCESS)
 		return st;
 	cuda_function *f = NULL;
-	st = get_function(l->module, cd, name, l->shared_bytes, &f);
+	uint32_t resident = 0;
+	st = get_function(l->module, cd, name, l->shared_bytes, persistent ? l : NULL, &resident, &f);
 	if (st != PK_SUCCESS)
 		return st;
+	/* A persistent kernel loops over grid[0] tasks on fewer CTAs. */
+	uint32_t gx = persistent && l->grid[0] > resident ? resident : l->grid[0];
 	cuda_stream *cs = s->impl;
 	if (cuda_trace)
-		fprintf(stderr, "pk-cuda: launch %s grid (%u, %u, %u) block (%u, %u, %u) shared %u on %s\n", name,
-		        l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], l->shared_bytes,
-		        cd->name);
-	pkcu_result r = cu.launch_kernel(f->handle, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
+		fprintf(stderr, "pk-cuda: launch %s grid (%u, %u, %u) block (%u, %u, %u) shared %u on %s%s\n", name,
+		        gx, l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], l->shared_bytes,
+		        cd->name, persistent ? " (persistent)" : "");
+	pkcu_result r = cu.launch_kernel(f->handle, gx, l->grid[1], l->grid[2], l->block[0], l->block[1],
 	                                 l->block[2], l->shared_bytes, cs->handle, l->params, NULL);
 	if (r != PKCU_SUCCESS)
 		return cu_error(PK_ERR_LAUNCH_FAILED, r,
 		                "%s: launch of grid (%u, %u, %u) x block (%u, %u, %u) with %u bytes of dynamic shared "
 		                "memory on %s failed",
-		                name, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+		                name, gx, l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
 		                l->shared_bytes, cd->name);
 	atomic_store(&cs->last_kernel, f);
 	return PK_SUCCESS;
+}
+
+pk_status pk_launch_cuda(pk_stream *s, const pk_cuda_launch *l)
+{
+	return launch(s, l, false);
+}
+
+pk_status pk_launch_cuda_persistent(pk_stream *s, const pk_cuda_launch *l)
+{
+	return launch(s, l, true);
 }
 
 /* ---- tensor maps (the Hopper copy engine) ------------------------------------------ */

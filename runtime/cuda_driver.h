@@ -134,6 +134,8 @@ typedef pkcu_result (*pkcu_launch_kernel_fn)(pkcu_function fn, unsigned int gx, 
                                              unsigned int shared_bytes, pkcu_stream stream, void **params,
                                              void **extra);
 /* Optional (CUDA 12 drivers on): a missing one fails only its callers. */
+typedef pkcu_result (*pkcu_occupancy_max_active_blocks_fn)(int *blocks, pkcu_function fn, int block_size,
+                                                           size_t dynamic_shared);
 typedef pkcu_result (*pkcu_tensor_map_encode_tiled_fn)(void *map, int dtype, unsigned int rank, void *base,
                                                        const unsigned long long *dims,
                                                        const unsigned long long *strides, const unsigned int *box,

@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 /* The runtime's ABI version.  Generated headers may check it with #if. */
-#define PK_RUNTIME_ABI_VERSION 2 /* 2: CUDA devices, events, pk_launch_cuda */
+#define PK_RUNTIME_ABI_VERSION 3 /* 2: CUDA devices, events, pk_launch_cuda; 3: pk_launch_cuda_persistent */
 
 /* Most grid axes a kernel can have. */
 #define PK_MAX_GRID 8
@@ -318,6 +318,14 @@ typedef struct pk_cuda_launch {
  * bad launch), PK_ERR_LAUNCH_FAILED (the driver refused the launch, naming
  * the kernel), PK_ERR_DRIVER, PK_ERR_INTERNAL (the entry is missing). */
 PK_API pk_status pk_launch_cuda(pk_stream *s, const pk_cuda_launch *l);
+
+/* As pk_launch_cuda, for a kernel whose CTAs are persistent: CTA c runs
+ * the tasks c, c + gridDim.x, ... below grid[0] (compiler/cuda/nvptx_sched.c).
+ * The runtime launches min(grid[0], the CTAs the device holds at once: SMs
+ * times cuOccupancyMaxActiveBlocksPerMultiprocessor for the block and its
+ * shared memory, 1 an SM without that entry point; at most
+ * PK_CUDA_PERSISTENT_CTAS when that is set, for tests). */
+PK_API pk_status pk_launch_cuda_persistent(pk_stream *s, const pk_cuda_launch *l);
 
 /* Fills `map` (PK_CUDA_TENSOR_MAP_BYTES bytes, 64-byte aligned: a
  * CUtensorMap) for the Hopper copy engine (cp.async.bulk.tensor) through

@@ -16,7 +16,7 @@
  * has the targets and the helpers every file uses, nvptx_tensor.c tensor
  * ops and layout conversions, nvptx_mem.c Ref accesses and barriers,
  * nvptx_dot.c matrix products, nvptx_pipe.c software-pipelined loops. */
-#include "nvptx.h"
+#include "nvptx_dot.h" /* nv_proxy_fence */
 #include "pk_runtime.h" /* PK_MAX_GRID */
 
 #include <llvm-c/Analysis.h>
@@ -740,7 +740,8 @@ static void program_ids(NvFn *f)
 		f->nprog[d] = LLVMGetParam(fn, (unsigned)(base + d));
 		LLVMSetValueName2(f->nprog[d], arena_printf(a, "nprog%d", d), strlen(arena_printf(a, "nprog%d", d)));
 	}
-	nv_sched_program_ids(f, sreg(f, "llvm.nvvm.read.ptx.sreg.ctaid.x"));
+	if (!f->persistent)
+		nv_sched_program_ids(f, sreg(f, "llvm.nvvm.read.ptx.sreg.ctaid.x"));
 }
 
 /* Binds the body's arguments: operand Refs, scalars, sizes; places the
@@ -835,6 +836,54 @@ static bool emit_task(NvFn *f, LLVMBasicBlockRef prog)
 	return true;
 }
 
+/* The tasks of a persistent CTA from block prog on (nv_sched_persistent):
+ * task t = blockIdx.x, then every gridDim.x after it below the number of
+ * tasks (the product of the parallel axes' extents, < 2^31 as the stub
+ * checks, so t + gridDim.x < 2^32 does not wrap), each its programs as in a
+ * CTA of its own.  false after an error. */
+static bool emit_tasks(NvFn *f, LLVMBasicBlockRef prog)
+{
+	Cg *g = f->g;
+	const IrKernel *k = f->k;
+	LLVMPositionBuilderAtEnd(g->b, prog);
+	LLVMValueRef tasks = cg_i32(g, 1);
+	for (int d = 0; d < k->ngrid; d++)
+		if (!(k->semantics && k->semantics[d] == AXIS_ARBITRARY))
+			tasks = LLVMBuildMul(g->b, tasks, f->nprog[d], "tasks");
+	LLVMValueRef first = sreg(f, "llvm.nvvm.read.ptx.sreg.ctaid.x");
+	LLVMValueRef step = sreg(f, "llvm.nvvm.read.ptx.sreg.nctaid.x");
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(g->b), head = cg_block(g, "task.head");
+	LLVMBasicBlockRef body = cg_block(g, "task"), done = cg_block(g, "task.done");
+	LLVMBuildBr(g->b, head);
+	LLVMPositionBuilderAtEnd(g->b, head);
+	LLVMValueRef t = LLVMBuildPhi(g->b, g->t_i32, "task");
+	LLVMAddIncoming(t, &first, &from, 1);
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, t, tasks, ""), body, done);
+	LLVMPositionBuilderAtEnd(g->b, body);
+	nv_sched_program_ids(f, t);
+	if (!emit_task(f, body))
+		return false;
+	if (f->sched_shared) {
+		/* CTAs sharing an SM: one task each after all (nvptx_sched.c). */
+		LLVMReplaceAllUsesWith(t, first);
+		LLVMInstructionEraseFromParent(t);
+		LLVMBuildBr(g->b, done);
+		LLVMPositionBuilderAtEnd(g->b, done);
+		f->persistent = false;
+		return true;
+	}
+	/* The next task's copies (the copy engine's among them) may overwrite
+	 * shared memory this one's threads still read or wrote. */
+	nv_proxy_fence(f, f->wgmma);
+	nv_barrier(f);
+	LLVMValueRef next = LLVMBuildAdd(g->b, t, step, "");
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->b);
+	LLVMAddIncoming(t, &next, &latch, 1);
+	LLVMBuildBr(g->b, head);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	return true;
+}
+
 /* Drops f's entry and its shared-memory placeholders (to emit it again),
  * and the known bit patterns of half values: keyed by the address of an
  * LLVM value, they would outlive the entry's values. */
@@ -859,8 +908,9 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *
 	NvFn *f = new_fn(nv, k, fn, lay_log2_ceil(warps), &prog);
 	if (!f)
 		return false;
+	f->persistent = nv_sched_persistent(nv, k);
 	program_ids(f);
-	if (!bind_body_args(f) || !emit_task(f, prog))
+	if (!bind_body_args(f) || !(f->persistent ? emit_tasks(f, prog) : emit_task(f, prog)))
 		return false;
 	LLVMBuildRetVoid(f->g->b);
 	if (f->sched_raised && !nv->hint_stages && smem_total(f) > nv_smem_cap(nv)) {
@@ -889,6 +939,7 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *
 	finish_smem(f, info);
 	info->tma = nv->tma_decl;
 	info->ntma = nv->ntma_decl;
+	info->persistent = f->persistent;
 	return !f->g->failed && nv_bound_kernel(nv, k, fn);
 }
 
@@ -898,13 +949,13 @@ static const char *aligned_name(Nv *nv, const IrKernel *k)
 	return arena_printf(nv->cc->arena, "%s__a%d", k->name, GPU_ALIGNED_DIV);
 }
 
-static bool has_mma_dot(const Region *r)
+bool nv_has_mma_dot(const Region *r)
 {
 	for (const Inst *i = r->first; i; i = i->next) {
 		if (i->op == IR_DOT && lay_dot_is_mma(i->args[0]->type, i->args[1]->type, i->results[0]->type))
 			return true;
 		for (int k = 0; k < i->nregions; k++)
-			if (has_mma_dot(i->regions[k]))
+			if (nv_has_mma_dot(i->regions[k]))
 				return true;
 	}
 	return false;
@@ -941,7 +992,7 @@ static uint64_t wants_aligned(Nv *nv, const IrKernel *k)
 				    !dim_strides_aligned(t, d) && nv_requires_divisor(k, s) < GPU_ALIGNED_DIV)
 					mask |= UINT64_C(1) << s;
 	}
-	if (!mask || !has_mma_dot(k->body))
+	if (!mask || !nv_has_mma_dot(k->body))
 		return 0;
 	const char *name = aligned_name(nv, k);
 	for (int i = 0; i < nv->m->nkernels; i++)
@@ -1174,6 +1225,7 @@ static const char *emu_name(Arena *a, const char *name)
 	} names[] = {
 		{"llvm.nvvm.read.ptx.sreg.tid.x", "pk_emu_tid_x", false},
 		{"llvm.nvvm.read.ptx.sreg.ctaid.x", "pk_emu_ctaid_x", false},
+		{"llvm.nvvm.read.ptx.sreg.nctaid.x", "pk_emu_nctaid_x", false},
 		{"llvm.nvvm.barrier.cta.sync.aligned.all", "pk_emu_barrier", false},
 		{"llvm.nvvm.shfl.sync.", "pk_emu_shfl_", true},
 		{"llvm.nvvm.mma.m16n8k16.row.col.f32.f32", "pk_emu_mma_f16", false},
@@ -1545,6 +1597,9 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	for (int t = 0; t < opt->ntargets; t++)
 		nv.wgmma &= opt->targets[t]->sm == 90 && opt->targets[t]->arch_specific;
 	nv.tma = nv.wgmma && !opt->no_tma;
+	nv.persistent = !opt->no_persistent;
+	for (int t = 0; t < opt->ntargets; t++)
+		nv.persistent &= opt->targets[t]->sm >= 90;
 	for (int t = 1; t < opt->ntargets; t++)
 		nv.target_name = arena_printf(cc->arena, "%s,%s", nv.target_name, opt->targets[t]->name);
 	Cg *g = &nv.g;

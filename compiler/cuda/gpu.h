@@ -41,6 +41,7 @@ typedef struct GpuOptions {
 	bool mma_sync;             /* --gpu-mma-sync: no Hopper wgmma (by default the dots that fit use it
 	                              when every target is sm_90a) */
 	bool no_tma;               /* --gpu-no-tma: wgmma pipelines copy with cp.async, not the copy engine */
+	bool no_persistent;        /* --gpu-no-persistent: one CTA per task for tensor-core kernels on sm_90 */
 } GpuOptions;
 
 typedef enum GpuImageKind { GPU_IMAGE_SASS, GPU_IMAGE_PTX } GpuImageKind;
@@ -83,6 +84,8 @@ typedef struct GpuKernel {
 	uint64_t aligned_sizes;  /* bit s: size symbol s */
 	const GpuTma *tma;       /* the tensor maps it takes (after the grid extents) */
 	int ntma;
+	bool persistent;         /* each CTA loops over the tasks (blockIdx.x, + gridDim.x, ...): the stub
+	                            launches it with pk_launch_cuda_persistent */
 } GpuKernel;
 
 /* Everything codegen_nvptx produced; free with gpu_output_free. */

@@ -145,6 +145,7 @@ typedef struct Nv {
 	uint64_t assume_div16;    /* emitting an aligned variant: bit s, size symbol s is a multiple of
 	                             GPU_ALIGNED_DIV */
 	bool tma;                 /* wgmma pipelines may copy with the copy engine (nvptx_tma.c) */
+	bool persistent;          /* every target sm_90 or newer, no --gpu-no-persistent */
 	const GpuTma *tma_decl;   /* the tensor maps the entry being emitted takes (NULL: none yet) */
 	int ntma_decl;
 	Vec builders;             /* LLVMBuilderRef: the kernels' entry builders, disposed at the end */
@@ -263,6 +264,8 @@ typedef struct NvFn {
 	uint64_t smem_pipe_live;  /* the bytes of the pipelined loops being emitted (loops one after
 	                             another reuse the same buffers) */
 	bool wgmma;               /* some dot uses wgmma: its buffers are NV_WGMMA_ALIGN-aligned */
+	bool persistent;          /* the CTA loops over tasks (nv_sched_persistent) */
+	bool sched_shared;        /* a pipeline's stages were sized for CTAs sharing an SM */
 	bool sched_raised;        /* a pipeline took more stages than num_stages (nv_sched_stages) */
 	Vec tma_want;             /* GpuTma *: the tensor maps the pipelines asked for (nv_tma_slot) */
 } NvFn;
@@ -498,6 +501,12 @@ bool nv_sched_tma(uint64_t bytes);
 /* This program's ids on the parallel axes from blockIdx.x (lin, i32), in
  * f->pid. */
 void nv_sched_program_ids(NvFn *f, LLVMValueRef lin);
+/* Whether kernel k's CTAs are persistent: each runs the tasks blockIdx.x,
+ * + gridDim.x, ... (codegen_nvptx.c), the stub launching as many as the
+ * GPU holds at once (pk_launch_cuda_persistent). */
+bool nv_sched_persistent(const Nv *nv, const IrKernel *k);
+/* Whether region r has a dot on the tensor cores (codegen_nvptx.c). */
+bool nv_has_mma_dot(const Region *r);
 
 /* ---- nvptx_size.c --------------------------------------------------------------- */
 

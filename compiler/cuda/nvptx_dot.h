@@ -84,10 +84,17 @@ void nv_tma_bars_inval(NvFn *f, LLVMValueRef bars, int n);
 LLVMValueRef nv_mbar_at(NvFn *f, LLVMValueRef bars, LLVMValueRef i);
 /* Thread 0: mbarrier buf (i32) of bars expects `bytes` more. */
 void nv_tma_expect(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, uint64_t bytes);
-/* Thread 0: copies the [t->box_rows, cols] tile at (row0, col0) (i32) of
- * map `slot` into the stage at dst, completing on mbarrier buf of bars. */
+/* Boxes of t a [rows, cols] tile takes (at most NV_TMA_MAX_BOXES), and the
+ * first column of each for a tile at col0 (i32): computed by every thread,
+ * before thread 0's branch (nvptx_pipe.c says why). */
+#define NV_TMA_MAX_BOXES 16
+int nv_tma_boxes(const GpuTma *t, int64_t cols);
+void nv_tma_box_cols(NvFn *f, const GpuTma *t, int64_t cols, LLVMValueRef col0, LLVMValueRef *bcol);
+/* Thread 0: copies the [t->box_rows, cols] tile at row row0 (i32), box n
+ * at column bcol[n], of map `slot` into the stage at dst, completing on
+ * mbarrier buf of bars. */
 void nv_tma_copy(NvFn *f, const GpuTma *t, int slot, LLVMValueRef dst, int64_t cols, LLVMValueRef row0,
-                 LLVMValueRef col0, LLVMValueRef bars, LLVMValueRef buf);
+                 const LLVMValueRef *bcol, LLVMValueRef bars, LLVMValueRef buf);
 /* Every thread: waits until mbarrier buf of bars has completed the phase
  * of parity `parity` (i32). */
 void nv_tma_wait(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef parity);

@@ -375,28 +375,55 @@ static LLVMValueRef mbars(NvFn *f, const LoopPipe *p, bool empty)
 	return LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, f->smem_pipe, &off, 1, empty ? "empty" : "full");
 }
 
-/* The copy engine's copy of load L (operand k of dot x) into stage st:
- * the tile's start (slice starts, or 0) as coordinates. */
-static void tma_issue(NvFn *f, const LoopPipe *p, int x, int k, const Inst *L, const Stage *st, LLVMValueRef buf)
+/* Coordinates a copy of the copy engine takes in pipe_issue's array: its
+ * row, then the column of each box. */
+#define TMA_COORDS (1 + NV_TMA_MAX_BOXES)
+
+/* The copy engine's coordinates of load L's tile (slice starts, or 0):
+ * the row in c[0], each box's column from c[1] on. */
+static void tma_coords(NvFn *f, const Inst *L, LLVMValueRef *c)
 {
 	Cg *g = f->g;
-	LLVMValueRef c[2];
+	LLVMValueRef rc[2];
 	int next = 1;
 	for (int d = 0; d < 2; d++) {
-		c[d] = cg_i32(g, 0);
+		rc[d] = cg_i32(g, 0);
 		if (L->idx[d].kind == IDX_SLICE) {
 			LLVMValueRef v = nv_val(f, L->args[next++])->r[0];
-			c[d] = LLVMBuildIntCast2(g->b, v, g->t_i32, 1, "");
+			rc[d] = LLVMBuildIntCast2(g->b, v, g->t_i32, 1, "");
 		}
 	}
 	GpuTma t;
 	nv_tma_fits(f, L, &t);
-	nv_tma_copy(f, &t, p->slot[2 * x + k], st->base, L->results[0]->type->dims[1], c[0], c[1], pipe_bars(f, p), buf);
+	c[0] = rc[0];
+	nv_tma_box_cols(f, &t, L->results[0]->type->dims[1], rc[1], c + 1);
 }
 
-/* Copies of iteration j's (i64) operands into buffer buf (i32): cp.async
- * by every thread, or the copy engine (thread 0, in the caller's branch). */
-static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf)
+/* Thread 0's copies of iteration j's tiles into buffer buf, at the
+ * coordinates pipe_issue evaluated (from c[TMA_COORDS (2x + k)], operand
+ * k of dot x). */
+static void tma_issue(NvFn *f, const LoopPipe *p, LLVMValueRef buf, LLVMValueRef *c)
+{
+	for (int x = 0; x < p->ndots; x++) {
+		Stage st[2];
+		pipe_stages(f, p, x, buf, &st[0], &st[1]);
+		for (int k = 0; k < 2; k++) {
+			const Inst *L = pipe_load(f, p->dots[x], k);
+			if (!L)
+				continue; /* wgmma's register A */
+			GpuTma t;
+			nv_tma_fits(f, L, &t);
+			LLVMValueRef *cx = c + TMA_COORDS * (2 * x + k);
+			nv_tma_copy(f, &t, p->slot[2 * x + k], st[k].base, L->results[0]->type->dims[1], cx[0], cx + 1,
+			            pipe_bars(f, p), buf);
+		}
+	}
+}
+
+/* Copies of iteration j's (i64) operands into buffer buf (i32) by every
+ * thread (cp.async), or, with the copy engine, their coordinates into c
+ * (tma_issue). */
+static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf, LLVMValueRef *c)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
@@ -414,7 +441,8 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 	for (int x = 0; x < p->ndots && ok; x++) {
 		const Inst *d = p->dots[x];
 		Stage st[2];
-		pipe_stages(f, p, x, buf, &st[0], &st[1]);
+		if (!p->tma)
+			pipe_stages(f, p, x, buf, &st[0], &st[1]);
 		for (int k = 0; k < 2 && ok; k++) {
 			const Inst *L = pipe_load(f, d, k);
 			if (!L)
@@ -422,7 +450,7 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 			for (int a = 1; a < L->nargs && ok; a++)
 				ok = eval_at(f, p->loop, L->args[a], done, &saved);
 			if (ok && p->tma) {
-				tma_issue(f, p, x, k, L, &st[k], buf);
+				tma_coords(f, L, c + TMA_COORDS * (2 * x + k));
 				continue;
 			}
 			NvAccess A;
@@ -446,9 +474,16 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 	Cg *g = f->g;
 	LLVMValueRef in = LLVMBuildICmp(g->b, LLVMIntULT, j, p->trips, "");
 	if (p->tma) {
+		/* The coordinates by every thread, before thread 0's branch:
+		 * evaluated inside it, LLVM's GVN joined the copies' loop-invariant
+		 * starts through phis of that (divergent) branch, which ptxas moved
+		 * into uniform registers at each copy (R2UR; H100: 0.7 % slower). */
+		LLVMValueRef *c = arena_alloc(nv_arena(f), (size_t)(2 * TMA_COORDS * p->ndots) * sizeof *c);
+		bool ok = pipe_issue(f, p, j, buf, c);
 		LLVMBasicBlockRef join = nv_tma_leader(f, in);
 		nv_tma_expect(f, pipe_bars(f, p), buf, tma_bytes(f, p));
-		bool ok = pipe_issue(f, p, j, buf);
+		if (ok)
+			tma_issue(f, p, buf, c);
 		nv_tma_leader_end(f, join);
 		return ok;
 	}
@@ -468,7 +503,7 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 		LLVMBuildBr(g->b, go);
 		LLVMPositionBuilderAtEnd(g->b, go);
 	}
-	bool ok = pipe_issue(f, p, j, buf);
+	bool ok = pipe_issue(f, p, j, buf, NULL);
 	if (p->mbar) {
 		LLVMValueRef a = nv_mbar_at(f, mbars(f, p, false), buf);
 		nv_inline_ptx(f, g->t_void, "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [$0];", "r,~{memory}", &a, 1);

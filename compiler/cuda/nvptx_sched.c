@@ -36,7 +36,18 @@
  *   shared runs fastest instead (`shared_axis`): on the H100 the attention
  *   kernel read k and v from DRAM at 66 % of its bandwidth with the q block
  *   slowest (L2 hit rate 28 %, bench/RESULTS.md "attn5").  The order of
- *   parallel programs is unspecified (§5.4). */
+ *   parallel programs is unspecified (§5.4).
+ * - Persistent CTAs (sm_90): a kernel with tensor-core dots runs as many
+ *   CTAs as the GPU holds at once, each looping over the tasks gridDim.x
+ *   apart in the grouped order, so that no SM waits for a CTA to end and
+ *   the next to start between two tiles.  Tasks are independent (§5.4:
+ *   the arbitrary axes are loops inside a task), and scratch before its
+ *   first write in a task is unspecified (§8), so any kernel may.  Not
+ *   when a pipeline's stages were sized for CTAs sharing an SM
+ *   (NvFn.sched_shared): values live across the task loop cost registers
+ *   (H100: 128 x 128 x 64 blocks, one CTA an SM, 0.98-1.13x of one CTA a
+ *   task; flash attention d64, two CTAs of 8 warps an SM, went from 128
+ *   to 167 registers, one CTA an SM, 26 % slower; bench/RESULTS.md). */
 #include <string.h>
 
 #include "nvptx.h"
@@ -136,8 +147,8 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail)
 		return hint;
 	int threads = 32 << f->plan->lc->warpbits;
 	int64_t acc = type_numel(d->results[0]->type) / threads;
-	int s = 0;
-	for (int ctas = ctas_per_sm(threads, acc); ctas >= 1; ctas--) {
+	int s = 0, ctas;
+	for (ctas = ctas_per_sm(threads, acc); ctas >= 1; ctas--) {
 		uint64_t budget = SM_SMEM / (uint64_t)ctas - CTA_SMEM_RESERVED - SCHED_TEMP_RESERVE;
 		if (budget > avail)
 			budget = avail;
@@ -146,6 +157,8 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail)
 		if (ctas == 1 || s >= SCHED_SHARED_STAGES)
 			break;
 	}
+	if (ctas > 1)
+		f->sched_shared = true;
 	if (hint > s && (uint64_t)hint * bytes <= avail)
 		s = hint;
 	if (s > hint)
@@ -264,4 +277,9 @@ void nv_sched_program_ids(NvFn *f, LLVMValueRef lin)
 		f->pid[d] = LLVMBuildURem(b, lin, f->nprog[d], "pid");
 		lin = LLVMBuildUDiv(b, lin, f->nprog[d], "");
 	}
+}
+
+bool nv_sched_persistent(const Nv *nv, const IrKernel *k)
+{
+	return nv->persistent && nv_has_mma_dot(k->body);
 }

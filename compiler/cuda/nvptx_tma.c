@@ -47,7 +47,8 @@ bool nv_tma_fits(NvFn *f, const Inst *L, GpuTma *out)
 	int64_t rows = t->dims[0], cols = t->dims[1], line = cols * es < 128 ? cols * es : 128;
 	/* Boxes of at most 256 rows; 16-byte aligned rows in global memory
 	 * (the stub checks the base). */
-	if (!pow2(rows) || !pow2(cols) || rows > 256 || line < 32 || (ref->sdiv[0] * es) % 16 != 0)
+	if (!pow2(rows) || !pow2(cols) || rows > 256 || line < 32 || (ref->sdiv[0] * es) % 16 != 0 ||
+	    cols * es / line > NV_TMA_MAX_BOXES)
 		return false;
 	*out = (GpuTma){o, es, (uint32_t)rows, (uint32_t)(line / es), (int)line};
 	return true;
@@ -133,19 +134,30 @@ void nv_tma_expect(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, uint64_t bytes)
 	              2);
 }
 
+int nv_tma_boxes(const GpuTma *t, int64_t cols)
+{
+	return (int)((cols + t->box_cols - 1) / t->box_cols);
+}
+
+void nv_tma_box_cols(NvFn *f, const GpuTma *t, int64_t cols, LLVMValueRef col0, LLVMValueRef *bcol)
+{
+	for (int n = 0; n < nv_tma_boxes(t, cols); n++)
+		bcol[n] = n ? LLVMBuildAdd(f->g->b, col0, cg_i32(f->g, (int32_t)(n * t->box_cols)), "") : col0;
+}
+
 void nv_tma_copy(NvFn *f, const GpuTma *t, int slot, LLVMValueRef dst, int64_t cols, LLVMValueRef row0,
-                 LLVMValueRef col0, LLVMValueRef bars, LLVMValueRef buf)
+                 const LLVMValueRef *bcol, LLVMValueRef bars, LLVMValueRef buf)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
 	const IrKernel *k = f->k;
 	LLVMValueRef map = LLVMGetParam(f->fn, (unsigned)(k->noperands + k->nscalars + k->nsizes + k->ngrid + slot));
 	LLVMValueRef bar = nv_mbar_at(f, bars, buf);
-	for (int64_t c = 0; c < cols; c += t->box_cols) {
-		/* Block c / box_cols of the stage: rows x line bytes. */
-		LLVMValueRef off = cg_i32(g, (int32_t)(c / t->box_cols * t->box_rows * (uint32_t)t->swizzle));
-		LLVMValueRef args[5] = {saddr(f, LLVMBuildInBoundsGEP2(b, g->t_i8, dst, &off, 1, "")), map,
-		                        LLVMBuildAdd(b, col0, cg_i32(g, (int32_t)c), ""), row0, bar};
+	for (int n = 0; n < nv_tma_boxes(t, cols); n++) {
+		/* Block n of the stage: rows x line bytes. */
+		LLVMValueRef off = cg_i32(g, (int32_t)(n * t->box_rows * (uint32_t)t->swizzle));
+		LLVMValueRef args[5] = {saddr(f, LLVMBuildInBoundsGEP2(b, g->t_i8, dst, &off, 1, "")), map, bcol[n], row0,
+		                        bar};
 		nv_inline_ptx(f, g->t_void,
 		              "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
 		              "[$0], [$1, {$2, $3}], [$4];", "r,l,r,r,r,~{memory}", args, 5);

@@ -490,12 +490,13 @@ void cg_cuda_dispatch(Cg *g, const IrKernel *k, const GpuKernel *gk, LLVMValueRe
 	}
 	LLVMValueRef name = LLVMBuildGlobalString(b, gk->name, ""), threads = cg_i32(g, gk->threads);
 	LLVMValueRef smem = cg_i32(g, (int32_t)gk->dynamic_smem);
+	LLVMValueRef al = NULL;
 	if (gk->aligned) {
 		LLVMValueRef bits = cg_i64(g, 0);
 		for (int s = 0; s < k->nsizes && s < 64; s++)
 			if (gk->aligned_sizes >> s & 1)
 				bits = LLVMBuildOr(b, bits, param[order_pos(k, KP_SIZE, s)], "");
-		LLVMValueRef al = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, bits, cg_i64(g, GPU_ALIGNED_DIV - 1), ""),
+		al = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, bits, cg_i64(g, GPU_ALIGNED_DIV - 1), ""),
 		                                cg_i64(g, 0), "aligned");
 		const GpuKernel *v = gk->aligned;
 		name = LLVMBuildSelect(b, al, LLVMBuildGlobalString(b, v->name, ""), name, "");
@@ -523,7 +524,18 @@ void cg_cuda_dispatch(Cg *g, const IrKernel *k, const GpuKernel *gk, LLVMValueRe
 		LLVMBuildStore(b, fields[j], LLVMBuildStructGEP2(b, lt, launch, j, ""));
 	LLVMValueRef cargs[2] = {stream, launch};
 	LLVMTypeRef cparams[2] = {g->t_ptr, g->t_ptr};
-	LLVMBuildRet(b, call(g, "pk_launch_cuda", g->t_i32, cparams, 2, cargs));
+	/* Persistent CTAs loop over the tasks: the runtime launches only as
+	 * many as the device holds at once.  The variants may differ. */
+	static const char *const launch_fn[2] = {"pk_launch_cuda", "pk_launch_cuda_persistent"};
+	bool pa = gk->aligned ? gk->aligned->persistent : gk->persistent;
+	if (pa != gk->persistent) {
+		LLVMBasicBlockRef va = cg_block(g, "launch.aligned"), vb = cg_block(g, "launch.plain");
+		LLVMBuildCondBr(b, al, va, vb);
+		LLVMPositionBuilderAtEnd(b, va);
+		LLVMBuildRet(b, call(g, launch_fn[pa], g->t_i32, cparams, 2, cargs));
+		LLVMPositionBuilderAtEnd(b, vb);
+	}
+	LLVMBuildRet(b, call(g, launch_fn[gk->persistent], g->t_i32, cparams, 2, cargs));
 
 	/* Other devices: the host variant (the caller goes on), or none. */
 	LLVMPositionBuilderAtEnd(b, other);

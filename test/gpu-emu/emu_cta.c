@@ -28,6 +28,7 @@
 _Alignas(16) char pk_dynamic_smem[256 * 1024];
 
 static __thread int tid_x, ctaid_x;
+static uint32_t nctaid_x; /* the launch's CTAs (set before its threads start) */
 static pthread_barrier_t cta_barrier;
 static pthread_barrier_t warp_barrier[32];
 static uint32_t xchg[32][32][10]; /* per warp, per lane: values in a warp-wide exchange */
@@ -40,6 +41,11 @@ int pk_emu_tid_x(void)
 int pk_emu_ctaid_x(void)
 {
 	return ctaid_x;
+}
+
+int pk_emu_nctaid_x(void)
+{
+	return (int)nctaid_x;
 }
 
 /* CUDA's vprintf(fmt, buf): buf holds the arguments one after the other at
@@ -311,6 +317,7 @@ int pk_emu_run(const char *kernel_name, const uint32_t grid[3], const uint32_t b
 	}
 	pthread_mutex_lock(&launch_lock);
 	pthread_barrier_init(&cta_barrier, NULL, n);
+	nctaid_x = grid[0];
 	for (uint32_t w = 0; w < n / 32; w++)
 		pthread_barrier_init(&warp_barrier[w], NULL, 32);
 	pthread_t *th = calloc(n, sizeof *th);

@@ -7,7 +7,8 @@
  * variant (stream NULL) or the emulated GPU kernel (stream
  * &pk_emu_cuda_stream): run.py compares the two.
  *
- * Errors, stream devices, pk_launch_host (sequential), pk_launch_cuda, and
+ * Errors, stream devices, pk_launch_host (sequential), pk_launch_cuda (and
+ * pk_launch_cuda_persistent, on fewer CTAs), and
  * pk_cuda_tensor_map_2d: the emulated kernels (no wgmma, so no copy
  * engine) never read the maps, which follow their parameters. */
 #define _GNU_SOURCE
@@ -101,6 +102,18 @@ int pk_launch_cuda(void *s, const cuda_launch *l)
 	default:
 		return pk_set_error(PK_ERR_INVALID_VALUE, "%s", err);
 	}
+}
+
+/* Persistent kernels loop over grid[0] tasks: on PK_EMU_RESIDENT CTAs (3
+ * unless set), so that CTAs run several tasks, not all the same number. */
+int pk_launch_cuda_persistent(void *s, const cuda_launch *l)
+{
+	const char *e = getenv("PK_EMU_RESIDENT");
+	uint32_t resident = e && atoi(e) > 0 ? (uint32_t)atoi(e) : 3;
+	cuda_launch p = *l;
+	if (p.grid[0] > resident)
+		p.grid[0] = resident;
+	return pk_launch_cuda(s, &p);
 }
 
 int pk_cuda_tensor_map_2d(void *map, const void *base, uint32_t elem_bytes, uint64_t rows, uint64_t cols,

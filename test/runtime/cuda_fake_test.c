@@ -317,6 +317,17 @@ static void test_params_and_faults(void)
 	fake_cuda_stats st = stats();
 	CHECK(st.last_grid[0] == 3 && st.last_grid[1] == 2 && st.last_grid[2] == 1);
 	CHECK(st.last_block[0] == 256 && st.last_block[1] == 1 && st.last_shared == 1024);
+	/* Persistent kernels: at most the CTAs the device holds at once (132
+	 * SMs, 2 CTAs each; 1 with over half the shared memory). */
+	l.grid[0] = 1000, l.grid[1] = 1;
+	CHECK_OK(pk_launch_cuda_persistent(s, &l));
+	CHECK(stats().last_grid[0] == 264 && stats().last_grid[1] == 1);
+	l.shared_bytes = 150 * 1024;
+	CHECK_OK(pk_launch_cuda_persistent(s, &l));
+	CHECK(stats().last_grid[0] == 132 && stats().last_shared == 150 * 1024);
+	l.grid[0] = 5;
+	CHECK_OK(pk_launch_cuda_persistent(s, &l));
+	CHECK(stats().last_grid[0] == 5);
 	CHECK_OK(pk_memcpy(s, host, buf, sizeof host, PK_MEMCPY_DEVICE_TO_HOST));
 	CHECK_OK(pk_stream_synchronize(s));
 	int all = 1;

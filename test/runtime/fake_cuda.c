@@ -571,6 +571,16 @@ EXPORT pkcu_result cuFuncSetAttribute(pkcu_function f, int attrib, int value)
 	return PKCU_SUCCESS;
 }
 
+/* Two CTAs an SM, one when a CTA takes over half the shared memory. */
+EXPORT pkcu_result cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, pkcu_function f, int block_size,
+                                                               size_t dynamic_shared)
+{
+	if (!f || !blocks || block_size < 1 || block_size > 1024)
+		return PKCU_ERROR_INVALID_VALUE;
+	*blocks = dynamic_shared > 114 * 1024 ? 1 : 2;
+	return PKCU_SUCCESS;
+}
+
 /* The fake's tensor map: what was asked, as 64-bit words (fake_cuda.h
  * FAKE_TMAP_*), after the driver's own checks of the parameters. */
 EXPORT pkcu_result cuTensorMapEncodeTiled(void *map, int dtype, unsigned int rank, void *base,
