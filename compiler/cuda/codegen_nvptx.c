@@ -863,8 +863,10 @@ static bool emit_tasks(NvFn *f, LLVMBasicBlockRef prog)
 	nv_sched_program_ids(f, t);
 	if (!emit_task(f, body))
 		return false;
-	if (f->sched_shared) {
-		/* CTAs sharing an SM: one task each after all (nvptx_sched.c). */
+	if (f->sched_shared || f->pipe_mbar) {
+		/* CTAs sharing an SM, or an mbarrier pipeline of chained dots (the
+		 * task loop took attention d128 from 178 to 206 registers, 1-2 %
+		 * slower on the H100): one task each after all (nvptx_sched.c). */
 		LLVMReplaceAllUsesWith(t, first);
 		LLVMInstructionEraseFromParent(t);
 		LLVMBuildBr(g->b, done);

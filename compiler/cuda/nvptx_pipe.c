@@ -242,6 +242,7 @@ static void plan_mbar(NvFn *f, LoopPipe *p)
 		return;
 	take_bars(f, p, 2 * p->stages);
 	p->mbar = true;
+	f->pipe_mbar = true;
 }
 
 LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)

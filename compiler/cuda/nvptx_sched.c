@@ -47,7 +47,9 @@
  *   (NvFn.sched_shared): values live across the task loop cost registers
  *   (H100: 128 x 128 x 64 blocks, one CTA an SM, 0.98-1.13x of one CTA a
  *   task; flash attention d64, two CTAs of 8 warps an SM, went from 128
- *   to 167 registers, one CTA an SM, 26 % slower; bench/RESULTS.md). */
+ *   to 167 registers, one CTA an SM, 26 % slower; bench/RESULTS.md).
+ *   Nor with an mbarrier pipeline of chained dots (NvFn.pipe_mbar):
+ *   attention d128 went from 178 to 206 registers, 1-2 % slower. */
 #include <string.h>
 
 #include "nvptx.h"
