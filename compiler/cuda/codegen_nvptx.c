@@ -865,8 +865,8 @@ static bool emit_tasks(NvFn *f, LLVMBasicBlockRef prog)
 		return false;
 	if (f->sched_shared || f->pipe_mbar) {
 		/* CTAs sharing an SM, or an mbarrier pipeline of chained dots (the
-		 * task loop took attention d128 from 178 to 206 registers, 1-2 %
-		 * slower on the H100): one task each after all (nvptx_sched.c). */
+		 * task loop took attention d128 from 178 to 206 registers: 1-2 %
+		 * slower in one H100 call, no gain in any): one task each after all (nvptx_sched.c). */
 		LLVMReplaceAllUsesWith(t, first);
 		LLVMInstructionEraseFromParent(t);
 		LLVMBuildBr(g->b, done);

@@ -49,7 +49,8 @@
  *   task; flash attention d64, two CTAs of 8 warps an SM, went from 128
  *   to 167 registers, one CTA an SM, 26 % slower; bench/RESULTS.md).
  *   Nor with an mbarrier pipeline of chained dots (NvFn.pipe_mbar):
- *   attention d128 went from 178 to 206 registers, 1-2 % slower. */
+ *   attention d128 went from 178 to 206 registers, 1-2 % slower in one
+ *   H100 call, no faster in any (bench/RESULTS.md). */
 #include <string.h>
 
 #include "nvptx.h"
