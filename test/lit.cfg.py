@@ -79,8 +79,9 @@ config.environment["PATH"] = os.pathsep.join([llvm_bin, os.environ.get("PATH", "
 # Diagnostics must not depend on the caller's terminal or locale.
 config.environment["LC_ALL"] = "C"
 config.environment.pop("NO_COLOR", None)
-# Sanitized builds: fail loudly on the first error, report leaks.
-config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0"
+# Sanitized builds: fail loudly on the first error, report leaks and uses
+# of a returned frame (an exit handler reading a GpuOutput of main's frame).
+config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1"
 config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
 # GPU targets (compiler/cuda/GPU-DESIGN.md):
 #   feature `ptxas`: the CUDA assembler, found as pkc finds it (PATH, then

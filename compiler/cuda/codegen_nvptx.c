@@ -1487,6 +1487,9 @@ static void *worker_main(void *arg)
 
 /* Whether out's images are complete: waits for its thread, if any (the
  * thread's diagnostics counted into cc's). */
+/* The thread running (one at a time), from its start to worker_join. */
+static GpuWorker *live_worker;
+
 static bool worker_join(Compiler *cc, GpuOutput *out)
 {
 	GpuWorker *w = out->worker;
@@ -1494,6 +1497,7 @@ static bool worker_join(Compiler *cc, GpuOutput *out)
 		return true;
 	pthread_join(w->thread, NULL);
 	out->worker = NULL;
+	live_worker = NULL;
 	if (cc) {
 		cc->diag.nerrors += w->wcc.diag.nerrors;
 		cc->diag.nwarnings += w->wcc.diag.nwarnings;
@@ -1506,13 +1510,13 @@ static bool worker_join(Compiler *cc, GpuOutput *out)
 
 /* An exit while the thread runs (an error in the host back end, or an
  * internal error) waits for it: LLVM's static destructors must not run
- * under it. */
-static GpuOutput *live_worker;
-
+ * under it.  Only the worker is remembered, not its GpuOutput: that may
+ * live in a frame gone by the time exit handlers run. */
 static void worker_atexit(void)
 {
-	if (live_worker && live_worker->worker && !pthread_equal(pthread_self(), live_worker->worker->thread))
-		worker_join(NULL, live_worker);
+	GpuWorker *w = live_worker;
+	if (w && !pthread_equal(pthread_self(), w->thread))
+		pthread_join(w->thread, NULL);
 }
 
 bool gpu_output_wait(Compiler *cc, GpuOutput *out)
@@ -1576,7 +1580,7 @@ static bool emit_images(Nv *nv, GpuOutput *out, bool *handed)
 		return fill_images(nv, cc, out, ptxas);
 	}
 	out->worker = w;
-	live_worker = out;
+	live_worker = w;
 	*handed = true;
 	return true;
 }
