@@ -83,11 +83,11 @@ void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, int n, int count);
 void nv_tma_bars_inval(NvFn *f, LLVMValueRef bars, int n);
 /* The shared-space address (i32) of mbarrier i (i32) of those at bars. */
 LLVMValueRef nv_mbar_at(NvFn *f, LLVMValueRef bars, LLVMValueRef i);
-/* Thread 0: mbarrier buf (i32) of bars expects `bytes` more. */
+/* The leader (nv_tma_leader): mbarrier buf (i32) of bars expects `bytes` more. */
 void nv_tma_expect(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, uint64_t bytes);
 /* Boxes of t a [rows, cols] tile takes (at most NV_TMA_MAX_BOXES), and the
  * first column of each for a tile at col0 (i32): computed by every thread,
- * before thread 0's branch (nvptx_pipe.c says why). */
+ * before the leader's branch (nvptx_pipe.c says why). */
 #define NV_TMA_MAX_BOXES 16
 int nv_tma_boxes(const GpuTma *t, int64_t cols);
 void nv_tma_box_cols(NvFn *f, const GpuTma *t, int64_t cols, LLVMValueRef col0, LLVMValueRef *bcol);
