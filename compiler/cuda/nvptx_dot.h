@@ -73,7 +73,8 @@ bool nv_tma_fits(NvFn *f, const Inst *L, GpuTma *out);
  * parameters, or -1 when the entry does not take it (yet). */
 int nv_tma_slot(NvFn *f, const GpuTma *t);
 /* if (warp 0 [&& also] && elect.sync) { the caller's code: nv_tma_leader_end }:
- * one thread, sm_90 (the wgmma pipelines'). */
+ * one thread, sm_90 (the wgmma pipelines'); `also` is the same in every
+ * thread (elect.sync needs the whole warp). */
 LLVMBasicBlockRef nv_tma_leader(NvFn *f, LLVMValueRef also);
 void nv_tma_leader_end(NvFn *f, LLVMBasicBlockRef join);
 /* The n mbarriers at bars (shared, 8 bytes each): initialised for
