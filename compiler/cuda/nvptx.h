@@ -234,6 +234,7 @@ typedef struct NvFn {
 	LLVMValueRef entry_br;    /* the entry block's terminator (pre inserts before it) */
 	LLVMValueRef tid;         /* threadIdx.x (i32) */
 	LLVMValueRef lane, warp;  /* tid & 31, tid >> 5 (i32) */
+	LLVMValueRef warp0;       /* i1: warp 0, known warp-uniform to ptxas (nv_tma_leader), or NULL */
 	LLVMValueRef *pid;        /* per grid axis: this program's coordinate (i32) */
 	LLVMValueRef *nprog;      /* per grid axis: the extent (i32) */
 	LLVMValueRef *sizes;      /* per size symbol: its i64 value */

@@ -72,7 +72,9 @@ bool nv_tma_fits(NvFn *f, const Inst *L, GpuTma *out);
 /* Records map t as wanted; its index among the entry's tensor-map
  * parameters, or -1 when the entry does not take it (yet). */
 int nv_tma_slot(NvFn *f, const GpuTma *t);
-/* if (thread 0 [&& also]) { the caller's code: nv_tma_leader_end }. */
+/* if (warp 0 [&& also] && elect.sync) { the caller's code: nv_tma_leader_end }:
+ * one thread, sm_90 (the wgmma pipelines'); `also` is the same in every
+ * thread (elect.sync needs the whole warp). */
 LLVMBasicBlockRef nv_tma_leader(NvFn *f, LLVMValueRef also);
 void nv_tma_leader_end(NvFn *f, LLVMBasicBlockRef join);
 /* The n mbarriers at bars (shared, 8 bytes each): initialised for
@@ -82,11 +84,11 @@ void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, int n, int count);
 void nv_tma_bars_inval(NvFn *f, LLVMValueRef bars, int n);
 /* The shared-space address (i32) of mbarrier i (i32) of those at bars. */
 LLVMValueRef nv_mbar_at(NvFn *f, LLVMValueRef bars, LLVMValueRef i);
-/* Thread 0: mbarrier buf (i32) of bars expects `bytes` more. */
+/* The leader (nv_tma_leader): mbarrier buf (i32) of bars expects `bytes` more. */
 void nv_tma_expect(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, uint64_t bytes);
 /* Boxes of t a [rows, cols] tile takes (at most NV_TMA_MAX_BOXES), and the
  * first column of each for a tile at col0 (i32): computed by every thread,
- * before thread 0's branch (nvptx_pipe.c says why). */
+ * before the leader's branch (nvptx_pipe.c says why). */
 #define NV_TMA_MAX_BOXES 16
 int nv_tma_boxes(const GpuTma *t, int64_t cols);
 void nv_tma_box_cols(NvFn *f, const GpuTma *t, int64_t cols, LLVMValueRef col0, LLVMValueRef *bcol);

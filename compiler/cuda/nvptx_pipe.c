@@ -400,7 +400,7 @@ static void tma_coords(NvFn *f, const Inst *L, LLVMValueRef *c)
 	nv_tma_box_cols(f, &t, L->results[0]->type->dims[1], rc[1], c + 1);
 }
 
-/* Thread 0's copies of iteration j's tiles into buffer buf, at the
+/* The leader's copies of iteration j's tiles into buffer buf, at the
  * coordinates pipe_issue evaluated (from c[TMA_COORDS (2x + k)], operand
  * k of dot x). */
 static void tma_issue(NvFn *f, const LoopPipe *p, LLVMValueRef buf, LLVMValueRef *c)
@@ -475,7 +475,7 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 	Cg *g = f->g;
 	LLVMValueRef in = LLVMBuildICmp(g->b, LLVMIntULT, j, p->trips, "");
 	if (p->tma) {
-		/* The coordinates by every thread, before thread 0's branch:
+		/* The coordinates by every thread, before the leader's branch:
 		 * evaluated inside it, LLVM's GVN joined the copies' loop-invariant
 		 * starts through phis of that (divergent) branch, which ptxas moved
 		 * into uniform registers at each copy (R2UR; H100: 0.7 % slower). */

@@ -83,14 +83,28 @@ LLVMValueRef nv_mbar_at(NvFn *f, LLVMValueRef bars, LLVMValueRef i)
 	return saddr(f, LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, bars, &off, 1, "mbar"));
 }
 
+/* One thread issues, as CUTLASS picks it: a branch that ptxas knows to be
+ * warp-uniform (warp 0, the warp index read from lane 0), then elect.sync.
+ * Under `tid == 0` ptxas could not prove one thread active and wrapped
+ * each UTMALDG in an ELECT / BRA.U.ANY loop over the active threads. */
 LLVMBasicBlockRef nv_tma_leader(NvFn *f, LLVMValueRef also)
 {
 	Cg *g = f->g;
-	LLVMValueRef p = LLVMBuildICmp(g->b, LLVMIntEQ, f->tid, cg_i32(g, 0), "");
-	if (also)
-		p = LLVMBuildAnd(g->b, p, also, "");
-	LLVMBasicBlockRef then = cg_block(g, "tma.issue"), join = cg_block(g, "tma.issue.end");
-	LLVMBuildCondBr(g->b, p, then, join);
+	if (!f->warp0) {
+		LLVMBuilderRef b = g->b;
+		g->b = f->pre; /* once, in the entry block */
+		LLVMValueRef w = nv_shfl_idx(f, f->warp, cg_i32(g, 0));
+		f->warp0 = LLVMBuildICmp(g->b, LLVMIntEQ, w, cg_i32(g, 0), "warp0");
+		g->b = b;
+	}
+	LLVMValueRef p = also ? LLVMBuildAnd(g->b, f->warp0, also, "") : f->warp0;
+	LLVMBasicBlockRef elect = cg_block(g, "tma.elect"), then = cg_block(g, "tma.issue"),
+	                  join = cg_block(g, "tma.issue.end");
+	LLVMBuildCondBr(g->b, p, elect, join);
+	LLVMPositionBuilderAtEnd(g->b, elect);
+	LLVMValueRef one = nv_inline_ptx(f, g->t_i32, "{ .reg .pred p; elect.sync _|p, -1; selp.u32 $0, 1, 0, p; }",
+	                                 "=r", NULL, 0);
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, one, cg_i32(g, 0), ""), then, join);
 	LLVMPositionBuilderAtEnd(g->b, then);
 	return join;
 }
