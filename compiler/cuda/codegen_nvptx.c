@@ -1469,13 +1469,15 @@ static bool fill_images(Nv *nv, Compiler *cc, GpuOutput *out, const char *ptxas)
  * reports only failures to write or run, with no source location); the
  * IR and the arena are the main thread's. */
 struct GpuWorker {
-	pthread_t thread;
-	Nv nv;
-	GpuOptions opt;
-	Compiler wcc;
-	GpuOutput *out;
-	const char *ptxas;
-	bool ok;
+	pthread_t thread;  /* runs worker_main */
+	Nv nv;             /* the LLVM state handed over by emit_images */
+	GpuOptions opt;    /* a copy of the options (nv.opt points here) */
+	Compiler wcc;      /* the thread's compiler: its own counts, and time notes into `times` */
+	char *times;       /* -ftime-report lines, printed by worker_join (open_memstream) */
+	size_t ntimes;     /* their length */
+	GpuOutput *out;    /* the images it fills */
+	const char *ptxas; /* the ptxas it starts */
+	bool ok;           /* fill_images' result */
 };
 
 static void *worker_main(void *arg)
@@ -1498,6 +1500,11 @@ static bool worker_join(Compiler *cc, GpuOutput *out)
 	pthread_join(w->thread, NULL);
 	out->worker = NULL;
 	live_worker = NULL;
+	if (w->wcc.time_out) {
+		fclose(w->wcc.time_out);
+		fwrite(w->times, 1, w->ntimes, stderr);
+		free(w->times);
+	}
 	if (cc) {
 		cc->diag.nerrors += w->wcc.diag.nerrors;
 		cc->diag.nwarnings += w->wcc.diag.nwarnings;
@@ -1567,6 +1574,8 @@ static bool emit_images(Nv *nv, GpuOutput *out, bool *handed)
 	w->nv.opt = &w->opt;
 	w->wcc = *cc;
 	w->wcc.diag.nerrors = w->wcc.diag.nwarnings = 0;
+	if (cc->time_report)
+		w->wcc.time_out = open_memstream(&w->times, &w->ntimes);
 	w->nv.cc = &w->wcc;
 	w->nv.g.cc = &w->wcc;
 	w->out = out;
@@ -1576,6 +1585,10 @@ static bool emit_images(Nv *nv, GpuOutput *out, bool *handed)
 	if (!handler)
 		handler = atexit(worker_atexit) == 0;
 	if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+		if (w->wcc.time_out) {
+			fclose(w->wcc.time_out);
+			free(w->times);
+		}
 		free(w);
 		return fill_images(nv, cc, out, ptxas);
 	}

@@ -171,6 +171,8 @@ typedef struct Compiler {
 	Vec include_dirs;   /* const char*, -I directories searched (in order) after the including file's own */
 	int max_nesting;    /* bracket nesting limit of the lexer */
 	bool time_report;   /* -ftime-report: phase times on stderr (time_note) */
+	FILE *time_out;     /* where time_note writes (NULL: stderr): the GPU thread's notes wait in a
+	                       buffer until it joins, so the report's order does not vary */
 } Compiler;
 
 /* Monotonic wall time in milliseconds. */

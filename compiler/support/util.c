@@ -425,5 +425,5 @@ void time_note(const Compiler *cc, double start, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "pkc: time: %-28s %8.2f ms\n", what, ms);
+	fprintf(cc->time_out ? cc->time_out : stderr, "pkc: time: %-28s %8.2f ms\n", what, ms);
 }
