@@ -601,20 +601,16 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 	LLVMBuilderRef b = g->b;
 	int S = p->stages;
 	/* The first dot of the body moves the whole pipeline. */
-	if (x == 0 && p->tma) {
-		/* Phase c / S of buffer c % S: this iteration's boxes are in. */
+	if (x == 0 && (p->tma || p->mbar)) {
+		/* Phase c / S of buffer c % S: this iteration's copies are in
+		 * (the copy engine's boxes, or every thread's cp.async). */
 		LLVMValueRef cb = LLVMBuildTrunc(b, LLVMBuildURem(b, p->c, cg_i64(g, S), ""), g->t_i32, "");
 		LLVMValueRef ph = LLVMBuildTrunc(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, p->c, cg_i64(g, S), ""), cg_i64(g, 1), ""),
 		                                 g->t_i32, "phase");
-		nv_tma_wait(f, pipe_bars(f, p), cb, ph);
-	} else if (x == 0 && p->mbar) {
-		/* Everyone's copies of this iteration are in; this thread's
-		 * wgmma (the async proxy) reads what they wrote. */
-		LLVMValueRef cb = LLVMBuildTrunc(b, LLVMBuildURem(b, p->c, cg_i64(g, S), ""), g->t_i32, "");
-		LLVMValueRef ph = LLVMBuildTrunc(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, p->c, cg_i64(g, S), ""), cg_i64(g, 1), ""),
-		                                 g->t_i32, "phase");
-		nv_tma_wait(f, mbars(f, p, false), cb, ph);
-		nv_proxy_fence(f, true);
+		nv_tma_wait(f, p->tma ? pipe_bars(f, p) : mbars(f, p, false), cb, ph);
+		/* This thread's wgmma (the async proxy) reads what they wrote. */
+		if (p->mbar)
+			nv_proxy_fence(f, true);
 	} else if (x == 0) {
 		LLVMValueRef pending = cg_i32(g, p->ahead - 1);
 		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &pending, 1);
