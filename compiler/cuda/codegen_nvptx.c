@@ -1478,20 +1478,31 @@ struct GpuWorker {
 	GpuOutput *out;    /* the images it fills */
 	const char *ptxas; /* the ptxas it starts */
 	bool ok;           /* fill_images' result */
+	bool internal;     /* it ended on an internal error (message printed): pkc exits 70 at the join */
 };
+
+/* An internal error on the thread ends the thread, not the process: the
+ * main thread may be inside LLVM; it exits 70 when it joins. */
+static void worker_internal_error(void *arg)
+{
+	GpuWorker *w = arg;
+	w->internal = true;
+	pthread_exit(NULL);
+}
 
 static void *worker_main(void *arg)
 {
 	GpuWorker *w = arg;
+	internal_error_ends_thread(worker_internal_error, w);
 	w->ok = fill_images(&w->nv, &w->wcc, w->out, w->ptxas);
 	return NULL;
 }
 
-/* Whether out's images are complete: waits for its thread, if any (the
- * thread's diagnostics counted into cc's). */
 /* The thread running (one at a time), from its start to worker_join. */
 static GpuWorker *live_worker;
 
+/* Whether out's images are complete: waits for its thread, if any (the
+ * thread's diagnostics counted into cc's; its internal error exits 70). */
 static bool worker_join(Compiler *cc, GpuOutput *out)
 {
 	GpuWorker *w = out->worker;
@@ -1500,6 +1511,8 @@ static bool worker_join(Compiler *cc, GpuOutput *out)
 	pthread_join(w->thread, NULL);
 	out->worker = NULL;
 	live_worker = NULL;
+	if (w->internal)
+		exit(EXIT_INTERNAL);
 	if (w->wcc.time_out) {
 		fclose(w->wcc.time_out);
 		fwrite(w->times, 1, w->ntimes, stderr);

@@ -151,6 +151,12 @@ void diag_vreport(Diag *d, DiagLevel level, Loc loc, const char *fmt, va_list ap
 /* A bug in pkc: prints "pkc: internal error: ..." and exits 70. */
 _Noreturn void internal_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define PKC_ASSERT(c) ((c) ? (void)0 : internal_error("%s:%d: assertion '%s' failed", __FILE__, __LINE__, #c))
+/* How the calling thread ends on an internal error, after the message:
+ * fn(arg), which should not return (pthread_exit, say), instead of exit().
+ * A thread other than the main one sets it: its exit() would run the exit
+ * handlers and LLVM's destructors under the main thread's feet.  NULL:
+ * exit(70) again. */
+void internal_error_ends_thread(void (*fn)(void *), void *arg);
 
 /* ---- the compilation ------------------------------------------------- */
 

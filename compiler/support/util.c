@@ -15,6 +15,16 @@ bool starts_with(const char *s, const char *prefix)
 
 /* ---- internal errors --------------------------------------------------- */
 
+/* The calling thread's way out (internal_error_ends_thread); per thread. */
+static _Thread_local void (*thread_end)(void *);
+static _Thread_local void *thread_end_arg;
+
+void internal_error_ends_thread(void (*fn)(void *), void *arg)
+{
+	thread_end = fn;
+	thread_end_arg = arg;
+}
+
 _Noreturn void internal_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -25,6 +35,8 @@ _Noreturn void internal_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	if (thread_end)
+		thread_end(thread_end_arg);
 	exit(EXIT_INTERNAL);
 }
 
