@@ -60,6 +60,7 @@ add_vectors|--n 4194304|--n 10007
 bmm|--batch 2 --m 64 --n 96|--batch 2 --m 50 --n 33
 causal_softmax|--b 64|--b 3
 flash_attention|--b 2 --h 4 --lse|--b 1 --h 1
+flash_attention_bwd|--b 1 --h 4|--b 1 --h 1
 first_reach|--rows 4096 --thr 100|--rows 37
 gmm|--m 4096 --g 8|--m 70 --g 3
 histogram|--n 1048576|--n 3001
