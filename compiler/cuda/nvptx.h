@@ -202,8 +202,7 @@ typedef struct LoopPipe {
 	const Inst *loop;         /* the FOR */
 	int stages;               /* buffers per operand (num_stages) */
 	int ahead;                /* iterations copied ahead: stages - 1, or stages - 2 when the last
-	                             wgmma group of an iteration stays in flight into the next (wg_pending)
-	                             and no release frees its buffer */
+	                             wgmma group of an iteration stays in flight into the next (wg_pending) */
 	bool wg;                  /* some dot of the body uses wgmma */
 	LLVMValueRef c, trips;    /* the loop's counter (i64) and trip count */
 	LLVMValueRef lo, step;    /* iv = lo + c * step, in the iv's dtype */
@@ -217,11 +216,8 @@ typedef struct LoopPipe {
 	bool tma;                 /* the copy engine copies every operand, completing on mbarriers */
 	bool mbar;                /* cp.async completing on mbarriers, no CTA barrier in the loop
 	                             (plan_mbar) */
-	bool release;             /* with tma: the consumers release each buffer on an "empty" mbarrier
-	                             and the leader refills it after the first dot (plan_release) */
 	uint64_t bars;            /* with tma: offset of the `stages` mbarriers in the pipeline area; with
-	                             mbar or release: of the `stages` "full" ones, then the `stages`
-	                             "empty" ones */
+	                             mbar: of the `stages` "full" ones, then the `stages` "empty" ones */
 	int *slot;                /* with tma: per dot, per operand (2x + k): its tensor map, or -1 */
 	bool *inflight;           /* per dot: its wgmma group may stay in flight into the next iteration */
 	const Value **late;       /* per dot: the body argument carrying its accumulator when that is
@@ -493,10 +489,6 @@ bool nv_pipe_dot_in_flight(const LoopPipe *p, int x);
  * flight from the previous iteration and read late, fenced for their
  * readers. */
 void nv_pipe_fence_carried(NvFn *f, const LoopPipe *p, int x);
-/* After dot x's wgmma.wait_group with its group left in flight: with
- * release, the buffer of the previous iteration is free and the leader
- * refills it (false: the copies' indices could not be emitted). */
-bool nv_pipe_release(NvFn *f, const LoopPipe *p, int x);
 
 /* ---- nvptx_sched.c ---------------------------------------------------------------- */
 

@@ -1081,8 +1081,6 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 		nv_wg_fence(f, x->D);
 	if (x->pipe && !x->pending)
 		nv_pipe_fence_carried(f, x->pipe, x->px);
-	if (x->pipe && x->pending)
-		return nv_pipe_release(f, x->pipe, x->px);
 	return true;
 }
 

@@ -76,11 +76,6 @@ int nv_tma_slot(NvFn *f, const GpuTma *t);
  * one thread, sm_90 (the wgmma pipelines'); `also` is the same in every
  * thread (elect.sync needs the whole warp). */
 LLVMBasicBlockRef nv_tma_leader(NvFn *f, LLVMValueRef also);
-/* nv_tma_leader in two steps: into warp 0 [&& also] (the join returned,
- * the issuing block in *issue), then, after the caller's code for the
- * whole warp, elect.sync into *issue. */
-LLVMBasicBlockRef nv_tma_leader_warp(NvFn *f, LLVMValueRef also, LLVMBasicBlockRef *issue);
-void nv_tma_leader_elect(NvFn *f, LLVMBasicBlockRef issue, LLVMBasicBlockRef join);
 void nv_tma_leader_end(NvFn *f, LLVMBasicBlockRef join);
 /* The n mbarriers at bars (shared, 8 bytes each): initialised for
  * `count` arrivals a phase, then a CTA barrier; or a CTA barrier, then
@@ -105,6 +100,5 @@ void nv_tma_copy(NvFn *f, const GpuTma *t, int slot, LLVMValueRef dst, int64_t c
 /* Every thread: waits until mbarrier buf of bars has completed the phase
  * of parity `parity` (i32). */
 void nv_tma_wait(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef parity);
-void nv_tma_wait_how(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef parity, bool warp);
 
 #endif

@@ -193,23 +193,7 @@ static void take_bars(NvFn *f, LoopPipe *p, int n)
 
 /* The copy engine copies p's operands when every one fits it, the schedule
  * takes it (nv_sched_tma) and the entry takes the maps (nv_tma_slot),
- * completing on `stages` mbarriers.
- *
- * Release: a loop of one wgmma dot whose group stays in flight into the
- * next iteration (a matmul's K loop) needs no CTA barrier per iteration.
- * After the wait_group(1) of iteration c has completed iteration c - 1's
- * group, every thread arrives on the "empty" mbarrier of c - 1's buffer,
- * and the leader waits for that phase, then refills the buffer with
- * iteration c + stages - 1 while group c runs: copies run stages - 1
- * iterations ahead and the tensor cores never drain between iterations
- * (without it, a group in flight needs stages - 2 ahead, and 128 x 128 x
- * 128 blocks, 3 stages of 64 KiB, waited for each group).
- *
- * Measured on the H100 (bench/RESULTS.md, helper hopper7): slower than
- * the CTA barrier (128 x 128 x 64 blocks 18-22 %, 128 x 128 x 32 10 %,
- * 128 x 128 x 128 -4 to +7 %): the leader waits inside consumer warpgroup
- * 0, which then issues no wgmma until every warp has released; it wants
- * a producer warp of its own (warp specialization). */
+ * completing on `stages` mbarriers. */
 static void plan_tma(NvFn *f, LoopPipe *p)
 {
 	p->slot = arena_alloc(nv_arena(f), (size_t)(2 * p->ndots) * sizeof *p->slot);
@@ -234,11 +218,8 @@ static void plan_tma(NvFn *f, LoopPipe *p)
 		}
 	if (!all)
 		return;
+	take_bars(f, p, p->stages);
 	p->tma = true;
-	p->release = p->ndots == 1 && p->inflight[0];
-	if (p->release)
-		p->ahead = p->stages - 1;
-	take_bars(f, p, p->release ? 2 * p->stages : p->stages);
 }
 
 /* A cp.async pipeline of two or more wgmma dots whose first dot is waited
@@ -388,8 +369,7 @@ static LLVMValueRef pipe_bars(NvFn *f, const LoopPipe *p)
 	return LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, f->smem_pipe, &off, 1, "mbars");
 }
 
-/* With mbar or release: the "full" (empty false) or "empty" mbarriers of
- * p. */
+/* With mbar: the "full" (empty false) or "empty" mbarriers of p. */
 static LLVMValueRef mbars(NvFn *f, const LoopPipe *p, bool empty)
 {
 	LLVMValueRef off = cg_i32(f->g, (int32_t)(p->bars + (empty ? (uint64_t)p->stages * 8 : 0)));
@@ -488,22 +468,6 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 	return ok;
 }
 
-/* Buffer buf was last read in iteration j - S: wait for its phase
- * (j / S - 1) of the empty barrier, when there was one. */
-static void wait_empty(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf)
-{
-	Cg *g = f->g;
-	int S = p->stages;
-	LLVMBasicBlockRef wait = cg_block(g, "empty.wait"), go = cg_block(g, "empty.done");
-	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntUGE, j, cg_i64(g, S), ""), wait, go);
-	LLVMPositionBuilderAtEnd(g->b, wait);
-	LLVMValueRef ph = LLVMBuildAnd(g->b, LLVMBuildAdd(g->b, LLVMBuildUDiv(g->b, j, cg_i64(g, S), ""), cg_i64(g, 1), ""),
-	                               cg_i64(g, 1), "");
-	nv_tma_wait_how(f, mbars(f, p, true), buf, LLVMBuildTrunc(g->b, ph, g->t_i32, "parity"), p->release);
-	LLVMBuildBr(g->b, go);
-	LLVMPositionBuilderAtEnd(g->b, go);
-}
-
 /* if (j < trips) issue iteration j into buffer buf; commit (a group even
  * when empty, so that group n always holds iteration n). */
 static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf)
@@ -517,11 +481,7 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 		 * into uniform registers at each copy (R2UR; H100: 0.7 % slower). */
 		LLVMValueRef *c = arena_alloc(nv_arena(f), (size_t)(2 * TMA_COORDS * p->ndots) * sizeof *c);
 		bool ok = pipe_issue(f, p, j, buf, c);
-		/* With release, warp 0 waits for the buffer, then one lane issues. */
-		LLVMBasicBlockRef issue, join = nv_tma_leader_warp(f, in, &issue);
-		if (p->release)
-			wait_empty(f, p, j, buf);
-		nv_tma_leader_elect(f, issue, join);
+		LLVMBasicBlockRef join = nv_tma_leader(f, in);
 		nv_tma_expect(f, pipe_bars(f, p), buf, tma_bytes(f, p));
 		if (ok)
 			tma_issue(f, p, buf, c);
@@ -531,8 +491,19 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 	LLVMBasicBlockRef then = cg_block(g, "prefetch"), join = cg_block(g, "prefetch.end");
 	LLVMBuildCondBr(g->b, in, then, join);
 	LLVMPositionBuilderAtEnd(g->b, then);
-	if (p->mbar)
-		wait_empty(f, p, j, buf);
+	if (p->mbar) {
+		/* Buffer buf was last read in iteration j - S: wait for its phase
+		 * (j / S - 1) of the empty barrier, when there was one. */
+		int S = p->stages;
+		LLVMBasicBlockRef wait = cg_block(g, "empty.wait"), go = cg_block(g, "empty.done");
+		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntUGE, j, cg_i64(g, S), ""), wait, go);
+		LLVMPositionBuilderAtEnd(g->b, wait);
+		LLVMValueRef ph = LLVMBuildAnd(g->b, LLVMBuildAdd(g->b, LLVMBuildUDiv(g->b, j, cg_i64(g, S), ""),
+		                                                  cg_i64(g, 1), ""), cg_i64(g, 1), "");
+		nv_tma_wait(f, mbars(f, p, true), buf, LLVMBuildTrunc(g->b, ph, g->t_i32, "parity"));
+		LLVMBuildBr(g->b, go);
+		LLVMPositionBuilderAtEnd(g->b, go);
+	}
 	bool ok = pipe_issue(f, p, j, buf, NULL);
 	if (p->mbar) {
 		LLVMValueRef a = nv_mbar_at(f, mbars(f, p, false), buf);
@@ -553,8 +524,6 @@ void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 		nv_barrier(f);
 	if (p->tma)
 		nv_tma_bars_init(f, pipe_bars(f, p), p->stages, 1);
-	if (p->release)
-		nv_tma_bars_init(f, mbars(f, p, true), p->stages, 1 << f->plan->lc->warpbits);
 	if (p->mbar)
 		nv_tma_bars_init(f, mbars(f, p, false), 2 * p->stages, 32 << f->plan->lc->warpbits);
 	for (int j = 0; j < p->ahead; j++)
@@ -565,7 +534,7 @@ void nv_pipe_prologue(NvFn *f, LoopPipe *p)
  * when the next one starts. */
 static bool wg_pending(const LoopPipe *p)
 {
-	return p->wg && (p->ahead < p->stages - 1 || p->release);
+	return p->wg && p->ahead < p->stages - 1;
 }
 
 bool nv_pipe_in_flight(const LoopPipe *p)
@@ -578,48 +547,21 @@ bool nv_pipe_dot_in_flight(const LoopPipe *p, int x)
 	return wg_pending(p) && p->inflight[x];
 }
 
-/* The previous iteration's buffer is read (its last group is complete):
- * this thread arrives on its empty barrier; with release, one elected
- * lane of each warp (the warp's wait_group, .sync.aligned, is behind all
- * its lanes): one arrival per thread ran no faster on the H100. */
-static void arrive_prev(NvFn *f, const LoopPipe *p)
-{
-	Cg *g = f->g;
-	LLVMBasicBlockRef then = cg_block(g, "empty.arrive"), join = cg_block(g, "empty.arrive.end");
-	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, p->c, cg_i64(g, 0), ""), then, join);
-	LLVMPositionBuilderAtEnd(g->b, then);
-	LLVMValueRef prev = LLVMBuildURem(g->b, LLVMBuildSub(g->b, p->c, cg_i64(g, 1), ""), cg_i64(g, p->stages), "");
-	LLVMValueRef a = nv_mbar_at(f, mbars(f, p, true), LLVMBuildTrunc(g->b, prev, g->t_i32, ""));
-	nv_inline_ptx(f, g->t_void,
-	              p->release ? "{ .reg .pred p; elect.sync _|p, -1; @p mbarrier.arrive.shared::cta.b64 _, [$0]; }"
-	                         : "mbarrier.arrive.shared::cta.b64 _, [$0];",
-	              "r,~{memory}", &a, 1);
-	LLVMBuildBr(g->b, join);
-	LLVMPositionBuilderAtEnd(g->b, join);
-}
-
-/* The copies of iteration c + ahead, into its buffer (c + ahead) % S
- * (with release, the one iteration c - 1 read). */
-static bool refill(NvFn *f, const LoopPipe *p)
-{
-	Cg *g = f->g;
-	LLVMValueRef j = LLVMBuildAdd(g->b, p->c, cg_i64(g, p->ahead), "");
-	LLVMValueRef nb = LLVMBuildTrunc(g->b, LLVMBuildURem(g->b, j, cg_i64(g, p->stages), ""), g->t_i32, "");
-	return pipe_issue_guarded(f, p, j, nb);
-}
-
-bool nv_pipe_release(NvFn *f, const LoopPipe *p, int x)
-{
-	if (x != 0 || !p->release)
-		return true;
-	arrive_prev(f, p);
-	return refill(f, p);
-}
-
 void nv_pipe_fence_carried(NvFn *f, const LoopPipe *p, int x)
 {
-	if (x == 0 && p->mbar)
-		arrive_prev(f, p);
+	if (x == 0 && p->mbar) {
+		/* The previous iteration's buffer is read: its last group is
+		 * complete. */
+		Cg *g = f->g;
+		LLVMBasicBlockRef then = cg_block(g, "empty.arrive"), join = cg_block(g, "empty.arrive.end");
+		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, p->c, cg_i64(g, 0), ""), then, join);
+		LLVMPositionBuilderAtEnd(g->b, then);
+		LLVMValueRef prev = LLVMBuildURem(g->b, LLVMBuildSub(g->b, p->c, cg_i64(g, 1), ""), cg_i64(g, p->stages), "");
+		LLVMValueRef a = nv_mbar_at(f, mbars(f, p, true), LLVMBuildTrunc(g->b, prev, g->t_i32, ""));
+		nv_inline_ptx(f, g->t_void, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}", &a, 1);
+		LLVMBuildBr(g->b, join);
+		LLVMPositionBuilderAtEnd(g->b, join);
+	}
 	for (int d = 0; x == 0 && wg_pending(p) && d < p->ndots; d++)
 		if (p->late[d]) {
 			GV *in = f->vals[p->late[d]->id];
@@ -648,7 +590,7 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 	/* The next run of the loop (an enclosing loop, the next program of
 	 * the task) starts the barriers afresh. */
 	if (p->tma || p->mbar)
-		nv_tma_bars_inval(f, pipe_bars(f, p), p->tma && !p->release ? p->stages : 2 * p->stages);
+		nv_tma_bars_inval(f, pipe_bars(f, p), p->tma ? p->stages : 2 * p->stages);
 }
 
 /* In the body, at dot x of p: wait for this iteration's copies, start the
@@ -665,7 +607,7 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 		LLVMValueRef cb = LLVMBuildTrunc(b, LLVMBuildURem(b, p->c, cg_i64(g, S), ""), g->t_i32, "");
 		LLVMValueRef ph = LLVMBuildTrunc(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, p->c, cg_i64(g, S), ""), cg_i64(g, 1), ""),
 		                                 g->t_i32, "phase");
-		nv_tma_wait_how(f, p->tma ? pipe_bars(f, p) : mbars(f, p, false), cb, ph, p->release);
+		nv_tma_wait(f, p->tma ? pipe_bars(f, p) : mbars(f, p, false), cb, ph);
 		/* This thread's wgmma (the async proxy) reads what they wrote. */
 		if (p->mbar)
 			nv_proxy_fence(f, true);
@@ -674,14 +616,16 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &pending, 1);
 		nv_proxy_fence(f, p->wg);
 	}
-	if (x == 0 && !p->release) { /* with release, nv_pipe_release refills after the dot */
+	if (x == 0) {
 		/* Everyone's copies are in, and everyone is done with the buffer
 		 * the next copies overwrite (read in the previous iteration, or
 		 * the one before by wgmma groups still in flight then); with
 		 * mbar, the barriers say so. */
 		if (!p->mbar)
 			nv_barrier(f);
-		if (!refill(f, p))
+		LLVMValueRef j = LLVMBuildAdd(b, p->c, cg_i64(g, p->ahead), "");
+		LLVMValueRef nb = LLVMBuildTrunc(b, LLVMBuildURem(b, j, cg_i64(g, S), ""), g->t_i32, "");
+		if (!pipe_issue_guarded(f, p, j, nb))
 			return false;
 	}
 	LLVMValueRef buf = LLVMBuildTrunc(b, LLVMBuildURem(b, p->c, cg_i64(g, S), ""), g->t_i32, "");

@@ -89,13 +89,6 @@ LLVMValueRef nv_mbar_at(NvFn *f, LLVMValueRef bars, LLVMValueRef i)
  * each UTMALDG in an ELECT / BRA.U.ANY loop over the active threads. */
 LLVMBasicBlockRef nv_tma_leader(NvFn *f, LLVMValueRef also)
 {
-	LLVMBasicBlockRef issue, join = nv_tma_leader_warp(f, also, &issue);
-	nv_tma_leader_elect(f, issue, join);
-	return join;
-}
-
-LLVMBasicBlockRef nv_tma_leader_warp(NvFn *f, LLVMValueRef also, LLVMBasicBlockRef *issue)
-{
 	Cg *g = f->g;
 	if (!f->warp0) {
 		LLVMBuilderRef b = g->b;
@@ -105,21 +98,15 @@ LLVMBasicBlockRef nv_tma_leader_warp(NvFn *f, LLVMValueRef also, LLVMBasicBlockR
 		g->b = b;
 	}
 	LLVMValueRef p = also ? LLVMBuildAnd(g->b, f->warp0, also, "") : f->warp0;
-	LLVMBasicBlockRef warp = cg_block(g, "tma.elect");
-	*issue = cg_block(g, "tma.issue");
-	LLVMBasicBlockRef join = cg_block(g, "tma.issue.end");
-	LLVMBuildCondBr(g->b, p, warp, join);
-	LLVMPositionBuilderAtEnd(g->b, warp);
-	return join;
-}
-
-void nv_tma_leader_elect(NvFn *f, LLVMBasicBlockRef issue, LLVMBasicBlockRef join)
-{
-	Cg *g = f->g;
+	LLVMBasicBlockRef elect = cg_block(g, "tma.elect"), then = cg_block(g, "tma.issue"),
+	                  join = cg_block(g, "tma.issue.end");
+	LLVMBuildCondBr(g->b, p, elect, join);
+	LLVMPositionBuilderAtEnd(g->b, elect);
 	LLVMValueRef one = nv_inline_ptx(f, g->t_i32, "{ .reg .pred p; elect.sync _|p, -1; selp.u32 $0, 1, 0, p; }",
 	                                 "=r", NULL, 0);
-	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, one, cg_i32(g, 0), ""), issue, join);
-	LLVMPositionBuilderAtEnd(g->b, issue);
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, one, cg_i32(g, 0), ""), then, join);
+	LLVMPositionBuilderAtEnd(g->b, then);
+	return join;
 }
 
 void nv_tma_leader_end(NvFn *f, LLVMBasicBlockRef join)
@@ -193,16 +180,6 @@ void nv_tma_copy(NvFn *f, const GpuTma *t, int slot, LLVMValueRef dst, int64_t c
 
 void nv_tma_wait(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef parity)
 {
-	nv_tma_wait_how(f, bars, buf, parity, false);
-}
-
-/* warp: the loop ends when every lane of the warp has seen the phase
- * (vote.sync.all), a condition ptxas knows warp-uniform: a loop each
- * thread leaves on its own made ptxas give up the uniform registers of
- * the wgmma descriptors after it (R2UR before each HGMMA) when no CTA
- * barrier reconverged the warp. */
-void nv_tma_wait_how(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef parity, bool warp)
-{
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
 	LLVMValueRef bar = nv_mbar_at(f, bars, buf);
@@ -211,11 +188,8 @@ void nv_tma_wait_how(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef 
 	LLVMPositionBuilderAtEnd(b, loop);
 	LLVMValueRef args[2] = {bar, parity};
 	LLVMValueRef ok = nv_inline_ptx(f, g->t_i32,
-	                                warp ? "{ .reg .pred p, q; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2; "
-	                                       "vote.sync.all.pred q, p, -1; selp.u32 $0, 1, 0, q; }"
-	                                     : "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2; "
-	                                       "selp.u32 $0, 1, 0, p; }",
-	                                "=r,r,r,~{memory}", args, 2);
+	                                "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2; "
+	                                "selp.u32 $0, 1, 0, p; }", "=r,r,r,~{memory}", args, 2);
 	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, ok, cg_i32(g, 0), ""), done, loop);
 	LLVMPositionBuilderAtEnd(b, done);
 }
