@@ -85,6 +85,8 @@ sanitize_kernels() {
 tma|memcheck racecheck synccheck
 tma-unaligned|memcheck racecheck synccheck
 tma-exact|memcheck racecheck synccheck
+tma-k1|memcheck racecheck synccheck
+tma-long|memcheck racecheck synccheck
 sched-wgmma|memcheck racecheck synccheck
 wgmma-epilogue|memcheck racecheck synccheck
 KERNELS
