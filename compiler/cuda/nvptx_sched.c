@@ -354,18 +354,20 @@ static LLVMValueRef heavy_first(NvFn *f, LLVMValueRef lin, int axis, uint64_t sh
 	int64_t per = 1;
 	while (per < SCHED_MAX_SECTION && (uint64_t)per * 2 * shared_bytes <= SCHED_L2_SHARED)
 		per *= 2;
-	LLVMValueRef rest = cg_i32(g, 1), n = f->nprog[axis], sec = cg_i32(g, (int)per);
+	/* In i64: n * per may pass 2^32 where n * rest (gridDim.x) does not. */
+	LLVMValueRef rest = cg_i64(g, 1), sec = cg_i64(g, per), l = LLVMBuildZExt(b, lin, g->t_i64, "");
+	LLVMValueRef n = LLVMBuildZExt(b, f->nprog[axis], g->t_i64, "");
 	for (int d = 0; d < k->ngrid; d++)
 		if (d != axis && !(k->semantics && k->semantics[d] == AXIS_ARBITRARY))
-			rest = LLVMBuildMul(b, rest, f->nprog[d], "");
+			rest = LLVMBuildMul(b, rest, LLVMBuildZExt(b, f->nprog[d], g->t_i64, ""), "");
 	LLVMValueRef span = LLVMBuildMul(b, n, sec, "");
-	LLVMValueRef x = LLVMBuildURem(b, lin, span, "");
-	LLVMValueRef first = LLVMBuildMul(b, LLVMBuildUDiv(b, lin, span, ""), sec, "");
+	LLVMValueRef x = LLVMBuildURem(b, l, span, "");
+	LLVMValueRef first = LLVMBuildMul(b, LLVMBuildUDiv(b, l, span, ""), sec, "");
 	LLVMValueRef left = LLVMBuildSub(b, rest, first, "");
 	LLVMValueRef gs = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, left, sec, ""), left, sec, "section");
 	LLVMValueRef up = LLVMBuildUDiv(b, x, gs, "");
-	f->pid[axis] = LLVMBuildSub(b, LLVMBuildSub(b, n, cg_i32(g, 1), ""), up, "pid");
-	return LLVMBuildAdd(b, first, LLVMBuildURem(b, x, gs, ""), "");
+	f->pid[axis] = LLVMBuildTrunc(b, LLVMBuildSub(b, LLVMBuildSub(b, n, cg_i64(g, 1), ""), up, ""), g->t_i32, "pid");
+	return LLVMBuildTrunc(b, LLVMBuildAdd(b, first, LLVMBuildURem(b, x, gs, ""), ""), g->t_i32, "");
 }
 
 void nv_sched_program_ids(NvFn *f, LLVMValueRef lin)
