@@ -1075,6 +1075,8 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 		}
 	}
 	nv_intrinsic(f, "llvm.nvvm.wgmma.commit_group.sync.aligned", NULL, 0, NULL, 0);
+	if (x->pipe && !nv_pipe_issue_late(f, x->pipe, x->px))
+		return false;
 	LLVMValueRef pending = cg_i64(g, x->pending);
 	nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &pending, 1);
 	if (!x->pending)

@@ -61,8 +61,14 @@ uint64_t nv_pipe_cap(NvFn *f);
  * *px), or NULL. */
 const LoopPipe *nv_pipe_of(NvFn *f, const Inst *i, int *px);
 /* In the loop body, at dot x of p: waits for this iteration's copies,
- * starts the ones p->ahead iterations ahead, and gives the stages to read. */
+ * starts the ones p->ahead iterations ahead (unless the first dot does:
+ * nv_pipe_issue_late), and gives the stages to read. */
 bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb);
+/* Called by dot x of p once its wgmma group is committed, before its
+ * wait: starts the copies ahead when the pipeline issues them late. */
+bool nv_pipe_issue_late(NvFn *f, const LoopPipe *p, int x);
+/* Starts the copies p->ahead iterations ahead of the current one. */
+bool nv_pipe_issue_ahead(NvFn *f, const LoopPipe *p);
 
 /* ---- nvptx_tma.c ---------------------------------------------------------------- */
 

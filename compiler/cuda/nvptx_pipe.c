@@ -593,8 +593,37 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 		nv_tma_bars_inval(f, pipe_bars(f, p), p->tma ? p->stages : 2 * p->stages);
 }
 
+/* Whether the copies p->ahead iterations ahead wait until the first dot's
+ * wgmma group is issued (nv_pipe_issue_ahead from the dot, before its
+ * wait), so that the empty barrier's wait and the copies' address
+ * arithmetic run while the tensor cores do: with mbar, where the buffer
+ * they overwrite was released an iteration before (p->ahead <= stages -
+ * 2), when two CTAs share the SM.  On the H100 attention at d64 (two CTAs
+ * an SM) went from 440 to 459 TFLOP/s, causal 394 to 400; at d128 (one
+ * CTA, 180 -> 198 registers) full went from 493 to 480, causal 435 to 442;
+ * issued after the last dot instead: d64 no faster, d128 8-10 % slower
+ * (bench/RESULTS.md, "attn6"). */
+static bool issues_late(NvFn *f, const LoopPipe *p)
+{
+	return p->mbar && f->sched_shared && f->plan->wgmma[p->dots[0]->results[0]->id];
+}
+
+bool nv_pipe_issue_ahead(NvFn *f, const LoopPipe *p)
+{
+	Cg *g = f->g;
+	LLVMValueRef j = LLVMBuildAdd(g->b, p->c, cg_i64(g, p->ahead), "");
+	LLVMValueRef nb = LLVMBuildTrunc(g->b, LLVMBuildURem(g->b, j, cg_i64(g, p->stages), ""), g->t_i32, "");
+	return pipe_issue_guarded(f, p, j, nb);
+}
+
+bool nv_pipe_issue_late(NvFn *f, const LoopPipe *p, int x)
+{
+	return x != 0 || !issues_late(f, p) || nv_pipe_issue_ahead(f, p);
+}
+
 /* In the body, at dot x of p: wait for this iteration's copies, start the
- * ones p->ahead iterations ahead, and give the buffers to read. */
+ * ones p->ahead iterations ahead (or let the first dot start them:
+ * issues_late), and give the buffers to read. */
 bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 {
 	Cg *g = f->g;
@@ -623,9 +652,7 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 		 * mbar, the barriers say so. */
 		if (!p->mbar)
 			nv_barrier(f);
-		LLVMValueRef j = LLVMBuildAdd(b, p->c, cg_i64(g, p->ahead), "");
-		LLVMValueRef nb = LLVMBuildTrunc(b, LLVMBuildURem(b, j, cg_i64(g, S), ""), g->t_i32, "");
-		if (!pipe_issue_guarded(f, p, j, nb))
+		if (!issues_late(f, p) && !nv_pipe_issue_ahead(f, p))
 			return false;
 	}
 	LLVMValueRef buf = LLVMBuildTrunc(b, LLVMBuildURem(b, p->c, cg_i64(g, S), ""), g->t_i32, "");

@@ -35,8 +35,15 @@
  *   the parallel axis along which most of the bytes a program reads are
  *   shared runs fastest instead (`shared_axis`): on the H100 the attention
  *   kernel read k and v from DRAM at 66 % of its bandwidth with the q block
- *   slowest (L2 hit rate 28 %, bench/RESULTS.md "attn5").  The order of
- *   parallel programs is unspecified (§5.4).
+ *   slowest (L2 hit rate 28 %, bench/RESULTS.md "attn5").  When a loop
+ *   runs longer the larger that axis's program id (causal attention: the
+ *   q block), the longest programs run first, in sections of the other
+ *   programs that read SCHED_L2_SHARED bytes of shared blocks together
+ *   (`heavy_first`): the programs left at the end are short, so the SMs
+ *   finish together; on the H100 causal attention went from 355 to 394
+ *   TFLOP/s at d64, 402 to 433 at d128 (sections of 4 MiB: 365 / 419; of
+ *   64 MiB: 392 / 428; bench/RESULTS.md "attn6").  The order of parallel
+ *   programs is unspecified (§5.4).
  * - Persistent CTAs (sm_90): a kernel with tensor-core dots runs as many
  *   CTAs as the GPU holds at once, each looping over the tasks gridDim.x
  *   apart in the grouped order, so that no SM waits for a CTA to end and
@@ -80,6 +87,12 @@
 #define SCHED_TMA_MIN_BYTES (16 * 1024)
 /* Rows of program blocks per group (program order). */
 #define SCHED_GROUP 8
+/* Bytes of shared input blocks the programs of one section read together,
+ * and the programs of the other axes a section takes at most, when the
+ * longest programs run first (heavy_first): a third of the H100's 50 MiB
+ * of L2. */
+#define SCHED_L2_SHARED (16u << 20)
+#define SCHED_MAX_SECTION 64
 
 static int64_t pow2_ceil(int64_t x)
 {
@@ -208,9 +221,9 @@ static bool map_reads(const Region *map, const Value *v, bool *dep, int nvalues)
  * input blocks each reads (their index maps do not read the axis), when
  * that is at least half of those bytes and the last two parallel axes
  * par[0], par[1] do not both share some (that is the grouped order's
- * case); -1 otherwise, and when an input has no block spec (what its
- * programs read is not known here). */
-static int shared_axis(const IrKernel *k, const int *par, int np, Arena *a)
+ * case), with those bytes in *bytes_out; -1 otherwise, and when an input has
+ * no block spec (what its programs read is not known here). */
+static int shared_axis(const IrKernel *k, const int *par, int np, Arena *a, uint64_t *bytes_out)
 {
 	uint64_t total = 0, *shared = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *shared);
 	bool *dep = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *dep);
@@ -236,7 +249,125 @@ static int shared_axis(const IrKernel *k, const int *par, int np, Arena *a)
 	for (int g = 0; g < k->ngrid; g++)
 		if (!(k->semantics && k->semantics[g] == AXIS_ARBITRARY) && (best < 0 || shared[g] > shared[best]))
 			best = g;
-	return best >= 0 && shared[best] > 0 && 2 * shared[best] >= total ? best : -1;
+	if (best < 0 || !shared[best] || 2 * shared[best] < total)
+		return -1;
+	*bytes_out = shared[best];
+	return best;
+}
+
+/* GROW_*: how a scalar changes as program_id(axis) grows, the other
+ * program ids fixed. */
+enum { GROW_NONE, GROW_UP, GROW_DOWN, GROW_UNKNOWN };
+
+static int grow_join(int a, int b)
+{
+	return a == GROW_NONE ? b : b == GROW_NONE || a == b ? a : GROW_UNKNOWN;
+}
+
+static int grow_neg(int a)
+{
+	return a == GROW_UP ? GROW_DOWN : a == GROW_DOWN ? GROW_UP : a;
+}
+
+/* The sign of v when it is an integer constant (0 when not one). */
+static int const_sign(const Value *v)
+{
+	const Inst *d = v->def;
+	if (!d || d->op != IR_CONST || !dtype_is_int(v->type->dtype))
+		return 0;
+	return d->ival > 0 ? 1 : d->ival < 0 ? -1 : 0;
+}
+
+/* How integer scalar v grows with program_id(axis) (GROW_*), through
+ * sums, products and quotients by constants, minimum and maximum, and
+ * the arms of a select (cdiv lowers to one whose arms differ by 1: the
+ * condition is not looked at, so this is an estimate, good for the order
+ * of programs and nothing else).  body: the kernel's region, whose
+ * arguments (sizes, scalars) are the same in every program. */
+static int grow(const Value *v, int axis, const Region *body, int depth)
+{
+	const Inst *d = v->def;
+	if (!d)
+		return v->region == body ? GROW_NONE : GROW_UNKNOWN;
+	if (depth > 32 || v->type->rank != 0)
+		return GROW_UNKNOWN;
+	switch (d->op) {
+	case IR_CONST:
+	case IR_NUM_PROGRAMS: return GROW_NONE;
+	case IR_PROGRAM_ID: return d->ival == axis ? GROW_UP : GROW_NONE;
+	case IR_CAST: return dtype_is_int(v->type->dtype) ? grow(d->args[0], axis, body, depth + 1) : GROW_UNKNOWN;
+	case IR_NEG: return grow_neg(grow(d->args[0], axis, body, depth + 1));
+	case IR_ADD:
+	case IR_MIN:
+	case IR_MAX:
+		return grow_join(grow(d->args[0], axis, body, depth + 1), grow(d->args[1], axis, body, depth + 1));
+	case IR_SUB:
+		return grow_join(grow(d->args[0], axis, body, depth + 1), grow_neg(grow(d->args[1], axis, body, depth + 1)));
+	case IR_SELECT:
+		return grow_join(grow(d->args[1], axis, body, depth + 1), grow(d->args[2], axis, body, depth + 1));
+	case IR_MUL:
+	case IR_DIV:
+	case IR_FLOORDIV: {
+		int x = d->op == IR_MUL && const_sign(d->args[0]) ? 1 : 0, c = const_sign(d->args[1 - x]);
+		if (!c)
+			return GROW_UNKNOWN;
+		int g = grow(d->args[x], axis, body, depth + 1);
+		return c > 0 ? g : grow_neg(g);
+	}
+	default: return GROW_UNKNOWN;
+	}
+}
+
+/* Whether some loop of region r runs more iterations the larger
+ * program_id(axis) is (a constant positive step; its start and bound
+ * grow, GROW_*), and none fewer. */
+static int loops_grow(const Region *r, int axis, const Region *body)
+{
+	int g = GROW_NONE;
+	for (const Inst *i = r->first; i && g != GROW_UNKNOWN; i = i->next) {
+		if (i->op == IR_FOR) {
+			int t = const_sign(i->args[2]) > 0 ? grow_join(grow(i->args[1], axis, body, 0),
+			                                               grow_neg(grow(i->args[0], axis, body, 0)))
+			                                   : GROW_UNKNOWN;
+			/* A loop whose trip count does not depend on the axis weighs the same in every program. */
+			g = grow_join(g, t == GROW_UNKNOWN ? GROW_NONE : t);
+		}
+		for (int k = 0; k < i->nregions; k++)
+			g = grow_join(g, loops_grow(i->regions[k], axis, body));
+	}
+	return g;
+}
+
+/* The order of programs whose loops run longer the larger program_id(axis)
+ * (causal attention: the q block), where axis is the shared one: the
+ * other parallel programs in sections of `per` (together reading about
+ * SCHED_L2_SHARED bytes of the shared blocks), and in a section the
+ * longest programs of all first, axis from its last program down (the
+ * longest processing time first: the programs left at the end are the
+ * short ones, so the SMs finish together).  lin: blockIdx.x; sets
+ * f->pid[axis] and returns the index over the other parallel axes. */
+static LLVMValueRef heavy_first(NvFn *f, LLVMValueRef lin, int axis, uint64_t shared_bytes)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	const IrKernel *k = f->k;
+	int64_t per = 1;
+	while (per < SCHED_MAX_SECTION && (uint64_t)per * 2 * shared_bytes <= SCHED_L2_SHARED)
+		per *= 2;
+	/* In i64: n * per may pass 2^32 where n * rest (gridDim.x) does not. */
+	LLVMValueRef rest = cg_i64(g, 1), sec = cg_i64(g, per), l = LLVMBuildZExt(b, lin, g->t_i64, "");
+	LLVMValueRef n = LLVMBuildZExt(b, f->nprog[axis], g->t_i64, "");
+	for (int d = 0; d < k->ngrid; d++)
+		if (d != axis && !(k->semantics && k->semantics[d] == AXIS_ARBITRARY))
+			rest = LLVMBuildMul(b, rest, LLVMBuildZExt(b, f->nprog[d], g->t_i64, ""), "");
+	LLVMValueRef span = LLVMBuildMul(b, n, sec, "");
+	LLVMValueRef x = LLVMBuildURem(b, l, span, "");
+	LLVMValueRef first = LLVMBuildMul(b, LLVMBuildUDiv(b, l, span, ""), sec, "");
+	LLVMValueRef left = LLVMBuildSub(b, rest, first, "");
+	LLVMValueRef gs = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, left, sec, ""), left, sec, "section");
+	LLVMValueRef up = LLVMBuildUDiv(b, x, gs, "");
+	f->pid[axis] = LLVMBuildTrunc(b, LLVMBuildSub(b, LLVMBuildSub(b, n, cg_i64(g, 1), ""), up, ""), g->t_i32, "pid");
+	return LLVMBuildTrunc(b, LLVMBuildAdd(b, first, LLVMBuildURem(b, x, gs, ""), ""), g->t_i32, "");
 }
 
 void nv_sched_program_ids(NvFn *f, LLVMValueRef lin)
@@ -251,8 +382,11 @@ void nv_sched_program_ids(NvFn *f, LLVMValueRef lin)
 	bool mma = false;
 	for (int v = 0; v <= k->nvalues && !mma; v++)
 		mma = f->plan->mma[v];
-	int skip = -1, inner = mma ? shared_axis(k, par, np, f->nv->cc->arena) : -1;
-	if (inner >= 0) {
+	uint64_t sbytes = 0;
+	int skip = -1, inner = mma ? shared_axis(k, par, np, f->nv->cc->arena, &sbytes) : -1;
+	if (inner >= 0 && loops_grow(k->body, inner, k->body) == GROW_UP) {
+		lin = heavy_first(f, lin, inner, sbytes);
+	} else if (inner >= 0) {
 		f->pid[inner] = LLVMBuildURem(b, lin, f->nprog[inner], "pid");
 		lin = LLVMBuildUDiv(b, lin, f->nprog[inner], "");
 	} else if (mma && np == 2) {

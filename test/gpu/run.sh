@@ -79,9 +79,12 @@ SAMPLES
 
 # The kernels/ cases also run under compute-sanitizer, and with which tools:
 # the copy-engine (TMA) and mbarrier pipelines of the wgmma loops, and the
-# epilogue staged through their dead buffers.
+# epilogue staged through their dead buffers; causal attention's two split
+# loops in the longest-first program order (nvptx_sched.c: heavy_first).
 sanitize_kernels() {
 	cat <<'KERNELS'
+flash_attention-causal-d64|memcheck racecheck synccheck
+heavy_first|memcheck
 tma|memcheck racecheck synccheck
 tma-unaligned|memcheck racecheck synccheck
 tma-exact|memcheck racecheck synccheck
