@@ -499,20 +499,39 @@ static bool has_loop(const Region *r)
 	return false;
 }
 
+static LLVMMetadataRef md_string(Cg *g, const char *s)
+{
+	return LLVMMDStringInContext2(g->ctx, s, strlen(s));
+}
+
 /* !llvm.loop !{self, !{"llvm.loop.vectorize.enable", i1 true}}: asks the
  * vectoriser to vectorise an innermost loop of a tensor operation,
  * reductions included: that permits reassociating them, as the tree
  * reductions of the programming model do.  A loop the user wrote keeps its
  * sequential floating-point order (LLVM still vectorises it where that
- * needs no reassociation). */
+ * needs no reassociation).
+ * On the host, the loop that comes out vectorised is not unrolled again
+ * (followup_vectorized: unroll.disable): -O3's unroller otherwise copies
+ * every vectorised tile loop out in full (a 128-element fill: 32 vector
+ * stores), which doubled the IR of flash_attention and cost a quarter of
+ * its host LLVM time, for no measured run-time gain (bench/RESULTS.md,
+ * helper ctime3).  Loops that stay scalar, and the small ones the full
+ * unroller takes before vectorising (tile-host's 8 partial accumulators),
+ * unroll as before. */
 static void vectorize_hint(Cg *g, LLVMValueRef br)
 {
 	LLVMMetadataRef tmp = LLVMTemporaryMDNode(g->ctx, NULL, 0);
-	const char *key = "llvm.loop.vectorize.enable";
-	LLVMMetadataRef kv[2] = {LLVMMDStringInContext2(g->ctx, key, strlen(key)),
+	LLVMMetadataRef kv[2] = {md_string(g, "llvm.loop.vectorize.enable"),
 	                         LLVMValueAsMetadata(LLVMConstInt(g->t_i1, 1, 0))};
-	LLVMMetadataRef ops[2] = {tmp, LLVMMDNodeInContext2(g->ctx, kv, 2)};
-	LLVMMetadataRef node = LLVMMDNodeInContext2(g->ctx, ops, 2);
+	LLVMMetadataRef ops[3] = {tmp, LLVMMDNodeInContext2(g->ctx, kv, 2), NULL};
+	int nops = 2;
+	if (!g->nvptx) {
+		LLVMMetadataRef off = md_string(g, "llvm.loop.unroll.disable");
+		LLVMMetadataRef fu[2] = {md_string(g, "llvm.loop.vectorize.followup_vectorized"),
+		                         LLVMMDNodeInContext2(g->ctx, &off, 1)};
+		ops[nops++] = LLVMMDNodeInContext2(g->ctx, fu, 2);
+	}
+	LLVMMetadataRef node = LLVMMDNodeInContext2(g->ctx, ops, (size_t)nops);
 	LLVMMetadataReplaceAllUsesWith(tmp, node); /* makes it self-referential (distinct) */
 	LLVMSetMetadata(br, g->md_loop_kind, LLVMMetadataAsValue(g->ctx, node));
 }
