@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/host_samples.sh PKC_A [PKC_B] - run time of sample programs on the
+# bench/host_samples.sh PKC_A [PKC_B ...] - run time of sample programs on the
 # host target (our compiled interpret mode), for an A/B of two pkc builds:
 # each sample is compiled by each pkc (default -O3), linked with
 # samples/<name>.c, samples/common/sample_util.c and build/lib/libpkrt.a,
@@ -7,7 +7,8 @@
 # (PK_NUM_THREADS=1, so that the other CPU's load disturbs less); per
 # sample and build the minimum and the median of the launch time that the
 # sample prints with -v (the kernel alone, not the C reference check).
-# The load average is printed before and after.
+# BENCH_ONLY=REGEX runs only the cases it matches.  The load average is
+# printed before and after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${BENCH_RUNS:-7}
@@ -15,7 +16,7 @@ cc=${CC:-cc}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 pkcs=("$@")
-[ ${#pkcs[@]} -ge 1 ] || { echo "usage: $0 PKC_A [PKC_B]" >&2; exit 2; }
+[ ${#pkcs[@]} -ge 1 ] && [ ${#pkcs[@]} -le 4 ] || { echo "usage: $0 PKC_A [PKC_B [PKC_C [PKC_D]]]" >&2; exit 2; }
 # sample and its size options: long enough runs (tens of ms) to time
 cases=(
 	"softmax --rows 20000"
@@ -28,6 +29,10 @@ cases=(
 	"matmul"
 )
 echo "== host run time: $(date -u +%Y-%m-%dT%H:%M), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+# BENCH_ONLY=REGEX: only the cases it matches
+if [ -n "${BENCH_ONLY:-}" ]; then
+	mapfile -t cases < <(printf '%s\n' "${cases[@]}" | grep -E -- "$BENCH_ONLY")
+fi
 for c in "${cases[@]}"; do
 	read -r s args <<<"$c"
 	for j in "${!pkcs[@]}"; do
@@ -42,7 +47,7 @@ python3 - "$work" "$runs" "${#pkcs[@]}" "${cases[@]}" <<'PY'
 import os, re, statistics, subprocess, sys
 work, runs, nb, cases = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 env = dict(os.environ, PK_NUM_THREADS="1", PK_DEVICE="host")
-print("%-34s" % "sample (ms per launch)" + "".join("%10s %8s" % ("min " + "AB"[j], "median") for j in range(nb)))
+print("%-34s" % "sample (ms per launch)" + "".join("%10s %8s" % ("min " + "ABCD"[j], "median") for j in range(nb)))
 for c in cases:
     s, *args = c.split()
     times = [[] for _ in range(nb)]
