@@ -524,7 +524,7 @@ static bool reads_at(const Region *r, const Inst *st)
 }
 
 /* The trip count of FOR i when its bounds and step are constants (step >
- * 0), else -1. */
+ * 0), else -1 (also for a count past INT64_MAX). */
 static int64_t static_trips(const Inst *i)
 {
 	int64_t v[3];
@@ -536,7 +536,10 @@ static int64_t static_trips(const Inst *i)
 	}
 	if (v[2] <= 0)
 		return -1;
-	return v[1] <= v[0] ? 0 : (v[1] - v[0] - 1) / v[2] + 1;
+	if (v[1] <= v[0])
+		return 0;
+	uint64_t n = ((uint64_t)v[1] - (uint64_t)v[0] - 1) / (uint64_t)v[2] + 1;
+	return n > INT64_MAX ? -1 : (int64_t)n;
 }
 
 /* Whether region r (a loop body, tile-host's form: point indexers only)
