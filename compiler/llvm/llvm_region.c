@@ -499,20 +499,95 @@ static bool has_loop(const Region *r)
 	return false;
 }
 
+static LLVMMetadataRef md_string(Cg *g, const char *s)
+{
+	return LLVMMDStringInContext2(g->ctx, s, strlen(s));
+}
+
+/* Whether region r loads the element that store st writes (the same Ref,
+ * the same index values). */
+static bool reads_at(const Region *r, const Inst *st)
+{
+	for (const Inst *l = r->first; l; l = l->next) {
+		for (int k = 0; k < l->nregions; k++)
+			if (reads_at(l->regions[k], st))
+				return true;
+		if (l->op != IR_LOAD || l->args[0] != st->args[0] || l->nidx != st->nidx)
+			continue;
+		bool same = true;
+		for (int d = 0; d < l->nidx && same; d++)
+			same = l->idx[d].kind == IDX_POINT && st->idx[d].kind == IDX_POINT && l->args[1 + d] == st->args[1 + d];
+		if (same)
+			return true;
+	}
+	return false;
+}
+
+/* The trip count of FOR i when its bounds and step are constants (step >
+ * 0), else -1 (also for a count past INT64_MAX). */
+static int64_t static_trips(const Inst *i)
+{
+	int64_t v[3];
+	for (int k = 0; k < 3; k++) {
+		const Inst *d = i->args[k]->def;
+		if (!d || d->op != IR_CONST || !dtype_is_int(i->args[k]->type->dtype))
+			return -1;
+		v[k] = d->ival;
+	}
+	if (v[2] <= 0)
+		return -1;
+	if (v[1] <= v[0])
+		return 0;
+	uint64_t n = ((uint64_t)v[1] - (uint64_t)v[0] - 1) / (uint64_t)v[2] + 1;
+	return n > INT64_MAX ? -1 : (int64_t)n;
+}
+
+/* Whether region r (a loop body, tile-host's form: point indexers only)
+ * stores an element that it also loads at the same indices: a
+ * read-modify-write that accumulates across an enclosing loop. */
+static bool accumulates(const Region *r, const Region *body)
+{
+	for (const Inst *s = r->first; s; s = s->next) {
+		for (int k = 0; k < s->nregions; k++)
+			if (accumulates(s->regions[k], body))
+				return true;
+		if (s->op == IR_STORE && reads_at(body, s))
+			return true;
+	}
+	return false;
+}
+
 /* !llvm.loop !{self, !{"llvm.loop.vectorize.enable", i1 true}}: asks the
  * vectoriser to vectorise an innermost loop of a tensor operation,
  * reductions included: that permits reassociating them, as the tree
  * reductions of the programming model do.  A loop the user wrote keeps its
  * sequential floating-point order (LLVM still vectorises it where that
- * needs no reassociation). */
-static void vectorize_hint(Cg *g, LLVMValueRef br)
+ * needs no reassociation).
+ * On the host, a short vectorised loop (static trip count <= 256) that
+ * does not accumulate (see accumulates) is not unrolled again
+ * (followup_vectorized: unroll.disable): -O3's unroller otherwise copies
+ * every such fill and elementwise loop out in full (a 128-element fill:
+ * 32 vector stores), a third of flash_attention's host IR after -O3, for
+ * no measured run-time gain (bench/RESULTS.md, helper ctime3).  An
+ * accumulating loop (a dot's row of C += a * B[k, :]) still unrolls: that
+ * lets LICM keep the row in registers across the enclosing loop; so do
+ * long loops (partial unrolling: a copy of 512 floats ran 13% slower
+ * without it), loops that stay scalar, and the small ones the full
+ * unroller takes before vectorising (tile-host's 8 partial accumulators). */
+static void vectorize_hint(Cg *g, LLVMValueRef br, bool no_unroll)
 {
 	LLVMMetadataRef tmp = LLVMTemporaryMDNode(g->ctx, NULL, 0);
-	const char *key = "llvm.loop.vectorize.enable";
-	LLVMMetadataRef kv[2] = {LLVMMDStringInContext2(g->ctx, key, strlen(key)),
+	LLVMMetadataRef kv[2] = {md_string(g, "llvm.loop.vectorize.enable"),
 	                         LLVMValueAsMetadata(LLVMConstInt(g->t_i1, 1, 0))};
-	LLVMMetadataRef ops[2] = {tmp, LLVMMDNodeInContext2(g->ctx, kv, 2)};
-	LLVMMetadataRef node = LLVMMDNodeInContext2(g->ctx, ops, 2);
+	LLVMMetadataRef ops[3] = {tmp, LLVMMDNodeInContext2(g->ctx, kv, 2), NULL};
+	int nops = 2;
+	if (no_unroll) {
+		LLVMMetadataRef off = md_string(g, "llvm.loop.unroll.disable");
+		LLVMMetadataRef fu[2] = {md_string(g, "llvm.loop.vectorize.followup_vectorized"),
+		                         LLVMMDNodeInContext2(g->ctx, &off, 1)};
+		ops[nops++] = LLVMMDNodeInContext2(g->ctx, fu, 2);
+	}
+	LLVMMetadataRef node = LLVMMDNodeInContext2(g->ctx, ops, (size_t)nops);
 	LLVMMetadataReplaceAllUsesWith(tmp, node); /* makes it self-referential (distinct) */
 	LLVMSetMetadata(br, g->md_loop_kind, LLVMMetadataAsValue(g->ctx, node));
 }
@@ -584,7 +659,7 @@ static bool emit_for(CgFn *f, const Inst *i)
 	LLVMSetNSW(c1, 1);
 	LLVMValueRef back = LLVMBuildBr(b, head);
 	if (!has_loop(r) && i->reassoc)
-		vectorize_hint(g, back);
+		vectorize_hint(g, back, !g->nvptx && static_trips(i) >= 0 && static_trips(i) <= 256 && !accumulates(r, r));
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
 
 	LLVMAddIncoming(c, &zero, &pre, 1);
