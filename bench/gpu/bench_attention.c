@@ -21,6 +21,7 @@
 
 #include <pk_runtime.h>
 
+#include "bench_attention.h"
 #include "flash_attention.h"
 #include "sample_util.h"
 
@@ -37,20 +38,6 @@
 #define FROM_DT su_f16_to_f32
 #define DT_NAME "f16"
 #endif
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static int fail(pk_status st, const char *what)
-{
-	if (st == PK_SUCCESS)
-		return 0;
-	fprintf(stderr, "bench_attention: %s: %s: %s\n", what, pk_status_name(st), pk_last_error());
-	return 1;
-}
 
 /* Row i of head (bi, hi) in double; returns the largest |out - ref| of the row. */
 static double check_row(const uint16_t *q, const uint16_t *k, const uint16_t *v, const uint16_t *o, int64_t h,
@@ -79,35 +66,23 @@ static double check_row(const uint16_t *q, const uint16_t *k, const uint16_t *v,
 #undef AT
 }
 
+/* bench_fail with this program's options. */
+#define fail(st, what) bench_fail(&opt, (st), (what))
+
 int main(int argc, char **argv)
 {
-	long long b = 4, h = 16, reps = 30, warmup = 5;
-	const char *name = "pkc", *device = "cuda";
-	for (int a = 1; a < argc; a++) {
-		const char *o = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
-		long long *p = !strcmp(o, "--b") ? &b : !strcmp(o, "--h") ? &h : !strcmp(o, "--reps") ? &reps
-		             : !strcmp(o, "--warmup") ? &warmup : NULL;
-		if (p && val)
-			*p = atoll(val), a++;
-		else if (!strcmp(o, "--name") && val)
-			name = val, a++;
-		else if (!strcmp(o, "--device") && val)
-			device = val, a++;
-		else {
-			fprintf(stderr, "usage: bench_attention [--b N] [--h N] [--reps N] [--warmup N] [--name S] "
-			                "[--device cuda|host]\n");
-			return 2;
-		}
-	}
-	if (b < 1 || h < 1 || reps < 1 || warmup < 0)
+	BenchOpts opt = {.prog = "bench_attention", .b = 4, .h = 16, .reps = 30, .warmup = 5, .name = "pkc",
+	                 .device = "cuda"};
+	Bench x;
+	if (bench_parse(argc, argv, &opt))
 		return 2;
-	pk_device *dev;
-	pk_stream *st;
-	pk_event *ev[2];
-	if (fail(pk_device_get(strcmp(device, "host") ? PK_DEVICE_CUDA : PK_DEVICE_HOST, 0, &dev), "pk_device_get") ||
-	    fail(pk_stream_create(dev, &st), "pk_stream_create") || fail(pk_event_create(dev, &ev[0]), "event") ||
-	    fail(pk_event_create(dev, &ev[1]), "event"))
+	if (bench_open(&opt, &x))
 		return 1;
+	long long b = opt.b, h = opt.h, reps = opt.reps, warmup = opt.warmup;
+	const char *name = opt.name;
+	pk_device *dev = x.dev;
+	pk_stream *st = x.st;
+	pk_event **ev = x.ev;
 
 	size_t count = (size_t)b * SEQ * h * HEAD_DIM, bytes = count * sizeof(uint16_t);
 	uint16_t *hq = su_xmalloc(bytes), *hk = su_xmalloc(bytes), *hv = su_xmalloc(bytes), *ho = su_xmalloc(bytes);
@@ -150,8 +125,7 @@ int main(int argc, char **argv)
 		    fail(pk_event_record(ev[1], st), "record") || fail(pk_event_synchronize(ev[1]), "launch") ||
 		    fail(pk_event_elapsed_ms(ev[0], ev[1], &t[k]), "elapsed"))
 			return 1;
-	qsort(t, (size_t)reps, sizeof *t, cmp_double);
-	double ms = t[reps / 2];
+	double ms = bench_median(t, reps);
 	double flops = 4.0 * (double)b * (double)h * SEQ * (double)SEQ * HEAD_DIM * (CAUSAL ? 0.5 : 1.0);
 	printf("{\"name\": \"%s d%d %s\", \"ms\": %.4f, \"min_ms\": %.4f, \"rate\": %.2f, \"unit\": \"TFLOP/s\", "
 	       "\"max_abs_err\": %.3g, \"check\": \"%s\", \"b\": %lld, \"h\": %lld, \"seq\": %d, \"dtype\": \"%s\"}\n",
@@ -161,9 +135,7 @@ int main(int argc, char **argv)
 	pk_free(dev, dk);
 	pk_free(dev, dv);
 	pk_free(dev, dout);
-	pk_event_destroy(ev[0]);
-	pk_event_destroy(ev[1]);
-	pk_stream_destroy(st);
+	bench_close(&x);
 	free(hq);
 	free(hk);
 	free(hv);

@@ -25,6 +25,7 @@
 
 #include <pk_runtime.h>
 
+#include "bench_attention.h"
 #include "flash_attention.h"
 #include "flash_attention_bwd.h"
 #include "sample_util.h"
@@ -32,20 +33,6 @@
 #if !defined(SEQ) || !defined(HEAD_DIM) || !defined(CAUSAL)
 #error "build with -DSEQ=.. -DHEAD_DIM=.. -DCAUSAL=0|1 (bench/gpu/attention_bwd.sh)"
 #endif
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static int fail(pk_status st, const char *what)
-{
-	if (st == PK_SUCCESS)
-		return 0;
-	fprintf(stderr, "bench_attention_bwd: %s: %s: %s\n", what, pk_status_name(st), pk_last_error());
-	return 1;
-}
 
 /* The host copies of one run's arrays ([b, SEQ, h, HEAD_DIM]; lse [b, h, SEQ]). */
 typedef struct Arrays {
@@ -101,35 +88,23 @@ static void check_row(const Arrays *x, int64_t bi, int64_t hi, int r, su_err e[3
 	}
 }
 
+/* bench_fail with this program's options. */
+#define fail(st, what) bench_fail(&opt, (st), (what))
+
 int main(int argc, char **argv)
 {
-	long long b = 4, h = 16, reps = 20, warmup = 3;
-	const char *name = "pkc", *device = "cuda";
-	for (int a = 1; a < argc; a++) {
-		const char *o = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
-		long long *p = !strcmp(o, "--b") ? &b : !strcmp(o, "--h") ? &h : !strcmp(o, "--reps") ? &reps
-		             : !strcmp(o, "--warmup") ? &warmup : NULL;
-		if (p && val)
-			*p = atoll(val), a++;
-		else if (!strcmp(o, "--name") && val)
-			name = val, a++;
-		else if (!strcmp(o, "--device") && val)
-			device = val, a++;
-		else {
-			fprintf(stderr, "usage: bench_attention_bwd [--b N] [--h N] [--reps N] [--warmup N] [--name S] "
-			                "[--device cuda|host]\n");
-			return 2;
-		}
-	}
-	if (b < 1 || h < 1 || reps < 1 || warmup < 0)
+	BenchOpts opt = {.prog = "bench_attention_bwd", .b = 4, .h = 16, .reps = 20, .warmup = 3, .name = "pkc",
+	                 .device = "cuda"};
+	Bench bx;
+	if (bench_parse(argc, argv, &opt))
 		return 2;
-	pk_device *dev;
-	pk_stream *st;
-	pk_event *ev[2];
-	if (fail(pk_device_get(strcmp(device, "host") ? PK_DEVICE_CUDA : PK_DEVICE_HOST, 0, &dev), "pk_device_get") ||
-	    fail(pk_stream_create(dev, &st), "pk_stream_create") || fail(pk_event_create(dev, &ev[0]), "event") ||
-	    fail(pk_event_create(dev, &ev[1]), "event"))
+	if (bench_open(&opt, &bx))
 		return 1;
+	long long b = opt.b, h = opt.h, reps = opt.reps, warmup = opt.warmup;
+	const char *name = opt.name;
+	pk_device *dev = bx.dev;
+	pk_stream *st = bx.st;
+	pk_event **ev = bx.ev;
 
 	size_t count = (size_t)b * SEQ * h * HEAD_DIM, bytes = count * sizeof(uint16_t);
 	size_t lbytes = (size_t)b * h * SEQ * sizeof(float);
@@ -193,8 +168,7 @@ int main(int argc, char **argv)
 		if (fail(pk_event_record(ev[0], st), "record") || BACKWARD() || fail(pk_event_record(ev[1], st), "record") ||
 		    fail(pk_event_synchronize(ev[1]), "launch") || fail(pk_event_elapsed_ms(ev[0], ev[1], &t[n]), "elapsed"))
 			return 1;
-	qsort(t, (size_t)reps, sizeof *t, cmp_double);
-	double ms = t[reps / 2];
+	double ms = bench_median(t, reps);
 	double flops = 2.5 * 4.0 * (double)b * (double)h * SEQ * (double)SEQ * HEAD_DIM * (CAUSAL ? 0.5 : 1.0);
 	printf("{\"name\": \"%s d%d %s bwd\", \"ms\": %.4f, \"min_ms\": %.4f, \"rate\": %.2f, \"unit\": \"TFLOP/s\", "
 	       "\"max_rel_err\": %.3g, \"check\": \"%s\", \"b\": %lld, \"h\": %lld, \"seq\": %d, \"dtype\": \"f16\"}\n",
@@ -206,9 +180,7 @@ int main(int argc, char **argv)
 	}
 	pk_free(dev, dlse);
 	pk_free(dev, ddelta);
-	pk_event_destroy(ev[0]);
-	pk_event_destroy(ev[1]);
-	pk_stream_destroy(st);
+	bench_close(&bx);
 	free(x.lse);
 	free(t);
 	return ok ? 0 : 1;

@@ -1,0 +1,92 @@
+/* bench_attention.h - what the attention benchmark programs share
+ * (bench_attention.c, the forward; bench_attention_bwd.c, the backward):
+ * their options, the device with a stream and two events, failure reports
+ * and the median of the timed launches.  Header-only (static functions), so
+ * each program still builds from its one .c file. */
+#ifndef BENCH_ATTENTION_H
+#define BENCH_ATTENTION_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pk_runtime.h>
+
+/* The command line: [--b N] [--h N] [--reps N] [--warmup N] [--name S] [--device cuda|host]. */
+typedef struct BenchOpts {
+	const char *prog;          /* for messages */
+	long long b, h;            /* batch and heads */
+	long long reps, warmup;    /* timed and untimed launches */
+	const char *name;          /* the JSON row's name prefix */
+	const char *device;        /* "cuda" or "host" */
+} BenchOpts;
+
+/* The device, its stream and the pair of events around each timed launch. */
+typedef struct Bench {
+	pk_device *dev;
+	pk_stream *st;
+	pk_event *ev[2];
+} Bench;
+
+/* 0 if st is PK_SUCCESS, else prints what failed and returns 1. */
+static int bench_fail(const BenchOpts *o, pk_status st, const char *what)
+{
+	if (st == PK_SUCCESS)
+		return 0;
+	fprintf(stderr, "%s: %s: %s: %s\n", o->prog, what, pk_status_name(st), pk_last_error());
+	return 1;
+}
+
+/* Parses argv into o (whose fields hold the defaults); 0, or 2 after a usage message. */
+static int bench_parse(int argc, char **argv, BenchOpts *o)
+{
+	for (int a = 1; a < argc; a++) {
+		const char *opt = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
+		long long *p = !strcmp(opt, "--b") ? &o->b : !strcmp(opt, "--h") ? &o->h
+		             : !strcmp(opt, "--reps") ? &o->reps : !strcmp(opt, "--warmup") ? &o->warmup : NULL;
+		if (p && val)
+			*p = atoll(val), a++;
+		else if (!strcmp(opt, "--name") && val)
+			o->name = val, a++;
+		else if (!strcmp(opt, "--device") && val)
+			o->device = val, a++;
+		else {
+			fprintf(stderr, "usage: %s [--b N] [--h N] [--reps N] [--warmup N] [--name S] [--device cuda|host]\n",
+			        o->prog);
+			return 2;
+		}
+	}
+	return o->b < 1 || o->h < 1 || o->reps < 1 || o->warmup < 0 ? 2 : 0;
+}
+
+/* Opens o's device, a stream and two events; 0 on success. */
+static int bench_open(const BenchOpts *o, Bench *x)
+{
+	pk_device_kind kind = strcmp(o->device, "host") ? PK_DEVICE_CUDA : PK_DEVICE_HOST;
+	return bench_fail(o, pk_device_get(kind, 0, &x->dev), "pk_device_get") ||
+	       bench_fail(o, pk_stream_create(x->dev, &x->st), "pk_stream_create") ||
+	       bench_fail(o, pk_event_create(x->dev, &x->ev[0]), "event") ||
+	       bench_fail(o, pk_event_create(x->dev, &x->ev[1]), "event");
+}
+
+static void bench_close(Bench *x)
+{
+	pk_event_destroy(x->ev[0]);
+	pk_event_destroy(x->ev[1]);
+	pk_stream_destroy(x->st);
+}
+
+static int bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Sorts the n times t and returns their median. */
+static double bench_median(double *t, long long n)
+{
+	qsort(t, (size_t)n, sizeof *t, bench_cmp_double);
+	return t[n / 2];
+}
+
+#endif
