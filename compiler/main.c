@@ -696,7 +696,7 @@ static const Option options[] = {
 	 "the object embeds PTX only)"},
 	{"--resource-usage", ARG_NONE, FLAG(resource_usage), "--resource-usage",
 	 "report registers, shared memory and spills per GPU kernel\n"
-	 "(ptxas's figures)"},
+	 "(ptxas's figures), and the unit each dot takes"},
 	{"--gpu-mma-sync", ARG_NONE, FLAG(gpu_mma_sync), "--gpu-mma-sync",
 	 "tensor-core dots with mma.sync on sm_90a too (by default\n"
 	 "Hopper wgmma where the block fits, when every GPU target is sm_90a)"},

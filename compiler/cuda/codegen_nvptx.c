@@ -899,6 +899,41 @@ static void discard(NvFn *f)
 	LLVMDeleteGlobal(f->smem_pipe);
 }
 
+/* --resource-usage: the unit each dot of region r takes (layout plan P),
+ * and why not the tensor cores' where it cannot take them (gpu_layout.c's
+ * rules), so that a block shape off them shows.  The dots of one source
+ * dot (a batched dot's, one per batch) get one note: *last is the last
+ * noted. */
+static void note_dot_units(Nv *nv, const Region *r, const LayoutPlan *P, int warpbits, Loc *last)
+{
+	for (const Inst *i = r->first; i; i = i->next) {
+		for (int k = 0; k < i->nregions; k++)
+			note_dot_units(nv, i->regions[k], P, warpbits, last);
+		if (i->op != IR_DOT ||
+		    (last->file == i->loc.file && last->line == i->loc.line && last->col == i->loc.col))
+			continue;
+		*last = i->loc;
+		const Type *a = i->args[0]->type, *rt = i->results[0]->type;
+		int64_t M = a->dims[a->rank - 2], K = a->dims[a->rank - 1], N = rt->dims[rt->rank - 1];
+		int res = i->results[0]->id, warps = 1 << warpbits;
+		char why[160] = "";
+		const char *unit = P->wgmma[res] ? "wgmma (tensor cores, a warpgroup a 64-row tile)"
+		                 : P->mma[res]   ? "mma.sync (tensor cores, a warp a 16-row tile)"
+		                                 : "FMA (no tensor cores)";
+		if (!P->mma[res])
+			snprintf(why, sizeof why, "; they need f16 or bf16 operands with f32 accumulation, and M, K and N "
+			                          "powers of two with M >= 16, K >= 16, N >= 8");
+		else if (!P->wgmma[res] && nv->wgmma && warps < 4)
+			snprintf(why, sizeof why, "; wgmma needs a warpgroup (4 warps); the kernel runs with %d", warps);
+		else if (!P->wgmma[res] && nv->wgmma)
+			snprintf(why, sizeof why, "; wgmma needs M >= %d here (64 rows for each of the %d warpgroup%s of "
+			                          "the %d warps the kernel runs with) and N >= 16", 16 * warps, warps / 4,
+			         warps > 4 ? "s" : "", warps);
+		note_at(nv->cc, i->loc, "dot of %s[%lld, %lld] and [%lld, %lld] on %s: %s%s", dtype_str(a->dtype),
+		        (long long)M, (long long)K, (long long)K, (long long)N, nv->target_name, unit, why);
+	}
+}
+
 /* Entry `name` for kernel k; info gets its launch geometry. */
 static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *info)
 {
@@ -1654,6 +1689,11 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	for (int i = 0; i < m->nkernels && !g->failed; i++) {
 		const IrKernel *k = m->kernels[i];
 		uint64_t mask;
+		if (opt->resource_usage) {
+			int warpbits = lay_log2_ceil(nv_sched_warps(&nv, k));
+			Loc last = {0};
+			note_dot_units(&nv, k->body, gpu_assign_layouts(cc->arena, k, warpbits, nv.wgmma), warpbits, &last);
+		}
 		if (!emit_kernel(&nv, k, k->name, &kinfo[i]) || !(mask = wants_aligned(&nv, k)))
 			continue;
 		nv.assume_div16 = mask;
