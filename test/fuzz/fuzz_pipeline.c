@@ -151,8 +151,9 @@ static bool compile_host_cuda(const uint8_t *data, size_t size, unsigned h)
 	IrModule *m = front_end(&cc, data, size);
 	bool accepted = m != NULL;
 	if (m && after(&cc, pass_lower_refs(&cc, m), m, "lower-refs")) {
+		/* --resource-usage for 1 in 4: the dot notes, and images made without the thread. */
 		GpuOptions go = {.targets = gpus, .ntargets = ngpu, .opt_level = olev, .ptxas = "none",
-		                 .emit = GPU_EMIT_IMAGES};
+		                 .emit = GPU_EMIT_IMAGES, .resource_usage = (h >> 8) % 4 == 0};
 		if ((!ngpu || after(&cc, codegen_nvptx(&cc, m, &go, &gpu), m, "nvptx")) &&
 		    after(&cc, pass_tile_host(&cc, m), m, "tile-host")) {
 			CodegenOptions cg = {.opt_level = olev, .emit = CG_EMIT_OBJ, .gpu = ngpu ? &gpu : NULL,
