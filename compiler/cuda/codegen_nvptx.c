@@ -973,6 +973,11 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *
 		nv->ntma_decl = 0;
 		return ok;
 	}
+	if (nv->opt->resource_usage && !nv->assume_div16) {
+		/* Once a kernel: its emission that stands, not its aligned variant's. */
+		Loc last = {0};
+		note_dot_units(nv, k->body, f->plan, lay_log2_ceil(warps), &last);
+	}
 	finish_smem(f, info);
 	info->tma = nv->tma_decl;
 	info->ntma = nv->ntma_decl;
@@ -1689,11 +1694,6 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	for (int i = 0; i < m->nkernels && !g->failed; i++) {
 		const IrKernel *k = m->kernels[i];
 		uint64_t mask;
-		if (opt->resource_usage) {
-			int warpbits = lay_log2_ceil(nv_sched_warps(&nv, k));
-			Loc last = {0};
-			note_dot_units(&nv, k->body, gpu_assign_layouts(cc->arena, k, warpbits, nv.wgmma), warpbits, &last);
-		}
 		if (!emit_kernel(&nv, k, k->name, &kinfo[i]) || !(mask = wants_aligned(&nv, k)))
 			continue;
 		nv.assume_div16 = mask;

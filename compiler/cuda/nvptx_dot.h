@@ -67,8 +67,6 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb);
 /* Called by dot x of p once its wgmma group is committed, before its
  * wait: starts the copies ahead when the pipeline issues them late. */
 bool nv_pipe_issue_late(NvFn *f, const LoopPipe *p, int x);
-/* Starts the copies p->ahead iterations ahead of the current one. */
-bool nv_pipe_issue_ahead(NvFn *f, const LoopPipe *p);
 
 /* ---- nvptx_tma.c ---------------------------------------------------------------- */
 

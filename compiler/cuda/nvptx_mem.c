@@ -48,14 +48,6 @@ static int64_t div_mul(int64_t a, int64_t b)
 	return a >= DIV_MAX / b ? DIV_MAX : a * b;
 }
 
-static bool const_int(const Value *v, int64_t *out)
-{
-	if (!v->def || v->def->op != IR_CONST || v->type->rank != 0 || dtype_is_float(v->type->dtype))
-		return false;
-	*out = v->def->ival;
-	return true;
-}
-
 /* What the clause c (or its `and` terms) says of size symbol s: a power of
  * two dividing it, from `s % C == 0`. */
 static int64_t clause_divisor(const Region *r, const Value *c, int s, int depth)
@@ -72,12 +64,12 @@ static int64_t clause_divisor(const Region *r, const Value *c, int s, int depth)
 		for (int side = 0; side < 2; side++) {
 			int64_t zero, m;
 			const Value *x = c->def->args[side], *z = c->def->args[1 - side];
-			if (!const_int(z, &zero) || zero != 0 || !x->def || x->def->op != IR_MOD)
+			if (!ir_const_value(z, &zero) || zero != 0 || !x->def || x->def->op != IR_MOD)
 				continue;
 			const Value *a = x->def->args[0];
 			while (a->def && a->def->op == IR_CAST && dtype_is_int(a->def->args[0]->type->dtype))
 				a = a->def->args[0];
-			if (!a->def && a->region == r && a->index == s && const_int(x->def->args[1], &m) && m > 0) {
+			if (!a->def && a->region == r && a->index == s && ir_const_value(x->def->args[1], &m) && m > 0) {
 				int64_t l = lowbit(m);
 				if (l > best)
 					best = l;
@@ -139,7 +131,7 @@ static int64_t divisor(NvFn *f, const Value *v, int depth)
 		b = divisor(f, i->args[1], depth + 1);
 		return a < b ? a : b;
 	case IR_SHL:
-		if (const_int(i->args[1], &c) && c >= 0 && c < 30)
+		if (ir_const_value(i->args[1], &c) && c >= 0 && c < 30)
 			return div_mul(divisor(f, i->args[0], depth + 1), INT64_C(1) << c);
 		return divisor(f, i->args[0], depth + 1) == DIV_MAX ? DIV_MAX : 1;
 	case IR_CAST: {

@@ -594,7 +594,7 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 }
 
 /* Whether the copies p->ahead iterations ahead wait until the first dot's
- * wgmma group is issued (nv_pipe_issue_ahead from the dot, before its
+ * wgmma group is issued (issue_ahead from the dot, before its
  * wait), so that the empty barrier's wait and the copies' address
  * arithmetic run while the tensor cores do: with mbar, where the buffer
  * they overwrite was released an iteration before (p->ahead <= stages -
@@ -608,7 +608,8 @@ static bool issues_late(NvFn *f, const LoopPipe *p)
 	return p->mbar && f->sched_shared && f->plan->wgmma[p->dots[0]->results[0]->id];
 }
 
-bool nv_pipe_issue_ahead(NvFn *f, const LoopPipe *p)
+/* Starts the copies p->ahead iterations ahead of the current one. */
+static bool issue_ahead(NvFn *f, const LoopPipe *p)
 {
 	Cg *g = f->g;
 	LLVMValueRef j = LLVMBuildAdd(g->b, p->c, cg_i64(g, p->ahead), "");
@@ -618,7 +619,7 @@ bool nv_pipe_issue_ahead(NvFn *f, const LoopPipe *p)
 
 bool nv_pipe_issue_late(NvFn *f, const LoopPipe *p, int x)
 {
-	return x != 0 || !issues_late(f, p) || nv_pipe_issue_ahead(f, p);
+	return x != 0 || !issues_late(f, p) || issue_ahead(f, p);
 }
 
 /* In the body, at dot x of p: wait for this iteration's copies, start the
@@ -652,7 +653,7 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 		 * mbar, the barriers say so. */
 		if (!p->mbar)
 			nv_barrier(f);
-		if (!issues_late(f, p) && !nv_pipe_issue_ahead(f, p))
+		if (!issues_late(f, p) && !issue_ahead(f, p))
 			return false;
 	}
 	LLVMValueRef buf = LLVMBuildTrunc(b, LLVMBuildURem(b, p->c, cg_i64(g, S), ""), g->t_i32, "");

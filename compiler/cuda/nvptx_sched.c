@@ -272,10 +272,10 @@ static int grow_neg(int a)
 /* The sign of v when it is an integer constant (0 when not one). */
 static int const_sign(const Value *v)
 {
-	const Inst *d = v->def;
-	if (!d || d->op != IR_CONST || !dtype_is_int(v->type->dtype))
+	int64_t c;
+	if (!dtype_is_int(v->type->dtype) || !ir_const_value(v, &c))
 		return 0;
-	return d->ival > 0 ? 1 : d->ival < 0 ? -1 : 0;
+	return c > 0 ? 1 : c < 0 ? -1 : 0;
 }
 
 /* How integer scalar v grows with program_id(axis) (GROW_*), through

@@ -193,6 +193,14 @@ bool ir_same_value(const Value *a, const Value *b)
 	return same_value_at(a, b, 0);
 }
 
+bool ir_const_value(const Value *v, int64_t *out)
+{
+	if (!v->def || v->def->op != IR_CONST || v->type->rank != 0 || dtype_is_float(v->type->dtype))
+		return false;
+	*out = v->def->ival;
+	return true;
+}
+
 bool ir_inst_reads(const Inst *i, const Value *v)
 {
 	for (int j = 0; j < i->nargs; j++)

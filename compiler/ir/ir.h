@@ -212,6 +212,8 @@ void ir_reduce_identity(Op op, DType dt, int64_t *ival, double *fval);
  * computation of provably equal values).  Used to see that two accesses cover the same
  * elements (tile-host fusion, GPU barrier placement). */
 bool ir_same_value(const Value *a, const Value *b);
+/* Whether v is a scalar integer or bool constant; its value in *out. */
+bool ir_const_value(const Value *v, int64_t *out);
 
 /* ---- verifier (verify.c) --------------------------------------------- */
 /* Checks the invariants above.  On a violation, reports an internal error

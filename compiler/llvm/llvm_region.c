@@ -528,12 +528,9 @@ static bool reads_at(const Region *r, const Inst *st)
 static int64_t static_trips(const Inst *i)
 {
 	int64_t v[3];
-	for (int k = 0; k < 3; k++) {
-		const Inst *d = i->args[k]->def;
-		if (!d || d->op != IR_CONST || !dtype_is_int(i->args[k]->type->dtype))
+	for (int k = 0; k < 3; k++)
+		if (!dtype_is_int(i->args[k]->type->dtype) || !ir_const_value(i->args[k], &v[k]))
 			return -1;
-		v[k] = d->ival;
-	}
 	if (v[2] <= 0)
 		return -1;
 	if (v[1] <= v[0])

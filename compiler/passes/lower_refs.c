@@ -90,20 +90,11 @@ static Value *to_i64(LowerRefs *L, InsertPoint at, Loc loc, Value *v)
 	return emit_at(L, at, IR_CAST, loc, type_with_dtype(L->a, v->type, DT_I64), 1, &v);
 }
 
-/* Whether v is a scalar integer constant; its value in *out. */
-static bool const_value(const Value *v, int64_t *out)
-{
-	if (!v->def || v->def->op != IR_CONST || v->type->rank != 0 || dtype_is_float(v->type->dtype))
-		return false;
-	*out = v->def->ival;
-	return true;
-}
-
 /* a + b for i64 scalars, folding a zero offset away. */
 static Value *add_offset(LowerRefs *L, InsertPoint at, Loc loc, Value *off, Value *v)
 {
 	int64_t c;
-	if (const_value(off, &c) && c == 0)
+	if (ir_const_value(off, &c) && c == 0)
 		return v;
 	Value *args[2] = {off, to_i64(L, at, loc, v)};
 	return emit_at(L, at, IR_ADD, loc, type_scalar(L->a, DT_I64), 2, args);
@@ -223,7 +214,7 @@ static void rewrite_access(LowerRefs *L, Inst *i, int o)
 		int64_t c;
 		switch (old.kind) {
 		case IDX_FULL:
-			if (!dynamic && const_value(off, &c) && c == 0 && op->block[d] == arr->dims[d]) {
+			if (!dynamic && ir_const_value(off, &c) && c == 0 && op->block[d] == arr->dims[d]) {
 				x.kind = IDX_FULL; /* the block is the whole dim */
 			} else {
 				x.kind = IDX_SLICE;
@@ -240,7 +231,7 @@ static void rewrite_access(LowerRefs *L, Inst *i, int o)
 		case IDX_GATHER: {
 			Value *g = i->args[next_old++];
 			x.kind = IDX_GATHER;
-			if (!(const_value(off, &c) && c == 0)) {
+			if (!(ir_const_value(off, &c) && c == 0)) {
 				g = to_i64(L, at, i->loc, g);
 				Value *b = emit_at(L, at, IR_BROADCAST, i->loc, g->type, 1, &off);
 				Value *sum[2] = {g, b};
@@ -285,7 +276,7 @@ static bool in_bounds(Indexer x, const Value *start, int64_t extent)
 	int64_t c;
 	if (x.kind == IDX_FULL)
 		return true;
-	if (x.kind == IDX_GATHER || extent == DIM_DYNAMIC || !const_value(start, &c))
+	if (x.kind == IDX_GATHER || extent == DIM_DYNAMIC || !ir_const_value(start, &c))
 		return false;
 	int64_t n = x.kind == IDX_SLICE ? x.size : 1;
 	return c >= 0 && n <= extent && c <= extent - n;
@@ -316,18 +307,18 @@ static bool loop_slice_in_bounds(const IrKernel *k, Indexer x, const Value *star
 		return false;
 	const Value *iv = NULL;
 	for (int side = 0; side < 2; side++)
-		if (const_value(start->def->args[1 - side], &c) && c == n)
+		if (ir_const_value(start->def->args[1 - side], &c) && c == n)
 			iv = start->def->args[side];
 	if (!iv || iv->def || iv->index != 0 || !iv->region->owner || iv->region->owner->op != IR_FOR)
 		return false;
 	const Inst *loop = iv->region->owner;
-	if (!const_value(loop->args[0], &lo) || lo < 0 || !const_value(loop->args[2], &step) || step <= 0)
+	if (!ir_const_value(loop->args[0], &lo) || lo < 0 || !ir_const_value(loop->args[2], &step) || step <= 0)
 		return false;
 	const Value *h = loop->args[1];
 	if (ref->dims[d] != DIM_DYNAMIC)
-		return const_value(h, &hi) && hi <= ref->dims[d] / n;
+		return ir_const_value(h, &hi) && hi <= ref->dims[d] / n;
 	const Value *e = size_value(k, ref, d);
-	return e && h->def && h->def->op == IR_FLOORDIV && h->def->args[0] == e && const_value(h->def->args[1], &c) &&
+	return e && h->def && h->def->op == IR_FLOORDIV && h->def->args[0] == e && ir_const_value(h->def->args[1], &c) &&
 	       c == n;
 }
 

@@ -63,10 +63,7 @@ static bool widening(const Inst *i)
 
 static bool const_int(const Value *v, int64_t *out)
 {
-	if (!v->def || v->def->op != IR_CONST || !signed_int(v))
-		return false;
-	*out = v->def->ival;
-	return true;
+	return signed_int(v) && ir_const_value(v, out);
 }
 
 /* Whether scalar v has the same value in every iteration: defined outside
