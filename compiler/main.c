@@ -87,6 +87,7 @@ typedef struct Job {
 	bool resource_usage;    /* --resource-usage */
 	bool gpu_mma_sync;      /* --gpu-mma-sync */
 	bool gpu_no_tma;        /* --gpu-no-tma */
+	bool gpu_no_reblock;    /* --gpu-no-reblock */
 	bool gpu_no_persistent; /* --gpu-no-persistent */
 	GpuEmit gpu_emit;       /* what nvptx produces, from --emit */
 	GpuOutput gpu;          /* after nvptx: the GPU images (or --emit=ptx/cubin/nvvm text) */
@@ -186,7 +187,7 @@ static bool pass_llvm_host(Job *j)
 static bool pass_nvptx(Job *j)
 {
 	GpuOptions o = {j->gpu_targets, j->ngpu, j->cg.opt_level, j->ptxas, j->resource_usage, j->gpu_emit,
-	                 j->gpu_mma_sync, j->gpu_no_tma, j->gpu_no_persistent};
+	                 j->gpu_mma_sync, j->gpu_no_tma, j->gpu_no_persistent, j->gpu_no_reblock};
 	name_source(j, MAP_DEBUG);
 	/* Its images are made in a thread beside the host back end: LLVM's
 	 * targets are registered before, not while it runs. */
@@ -703,6 +704,9 @@ static const Option options[] = {
 	{"--gpu-no-tma", ARG_NONE, FLAG(gpu_no_tma), "--gpu-no-tma",
 	 "wgmma pipelines copy their operands with cp.async (by default\n"
 	 "the Hopper copy engine, cp.async.bulk.tensor, where it can)"},
+	{"--gpu-no-reblock", ARG_NONE, FLAG(gpu_no_reblock), "--gpu-no-reblock",
+	 "K loops of wgmma dots keep the BK they are written with (by\n"
+	 "default, on sm_90a, slices of 64 where the rows are aligned)"},
 	{"--gpu-no-persistent", ARG_NONE, FLAG(gpu_no_persistent), "--gpu-no-persistent",
 	 "one CTA per task for kernels with tensor-core dots (by default\n"
 	 "on sm_90 targets, persistent CTAs, as many as the GPU holds\n"

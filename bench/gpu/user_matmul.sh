@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/gpu/user_matmul.sh build|run DIR [CONFIG...] - matmuls written the
 # way users write them (issue 13), timed on the GPU against cuBLAS in the
-# same command: each CONFIG is NAME:BM:BN:BK:WARPS:STAGES (STAGES 0: no
-# num_stages, the default), built in two forms, f16 and bf16:
+# same command: each CONFIG is NAME:BM:BN:BK:WARPS:STAGES[:relu] (STAGES
+# 0: no num_stages, the default; relu: z = max(acc, 0) fused before the
+# cast), built in two forms, f16 and bf16:
 #   spec  BlockSpecs [BM, K] / [K, BN] with K a constant (one kernel per K
 #         of the shapes), `ds` slices of them in the K loop;
 #   ds    whole arrays of run-time size, `ds` on them (run-time K), and
@@ -14,7 +15,9 @@
 # reference, and prints TFLOP/s (median of --reps launches); with
 # PEERS=1 run also times cuBLAS (bench/gpu/cublas_shapes.py) first.
 # FORMS (default "spec ds ds16") and KS (the spec kernels' K, default
-# "8192 4096 1024") narrow the build.
+# "8192 4096 1024") narrow the build.  SHAPES="MxNxK ..." at run time
+# replaces the shapes (driver and cuBLAS alike).  CUBIN=1 also writes
+# DIR/user.cubin (sm_90a alone) for cuobjdump -sass on the GPU machine.
 #
 #   bench/gpu/user_matmul.sh build build/user     here (needs pkc)
 #   bench/gpu/user_matmul.sh run build/user       on the GPU machine
@@ -31,7 +34,9 @@ configs=${*:-"first:128:128:32:4:0 tri:128:256:64:8:3 k64:128:128:64:4:0 k128:12
 KS=${KS:-"8192 4096 1024"}   # the K of the spec kernels
 FORMS=${FORMS:-"spec ds ds16"}
 
-# spec NAME BM BN BK W S DT K / ds NAME BM BN BK W S DT REQ: one kernel.
+# spec NAME BM BN BK W S DT K / ds NAME BM BN BK W S DT REQ: one kernel,
+# its epilogue from $epi.
+epilogue() { if [ "$epi" = relu ]; then echo "max(acc, 0.0).astype($1)"; else echo "acc.astype($1)"; fi; }
 params() { if [ "$2" = 0 ]; then echo "params(num_warps = $1)"; else echo "params(num_warps = $1, num_stages = $2)"; fi; }
 spec() {
 	local nm=$1 bm=$2 bn=$3 bk=$4 w=$5 s=$6 dt=$7 K=$8
@@ -48,7 +53,7 @@ kernel ${nm}_spec${K}_$dt(x: in $dt[m, $K], y: in $dt[$K, n], z: out $dt[m, n])
     for kk in range(cdiv($K, $bk)) {
         acc += dot(x[:, ds(kk * $bk, $bk)], y[ds(kk * $bk, $bk), :], acc = f32);
     }
-    z[...] = acc.astype($dt);
+    z[...] = $(epilogue "$dt");
 }
 PK
 }
@@ -68,7 +73,7 @@ kernel ${nm}_${form}_$dt(x: in $dt[m, k], y: in $dt[k, n], z: out $dt[m, n])
     for kk in range(k // $bk) {
         acc += dot(x[ds(i * $bm, $bm), ds(kk * $bk, $bk)], y[ds(kk * $bk, $bk), ds(j * $bn, $bn)], acc = f32);
     }
-    z[ds(i * $bm, $bm), ds(j * $bn, $bn)] = acc.astype($dt);
+    z[ds(i * $bm, $bm), ds(j * $bn, $bn)] = $(epilogue "$dt");
 }
 PK
 }
@@ -80,7 +85,7 @@ build)
 	: >"$pk"
 	: >"$list"
 	for c in $configs; do
-		IFS=: read -r nm bm bn bk w s <<<"$c"
+		IFS=: read -r nm bm bn bk w s epi <<<"$c"
 		for dt in f16 bf16; do
 			bf=0; [ "$dt" = bf16 ] && bf=1
 			for K in $KS; do
@@ -105,6 +110,9 @@ build)
 		sed "s/ on sm_90a:/:/" | sort >"$B/resources.txt"
 	$CC -std=c11 -O2 -Iruntime -Isamples/common -I"$B" bench/gpu/matmul_user.c "$B/user.o" samples/common/sample_util.c \
 		"$LIB" -lm -pthread -ldl -o "$B/matmul_user" || exit 1
+	if [ "${CUBIN:-0}" = 1 ]; then
+		"$PKC" --target=sm_90a --emit=cubin "$pk" -o "$B/user.cubin" 2>/dev/null || echo "user.cubin: pkc failed"
+	fi
 	cp "$PKC" "$B/pkc" 2>/dev/null || true
 	;;
 run)

@@ -1023,7 +1023,7 @@ static bool dim_strides_aligned(const Type *t, int d)
  * clauses do not prove multiples, when k has a tensor-core dot (whose
  * operand copies need 16-byte rows: cp.async, the pipelines) and the
  * variant's name is free. */
-static uint64_t wants_aligned(Nv *nv, const IrKernel *k)
+static uint64_t unaligned_sizes(const IrKernel *k)
 {
 	uint64_t mask = 0;
 	for (int o = 0; o < k->noperands; o++) {
@@ -1034,6 +1034,12 @@ static uint64_t wants_aligned(Nv *nv, const IrKernel *k)
 				    !dim_strides_aligned(t, d) && nv_requires_divisor(k, s) < GPU_ALIGNED_DIV)
 					mask |= UINT64_C(1) << s;
 	}
+	return mask;
+}
+
+static uint64_t wants_aligned(Nv *nv, const IrKernel *k)
+{
+	uint64_t mask = unaligned_sizes(k);
 	if (!mask || !nv_has_mma_dot(k->body))
 		return 0;
 	const char *name = aligned_name(nv, k);
@@ -1041,6 +1047,34 @@ static uint64_t wants_aligned(Nv *nv, const IrKernel *k)
 		if (strcmp(nv->m->kernels[i]->name, name) == 0)
 			return 0;
 	return mask;
+}
+
+/* Whether every operand's rows are 16-byte multiples in the entry made now
+ * (constant dims, `requires`, or the aligned variant's assumption). */
+static bool rows_aligned(const Nv *nv, const IrKernel *k)
+{
+	if (unaligned_sizes(k) & ~nv->assume_div16)
+		return false;
+	for (int o = 0; o < k->noperands; o++) {
+		const Type *t = k->operands[o]->array;
+		bool fixed = t->rank >= 2;
+		for (int d = 1; d < t->rank; d++)
+			fixed &= t->dims[d] >= 0;
+		if (fixed && !dim_strides_aligned(t, 0))
+			return false;
+	}
+	return true;
+}
+
+/* Kernel k's entry `name`, its K loops with slices of 64 where the rows
+ * are aligned (nvptx_reblock.c: the IR is changed for this entry alone). */
+static bool emit_entry(Nv *nv, const IrKernel *k, const char *name, GpuKernel *info)
+{
+	/* The module's IR is restored before this returns. */
+	NvReblock *rb = nv->reblock && rows_aligned(nv, k) ? nv_reblock(nv->cc->arena, (IrKernel *)k) : NULL;
+	bool ok = emit_kernel(nv, k, name, info);
+	nv_reblock_undo(rb);
+	return ok;
 }
 
 /* ---- the module ------------------------------------------------------------------------ */
@@ -1665,9 +1699,11 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	nv.target_name = opt->targets[0]->name;
 	/* One NVVM module serves every target: wgmma only when all are sm_90a
 	 * (the emulator models mma.sync, not wgmma). */
-	nv.wgmma = !opt->mma_sync && !(opt->emit == GPU_EMIT_NVVM && getenv("PKC_GPU_EMULATE"));
+	bool hopper = !opt->mma_sync;
 	for (int t = 0; t < opt->ntargets; t++)
-		nv.wgmma &= opt->targets[t]->sm == 90 && opt->targets[t]->arch_specific;
+		hopper &= opt->targets[t]->sm == 90 && opt->targets[t]->arch_specific;
+	nv.wgmma = hopper && !(opt->emit == GPU_EMIT_NVVM && getenv("PKC_GPU_EMULATE"));
+	nv.reblock = hopper && !opt->no_reblock;
 	nv.tma = nv.wgmma && !opt->no_tma;
 	nv.persistent = !opt->no_persistent;
 	for (int t = 0; t < opt->ntargets; t++)
@@ -1694,10 +1730,10 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	for (int i = 0; i < m->nkernels && !g->failed; i++) {
 		const IrKernel *k = m->kernels[i];
 		uint64_t mask;
-		if (!emit_kernel(&nv, k, k->name, &kinfo[i]) || !(mask = wants_aligned(&nv, k)))
+		if (!emit_entry(&nv, k, k->name, &kinfo[i]) || !(mask = wants_aligned(&nv, k)))
 			continue;
 		nv.assume_div16 = mask;
-		if (emit_kernel(&nv, k, aligned_name(&nv, k), &kinfo[m->nkernels + i])) {
+		if (emit_entry(&nv, k, aligned_name(&nv, k), &kinfo[m->nkernels + i])) {
 			kinfo[i].aligned = &kinfo[m->nkernels + i];
 			kinfo[i].aligned_sizes = mask;
 		}

@@ -141,6 +141,8 @@ typedef struct Nv {
 	LLVMTypeRef t_sptr;       /* ptr addrspace(3): shared memory */
 	GpuKernel *kinfo;         /* per kernel: launch geometry (filled while emitting) */
 	bool wgmma;               /* every target sm_90a, no --gpu-mma-sync, not emulated */
+	bool reblock;             /* every target sm_90a, no --gpu-mma-sync or --gpu-no-reblock
+	                             (nvptx_reblock.c; the emulator runs those loops on mma.sync) */
 	bool hint_stages;         /* pipelines take num_stages (the kernel did not fit with more) */
 	uint64_t assume_div16;    /* emitting an aligned variant: bit s, size symbol s is a multiple of
 	                             GPU_ALIGNED_DIV */
@@ -509,6 +511,15 @@ void nv_sched_program_ids(NvFn *f, LLVMValueRef lin);
 bool nv_sched_persistent(const Nv *nv, const IrKernel *k);
 /* Whether region r has a dot on the tensor cores (codegen_nvptx.c). */
 bool nv_has_mma_dot(const Region *r);
+
+/* ---- nvptx_reblock.c ------------------------------------------------------------ */
+
+/* Rewrites kernel k's K loops of one tensor-core dot to slices of 64 (same
+ * sums) for one entry; nv_reblock_undo puts them back as written.  NULL:
+ * nothing rewritten (undo takes it too). */
+typedef struct NvReblock NvReblock;
+NvReblock *nv_reblock(Arena *a, IrKernel *k);
+void nv_reblock_undo(NvReblock *rb);
 
 /* ---- nvptx_size.c --------------------------------------------------------------- */
 

@@ -80,7 +80,8 @@ SAMPLES
 # The kernels/ cases also run under compute-sanitizer, and with which tools:
 # the copy-engine (TMA) and mbarrier pipelines of the wgmma loops, and the
 # epilogue staged through their dead buffers; causal attention's two split
-# loops in the longest-first program order (nvptx_sched.c: heavy_first).
+# loops in the longest-first program order (nvptx_sched.c: heavy_first);
+# K loops run with other slices than written (nvptx_reblock.c).
 sanitize_kernels() {
 	cat <<'KERNELS'
 flash_attention-causal-d64|memcheck racecheck synccheck
@@ -92,6 +93,8 @@ tma-k1|memcheck racecheck synccheck
 tma-long|memcheck racecheck synccheck
 sched-wgmma|memcheck racecheck synccheck
 wgmma-epilogue|memcheck racecheck synccheck
+reblock|memcheck racecheck synccheck
+reblock-odd|memcheck synccheck
 KERNELS
 }
 

@@ -1,0 +1,284 @@
+/* The K step of a tensor-core loop, chosen by pkc (issue 13).
+ *
+ * Users write the K loop of a matmul with the BK they like:
+ *
+ *     for kk in range(T) { acc += dot(x[.., ds(kk * BK, BK)], y[ds(kk * BK, BK), ..]) }
+ *
+ * On the H100 a BK of 64 (16-bit operands: 128-byte lines, the widest
+ * swizzle, one copy-engine box per operand and stage) ran fastest for every
+ * block shape measured; 16 and 32 ran 5-45 % slower, 128 and 256 10-35 %
+ * (bench/RESULTS.md, helper hopper8).  So, in an entry whose operand rows
+ * are 16-byte aligned (codegen_nvptx.c: the copy engine's entries; with
+ * cp.async copies of unaligned rows BK 64 ran slower), such a loop runs
+ * with K slices of 64:
+ *   - BK > 64: each iteration split in r = BK / 64, a loop over [lo r, hi r);
+ *   - BK < 64: r = 64 / BK iterations merged, a loop over cdiv(T, r) from 0,
+ *     when the T iterations cover the K dims to their end (T a constant
+ *     and the dims too, T = cdiv(S, BK), or T = S // BK with `requires
+ *     S % BK == 0`): the merged slices past the last iteration are masked
+ *     (read as zeros) unless T is a multiple of r.
+ * A tensor-core dot accumulates in place, one 16-deep k-step after the
+ * other in order, so the sums are those of the loop as written (the
+ * products of masked zeros add +0; §4.1 lets dot products reassociate).
+ *
+ * The IR is shared with the host back end, which runs after the GPU's: the
+ * rewrite lasts for one entry (nv_reblock_undo). */
+#include "ir_clone.h"
+#include "nvptx.h"
+
+#include <string.h>
+
+enum { BK_BEST = 64 }; /* 16-bit elements: 128-byte lines */
+
+/* One rewritten loop: `old` was unlinked before `next`, the new
+ * instructions put after `mark` (NULL: the region's start); `res` replaced
+ * its results. */
+typedef struct Redo {
+	Inst *old, *next, *mark;
+	Value **res;
+	struct Redo *prev;
+} Redo;
+
+struct NvReblock {
+	IrKernel *k;
+	Redo *last;
+};
+
+typedef struct Loop {
+	Inst *ld[2];    /* the dot's loads: A [.., K], B [K, ..] */
+	int kidx[2];    /* their K indexer */
+	Inst *mul[2];   /* kk * BK, each load's K start */
+	int64_t bk;
+} Loop;
+
+/* The indexer of load `ld` behind result dim `dim`, and its operand. */
+static int indexer_of(const Inst *ld, int dim, int *operand)
+{
+	int d = 0, op = 1;
+	for (int j = 0; j < ld->nidx; j++) {
+		IndexKind kind = ld->idx[j].kind;
+		if (kind != IDX_POINT && d++ == dim) {
+			*operand = op;
+			return j;
+		}
+		op += kind != IDX_FULL;
+	}
+	return -1;
+}
+
+/* Whether v is iv * c (either order) with c a constant; c in *c. */
+static bool iv_times(const Value *v, const Value *iv, int64_t *c)
+{
+	const Inst *m = v->def;
+	if (!m || m->op != IR_MUL)
+		return false;
+	return (m->args[0] == iv && ir_const_value(m->args[1], c)) || (m->args[1] == iv && ir_const_value(m->args[0], c));
+}
+
+static bool used_only_by(const Region *body, const Value *v, const Inst *user)
+{
+	for (const Inst *i = body->first; i; i = i->next)
+		if (i != user && ir_inst_reads(i, v))
+			return false;
+	return true;
+}
+
+/* Whether `loop` is a K loop of one tensor-core dot (the form above, the
+ * accumulator its one carried value), filled in L. */
+static bool match(const Inst *loop, Loop *L)
+{
+	int64_t step;
+	if (loop->nargs != 4 || !ir_const_value(loop->args[2], &step) || step != 1)
+		return false;
+	const Region *body = loop->regions[0];
+	const Value *iv = body->args[0], *acc = body->args[1];
+	const Inst *y = body->last, *add = y->args[0]->def;
+	if (y->op != IR_YIELD || !add || add->op != IR_ADD || add->parent != body)
+		return false;
+	const Value *dv = add->args[0] == acc ? add->args[1] : add->args[1] == acc ? add->args[0] : NULL;
+	const Inst *dot = dv ? dv->def : NULL;
+	if (!dot || dot->op != IR_DOT || dot->nargs != 2 || dot->parent != body)
+		return false;
+	const Type *at = dot->args[0]->type, *bt = dot->args[1]->type, *rt = dot->results[0]->type;
+	L->bk = at->dims[1];
+	if (!lay_dot_is_mma(at, bt, rt) || at->dims[0] < 64 || L->bk == BK_BEST || !used_only_by(body, acc, add) ||
+	    !used_only_by(body, dv, add))
+		return false;
+	for (int s = 0; s < 2; s++) {
+		Inst *ld = dot->args[s]->def;
+		int op;
+		if (!ld || ld->op != IR_LOAD || ld->parent != body || ld->has_mask || ld->has_other ||
+		    ld->results[0]->type->rank != 2 || !used_only_by(body, ld->results[0], dot))
+			return false;
+		int j = indexer_of(ld, s == 0 ? 1 : 0, &op);
+		int64_t c;
+		if (j < 0 || ld->idx[j].kind != IDX_SLICE || ld->idx[j].size != L->bk || !iv_times(ld->args[op], iv, &c) ||
+		    c != L->bk || !used_only_by(body, ld->args[op], ld))
+			return false;
+		L->ld[s] = ld;
+		L->kidx[s] = j;
+		L->mul[s] = ld->args[op]->def;
+	}
+	/* Nothing else reads the index or has an effect. */
+	for (const Inst *i = body->first; i; i = i->next)
+		if (i->nregions || (op_info[i->op].flags & F_EFFECT) ||
+		    (i != L->mul[0] && i != L->mul[1] && ir_inst_reads(i, iv)))
+			return false;
+	return true;
+}
+
+/* Whether v is S // bk (a FLOORDIV by the constant). */
+static bool quotient(const Value *v, const Value *S, int64_t bk)
+{
+	int64_t c;
+	return v->def && v->def->op == IR_FLOORDIV && v->def->args[0] == S && ir_const_value(v->def->args[1], &c) &&
+	       c == bk;
+}
+
+/* Whether the loop (from 0) covers the K dims of both loads to their end:
+ * T * BK >= the extent (the comment at the top). */
+static bool covers(const IrKernel *k, const Inst *loop, const Loop *L)
+{
+	int64_t lo, T, c;
+	if (!ir_const_value(loop->args[0], &lo) || lo != 0)
+		return false;
+	const Type *t[2] = {L->ld[0]->args[0]->type, L->ld[1]->args[0]->type};
+	int64_t e[2] = {t[0]->dims[L->kidx[0]], t[1]->dims[L->kidx[1]]};
+	const char *sym[2] = {t[0]->syms ? t[0]->syms[L->kidx[0]] : NULL, t[1]->syms ? t[1]->syms[L->kidx[1]] : NULL};
+	if (ir_const_value(loop->args[1], &T))
+		return e[0] >= 0 && e[1] >= 0 && T * L->bk >= e[0] && T * L->bk >= e[1];
+	if (e[0] >= 0 || e[1] >= 0 || !sym[0] || !sym[1] || strcmp(sym[0], sym[1]) != 0)
+		return false;
+	int s = 0;
+	while (s < k->nsizes && strcmp(k->sizes[s], sym[0]) != 0)
+		s++;
+	if (s == k->nsizes)
+		return false;
+	const Value *S = k->body->args[k->noperands + k->nscalars + s], *hi = loop->args[1];
+	if (quotient(hi, S, L->bk))
+		return nv_requires_divisor(k, s) % L->bk == 0;
+	/* cdiv(S, BK): select(mod(S, BK) != 0, S // BK + 1, S // BK) */
+	const Inst *h = hi->def, *ne = h && h->op == IR_SELECT ? h->args[0]->def : NULL;
+	const Inst *add = h && h->op == IR_SELECT ? h->args[1]->def : NULL;
+	const Inst *mod = ne && ne->op == IR_NE ? ne->args[0]->def : NULL;
+	return add && add->op == IR_ADD && add->args[0] == h->args[2] && ir_const_value(add->args[1], &c) && c == 1 &&
+	       quotient(h->args[2], S, L->bk) && mod && mod->op == IR_MOD && mod->args[0] == S &&
+	       ir_const_value(mod->args[1], &c) && c == L->bk && ir_const_value(ne->args[1], &c) && c == 0;
+}
+
+static Value *emit(Arena *a, IrKernel *k, InsertPoint at, Op op, Loc loc, Type *t, Value *x, Value *y)
+{
+	Value *args[2] = {x, y};
+	Inst *i = ir_inst_new(a, k, op, loc, y ? 2 : 1, args, 1, &t);
+	ir_insert_at(at, i);
+	return i->results[0];
+}
+
+static Value *konst(Arena *a, IrKernel *k, InsertPoint at, Loc loc, Type *t, int64_t v)
+{
+	Inst *i = ir_inst_new(a, k, IR_CONST, loc, 0, NULL, 1, &t);
+	i->ival = v;
+	ir_insert_at(at, i);
+	return i->results[0];
+}
+
+/* A copy of `loop` before it whose slices are BK_BEST deep (masked along
+ * K when `mask`). */
+static Inst *copy_with_k(Arena *a, IrKernel *k, Inst *loop, const Loop *L, bool mask)
+{
+	ValueMap *m = vmap_new(a);
+	Inst *c = ir_clone_inst(a, k, loop, m, (InsertPoint){loop->parent, loop});
+	for (int s = 0; s < 2; s++) {
+		Inst *mul = vmap_get(m, L->mul[s]->results[0])->def;
+		int cj = mul->args[0] == c->regions[0]->args[0];
+		mul->args[cj] = konst(a, k, (InsertPoint){mul->parent, mul}, mul->loc, mul->args[cj]->type, BK_BEST);
+		Inst *ld = vmap_get(m, L->ld[s]->results[0])->def;
+		ld->idx[L->kidx[s]].size = BK_BEST;
+		ld->idx[L->kidx[s]].masked |= mask;
+		const Type *t = ld->results[0]->type;
+		int64_t dims[2] = {t->dims[0], t->dims[1]};
+		dims[s == 0 ? 1 : 0] = BK_BEST;
+		ld->results[0]->type = type_tensor(a, t->dtype, 2, dims);
+	}
+	return c;
+}
+
+/* Rewrites `loop` (matched in L) for K slices of BK_BEST; returns the redo
+ * record. */
+static Redo *rewrite(Arena *a, IrKernel *k, Inst *loop, const Loop *L)
+{
+	Inst *mark = loop->prev;
+	InsertPoint at = {loop->parent, loop};
+	Loc loc = loop->loc;
+	Type *it = loop->args[0]->type;
+	Value *lo, *hi;
+	int64_t T;
+	bool mask = false;
+	if (L->bk > BK_BEST) {
+		/* [lo * r, hi * r) */
+		int64_t r = L->bk / BK_BEST;
+		lo = emit(a, k, at, IR_MUL, loc, it, loop->args[0], konst(a, k, at, loc, it, r));
+		hi = emit(a, k, at, IR_MUL, loc, it, loop->args[1], konst(a, k, at, loc, it, r));
+	} else {
+		/* [0, cdiv(T, r)) = [0, (T + r - 1) // r) */
+		int64_t r = BK_BEST / L->bk;
+		mask = !ir_const_value(loop->args[1], &T) || T % r != 0;
+		lo = loop->args[0];
+		hi = emit(a, k, at, IR_FLOORDIV, loc, it,
+		          emit(a, k, at, IR_ADD, loc, it, loop->args[1], konst(a, k, at, loc, it, r - 1)),
+		          konst(a, k, at, loc, it, r));
+	}
+	Inst *c = copy_with_k(a, k, loop, L, mask);
+	c->args[0] = lo;
+	c->args[1] = hi;
+	Redo *d = arena_alloc(a, sizeof *d);
+	memset(d, 0, sizeof *d);
+	d->mark = mark;
+	d->old = loop;
+	d->next = loop->next;
+	d->res = arena_alloc(a, sizeof *d->res * (size_t)loop->nresults);
+	for (int j = 0; j < loop->nresults; j++) {
+		d->res[j] = c->results[j];
+		ir_replace_all_uses(k, loop->results[j], c->results[j]);
+	}
+	ir_remove(loop);
+	return d;
+}
+
+static void reblock_region(Arena *a, NvReblock *rb, Region *r)
+{
+	for (Inst *i = r->first; i; i = i->next) {
+		for (int j = 0; j < i->nregions; j++)
+			reblock_region(a, rb, i->regions[j]);
+		Loop L;
+		if (i->op == IR_FOR && match(i, &L) && (L.bk > BK_BEST || covers(rb->k, i, &L))) {
+			Redo *d = rewrite(a, rb->k, i, &L);
+			d->prev = rb->last;
+			rb->last = d;
+			i = d->next->prev; /* on after the new loop */
+		}
+	}
+}
+
+NvReblock *nv_reblock(Arena *a, IrKernel *k)
+{
+	NvReblock *rb = arena_alloc(a, sizeof *rb);
+	memset(rb, 0, sizeof *rb);
+	rb->k = k;
+	reblock_region(a, rb, k->body);
+	return rb->last ? rb : NULL;
+}
+
+void nv_reblock_undo(NvReblock *rb)
+{
+	for (Redo *d = rb ? rb->last : NULL; d; d = d->prev) {
+		/* The new instructions lie between `mark` and `next`. */
+		ir_insert_before(d->next, d->old);
+		for (int j = 0; j < d->old->nresults; j++)
+			ir_replace_all_uses(rb->k, d->res[j], d->old->results[j]);
+		for (Inst *i = d->old->prev, *p; i && i != d->mark; i = p) {
+			p = i->prev;
+			ir_remove(i);
+		}
+	}
+}
