@@ -6,8 +6,8 @@
  *
  * On the H100 a BK of 64 (16-bit operands: 128-byte lines, the widest
  * swizzle, one copy-engine box per operand and stage) ran fastest for every
- * block shape measured; 16 and 32 ran 5-45 % slower, 128 and 256 10-35 %
- * (bench/RESULTS.md, helper hopper8).  So, in an entry whose operand rows
+ * block shape measured: BK 16 ran 25-45 % slower, 32 and 128 up to 16 %,
+ * 256 20-35 % (bench/RESULTS.md, helper hopper8).  So, in an entry whose operand rows
  * are 16-byte aligned (codegen_nvptx.c: the copy engine's entries; with
  * cp.async copies of unaligned rows BK 64 ran slower), such a loop runs
  * with K slices of 64:
