@@ -238,17 +238,9 @@ static void plan_tma(NvFn *f, LoopPipe *p)
  * "attn5"). */
 static void plan_mbar(NvFn *f, LoopPipe *p)
 {
-	if (!p->wg || p->ndots < 2 || p->ahead > p->stages - 2 || p->inflight[0])
+	if (p->tma || !p->wg || p->ndots < 2 || p->ahead > p->stages - 2 || p->inflight[0])
 		return;
-	if (p->tma) {
-		/* The copy engine's barriers are the full ones; the empty ones
-		 * follow them. */
-		f->smem_pipe_live += (uint64_t)p->stages * 8;
-		if (f->smem_pipe_live > f->smem_pipe_bytes)
-			f->smem_pipe_bytes = f->smem_pipe_live;
-	} else {
-		take_bars(f, p, 2 * p->stages);
-	}
+	take_bars(f, p, 2 * p->stages);
 	p->mbar = true;
 	f->pipe_mbar = true;
 }
@@ -453,22 +445,6 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 	return ok;
 }
 
-/* With mbar: buffer buf was last read in iteration j - S: wait for its
- * phase (j / S - 1) of the empty barrier, when there was one. */
-static void wait_empty(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf)
-{
-	Cg *g = f->g;
-	int S = p->stages;
-	LLVMBasicBlockRef wait = cg_block(g, "empty.wait"), go = cg_block(g, "empty.done");
-	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntUGE, j, cg_i64(g, S), ""), wait, go);
-	LLVMPositionBuilderAtEnd(g->b, wait);
-	LLVMValueRef ph = LLVMBuildAnd(g->b, LLVMBuildAdd(g->b, LLVMBuildUDiv(g->b, j, cg_i64(g, S), ""), cg_i64(g, 1), ""),
-	                               cg_i64(g, 1), "");
-	nv_tma_wait(f, mbars(f, p, true), buf, LLVMBuildTrunc(g->b, ph, g->t_i32, "parity"));
-	LLVMBuildBr(g->b, go);
-	LLVMPositionBuilderAtEnd(g->b, go);
-}
-
 /* if (j < trips) issue iteration j into buffer buf; commit (a group even
  * when empty, so that group n always holds iteration n). */
 static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf)
@@ -483,8 +459,6 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 		LLVMValueRef *c = arena_alloc(nv_arena(f), (size_t)(2 * NV_TMA_COORDS * p->ndots) * sizeof *c);
 		bool ok = pipe_issue(f, p, j, buf, c);
 		LLVMBasicBlockRef join = nv_tma_leader(f, in);
-		if (p->mbar)
-			wait_empty(f, p, j, buf);
 		nv_tma_expect(f, pipe_bars(f, p), buf, tma_bytes(f, p));
 		if (ok)
 			tma_issue(f, p, buf, c);
@@ -494,8 +468,19 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 	LLVMBasicBlockRef then = cg_block(g, "prefetch"), join = cg_block(g, "prefetch.end");
 	LLVMBuildCondBr(g->b, in, then, join);
 	LLVMPositionBuilderAtEnd(g->b, then);
-	if (p->mbar)
-		wait_empty(f, p, j, buf);
+	if (p->mbar) {
+		/* Buffer buf was last read in iteration j - S: wait for its phase
+		 * (j / S - 1) of the empty barrier, when there was one. */
+		int S = p->stages;
+		LLVMBasicBlockRef wait = cg_block(g, "empty.wait"), go = cg_block(g, "empty.done");
+		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntUGE, j, cg_i64(g, S), ""), wait, go);
+		LLVMPositionBuilderAtEnd(g->b, wait);
+		LLVMValueRef ph = LLVMBuildAnd(g->b, LLVMBuildAdd(g->b, LLVMBuildUDiv(g->b, j, cg_i64(g, S), ""),
+		                                                  cg_i64(g, 1), ""), cg_i64(g, 1), "");
+		nv_tma_wait(f, mbars(f, p, true), buf, LLVMBuildTrunc(g->b, ph, g->t_i32, "parity"));
+		LLVMBuildBr(g->b, go);
+		LLVMPositionBuilderAtEnd(g->b, go);
+	}
 	bool ok = pipe_issue(f, p, j, buf, NULL);
 	if (p->mbar) {
 		LLVMValueRef a = nv_mbar_at(f, mbars(f, p, false), buf);
@@ -514,13 +499,10 @@ void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 	 * (split-loops' two loops share them). */
 	if (p->reuse)
 		nv_barrier(f);
-	/* Full barriers: the leader's arrival with the copy engine, else
-	 * every thread's; empty ones: every thread's. */
-	int all = 32 << f->plan->lc->warpbits;
 	if (p->tma)
 		nv_tma_bars_init(f, pipe_bars(f, p), p->stages, 1);
 	if (p->mbar)
-		nv_tma_bars_init(f, mbars(f, p, p->tma), p->tma ? p->stages : 2 * p->stages, all);
+		nv_tma_bars_init(f, mbars(f, p, false), 2 * p->stages, 32 << f->plan->lc->warpbits);
 	for (int j = 0; j < p->ahead; j++)
 		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j));
 }
@@ -585,7 +567,7 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 	/* The next run of the loop (an enclosing loop, the next program of
 	 * the task) starts the barriers afresh. */
 	if (p->tma || p->mbar)
-		nv_tma_bars_inval(f, pipe_bars(f, p), p->mbar ? 2 * p->stages : p->stages);
+		nv_tma_bars_inval(f, pipe_bars(f, p), p->tma ? p->stages : 2 * p->stages);
 }
 
 /* Whether the copies p->ahead iterations ahead wait until the first dot's
@@ -632,10 +614,9 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 		LLVMValueRef cb = LLVMBuildTrunc(b, LLVMBuildURem(b, p->c, cg_i64(g, S), ""), g->t_i32, "");
 		LLVMValueRef ph = LLVMBuildTrunc(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, p->c, cg_i64(g, S), ""), cg_i64(g, 1), ""),
 		                                 g->t_i32, "phase");
-		nv_tma_wait(f, pipe_bars(f, p), cb, ph);
-		/* This thread's wgmma (the async proxy) reads what its cp.async
-		 * wrote. */
-		if (p->mbar && !p->tma)
+		nv_tma_wait(f, p->tma ? pipe_bars(f, p) : mbars(f, p, false), cb, ph);
+		/* This thread's wgmma (the async proxy) reads what they wrote. */
+		if (p->mbar)
 			nv_proxy_fence(f, true);
 	} else if (x == 0) {
 		LLVMValueRef pending = cg_i32(g, p->ahead - 1);
