@@ -220,6 +220,7 @@ static void plan_tma(NvFn *f, LoopPipe *p)
 		return;
 	take_bars(f, p, p->stages);
 	p->tma = true;
+	f->pipe_chain |= p->ndots >= 2;
 }
 
 /* A cp.async pipeline of two or more wgmma dots whose first dot is waited
@@ -242,7 +243,7 @@ static void plan_mbar(NvFn *f, LoopPipe *p)
 		return;
 	take_bars(f, p, 2 * p->stages);
 	p->mbar = true;
-	f->pipe_mbar = true;
+	f->pipe_chain = true;
 }
 
 LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
