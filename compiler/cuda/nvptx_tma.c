@@ -9,8 +9,9 @@
  * tile may lie in an operand of up to 5 dimensions whose others the load
  * indexes with scalars (attention's [b, seq, h, d] keys): the map is of
  * the operand's rank, its box 1 along those.  The launch stub makes the
- * tensor maps (pk_cuda_tensor_map) over the whole operands, so elements past the array's edges read as zeros, as the
- * masked cp.async copies they replace do; the entry takes them as
+ * tensor maps (pk_cuda_tensor_map) over the whole operands, so elements
+ * past the array's edges, in any dimension, read as zeros, as the masked
+ * cp.async copies they replace do; the entry takes them as
  * __grid_constant__ parameters after the grid extents.  One thread issues
  * an iteration's boxes after arrive.expect_tx on the buffer's mbarrier;
  * every thread waits for the barrier's phase before the dots read the
