@@ -1058,13 +1058,17 @@ pk_status pk_launch_cuda_persistent(pk_stream *s, const pk_cuda_launch *l)
 
 /* ---- tensor maps (the Hopper copy engine) ------------------------------------------ */
 
-pk_status pk_cuda_tensor_map_2d(void *map, const void *base, uint32_t elem_bytes, uint64_t rows, uint64_t cols,
-                                uint32_t box_rows, uint32_t box_cols, uint32_t swizzle_bytes, const char *kernel_name)
+pk_status pk_cuda_tensor_map(void *map, const void *base, uint32_t elem_bytes, uint32_t rank, const uint64_t *dims,
+                             uint32_t row_dim, uint32_t box_rows, uint32_t box_cols, uint32_t swizzle_bytes,
+                             const char *kernel_name)
 {
-	const char *name = kernel_name ? kernel_name : "pk_cuda_tensor_map_2d";
+	const char *name = kernel_name ? kernel_name : "pk_cuda_tensor_map";
 	if (!map || ((uintptr_t)map & 63) != 0)
 		return pk_set_error(PK_ERR_INVALID_VALUE, "%s: the tensor map is NULL or not 64-byte aligned", name);
 	memset(map, 0, PKCU_TENSOR_MAP_BYTES);
+	if (rank < 2 || rank > PK_CUDA_TENSOR_MAP_MAX_RANK || !dims || row_dim >= rank - 1)
+		return pk_set_error(PK_ERR_INVALID_VALUE, "%s: a tensor map of rank %u with rows along dimension %u is "
+		                    "invalid", name, rank, row_dim);
 	int swz = swizzle_bytes == 32 ? PKCU_TENSOR_MAP_SWIZZLE_32B : swizzle_bytes == 64 ? PKCU_TENSOR_MAP_SWIZZLE_64B
 	        : swizzle_bytes == 128 ? PKCU_TENSOR_MAP_SWIZZLE_128B : -1;
 	int dtype = elem_bytes == 1 ? PKCU_TENSOR_MAP_DATA_TYPE_UINT8 : elem_bytes == 2 ? PKCU_TENSOR_MAP_DATA_TYPE_UINT16
@@ -1073,27 +1077,39 @@ pk_status pk_cuda_tensor_map_2d(void *map, const void *base, uint32_t elem_bytes
 	    (uint64_t)box_cols * elem_bytes > swizzle_bytes || ((uint64_t)box_cols * elem_bytes) % 16 != 0)
 		return pk_set_error(PK_ERR_INVALID_VALUE, "%s: tensor map box %u x %u of %u-byte elements with a %u-byte "
 		                    "swizzle is invalid", name, box_rows, box_cols, elem_bytes, swizzle_bytes);
-	if (rows == 0 || cols == 0)
-		return PK_SUCCESS;
-	if (rows > INT32_MAX || cols > INT32_MAX)
-		return pk_set_error(PK_ERR_INVALID_VALUE, "%s: a %llu x %llu array is too large for the copy engine's "
-		                    "32-bit coordinates", name, (unsigned long long)rows, (unsigned long long)cols);
-	unsigned long long stride = (unsigned long long)cols * elem_bytes;
-	if (((uintptr_t)base & 15) != 0 || stride % 16 != 0)
+	/* The driver's order is innermost first; the box is 1 along the
+	 * dimensions the kernel indexes with scalars. */
+	unsigned long long gdim[PK_CUDA_TENSOR_MAP_MAX_RANK], stride[PK_CUDA_TENSOR_MAP_MAX_RANK - 1];
+	unsigned int box[PK_CUDA_TENSOR_MAP_MAX_RANK], estr[PK_CUDA_TENSOR_MAP_MAX_RANK];
+	unsigned long long bytes = elem_bytes;
+	for (uint32_t i = 0; i < rank; i++) {
+		uint32_t d = rank - 1 - i;
+		if (dims[d] == 0)
+			return PK_SUCCESS;
+		if (dims[d] > INT32_MAX)
+			return pk_set_error(PK_ERR_INVALID_VALUE, "%s: dimension %u of the array (%llu) is too large for "
+			                    "the copy engine's 32-bit coordinates", name, d, (unsigned long long)dims[d]);
+		gdim[i] = dims[d];
+		box[i] = i == 0 ? box_cols : d == row_dim ? box_rows : 1;
+		estr[i] = 1;
+		if (i > 0)
+			stride[i - 1] = bytes;
+		bytes *= dims[d];
+	}
+	if (((uintptr_t)base & 15) != 0 || stride[0] % 16 != 0)
 		return pk_set_error(PK_ERR_INVALID_VALUE, "%s: the copy engine needs a 16-byte aligned array and rows "
-		                    "(%llu bytes here)", name, stride);
+		                    "(%llu bytes here)", name, stride[0]);
 	pthread_once(&load_once, load_driver);
 	if (!cu.tensor_map_encode_tiled)
 		return pk_set_error(PK_ERR_DRIVER, "%s: the CUDA driver has no cuTensorMapEncodeTiled (too old, or "
 		                    "not loaded)", name);
-	unsigned long long dims[2] = {cols, rows}, strides[1] = {stride};
-	unsigned int box[2] = {box_cols, box_rows}, estr[2] = {1, 1};
-	pkcu_result r = cu.tensor_map_encode_tiled(map, dtype, 2, (void *)(uintptr_t)base, dims, strides, box, estr,
+	pkcu_result r = cu.tensor_map_encode_tiled(map, dtype, rank, (void *)(uintptr_t)base, gdim, stride, box, estr,
 	                                           PKCU_TENSOR_MAP_INTERLEAVE_NONE, swz,
 	                                           PKCU_TENSOR_MAP_L2_PROMOTION_L2_128B,
 	                                           PKCU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 	if (r != PKCU_SUCCESS)
-		return cu_error(PK_ERR_DRIVER, r, "%s: cuTensorMapEncodeTiled refused a %llu x %llu array in %u x %u boxes",
-		                name, (unsigned long long)rows, (unsigned long long)cols, box_rows, box_cols);
+		return cu_error(PK_ERR_DRIVER, r, "%s: cuTensorMapEncodeTiled refused a rank-%u array of %llu rows of "
+		                "%llu elements in %u x %u boxes", name, rank, (unsigned long long)dims[row_dim],
+		                (unsigned long long)dims[rank - 1], box_rows, box_cols);
 	return PK_SUCCESS;
 }

@@ -329,20 +329,24 @@ PK_API pk_status pk_launch_cuda_persistent(pk_stream *s, const pk_cuda_launch *l
 
 /* Fills `map` (PK_CUDA_TENSOR_MAP_BYTES bytes, 64-byte aligned: a
  * CUtensorMap) for the Hopper copy engine (cp.async.bulk.tensor) through
- * the driver's cuTensorMapEncodeTiled: a row-major [rows, cols] array of
- * elem_bytes-byte elements at device address `base`, read in boxes of
- * box_rows x box_cols elements, swizzled in swizzle_bytes (32, 64 or 128)
- * lines; elements outside the array read as zeros.  Launch stubs of
- * kernels that use the copy engine call it before pk_launch_cuda, for the
- * kernel's __grid_constant__ parameters.  A dimension of 0 gives a map of
- * zeros (the kernel reads nothing through it).  Errors: PK_ERR_INVALID_VALUE
- * (base or rows not 16-byte aligned, a dimension of 2^31 or more, a bad
- * box), PK_ERR_DRIVER (no driver, or a driver without the entry point,
- * or its refusal); messages name `kernel_name`. */
+ * the driver's cuTensorMapEncodeTiled: a row-major, contiguous array of
+ * `rank` (2 to PK_CUDA_TENSOR_MAP_MAX_RANK) dimensions `dims` (outermost
+ * first) of elem_bytes-byte elements at device address `base`, read in
+ * boxes of box_rows elements along dimension row_dim (< rank - 1), box_cols
+ * along the last dimension and 1 along the others, swizzled in
+ * swizzle_bytes (32, 64 or 128) lines; elements outside the array read as
+ * zeros.  Launch stubs of kernels that use the copy engine call it before
+ * pk_launch_cuda, for the kernel's __grid_constant__ parameters.  A
+ * dimension of 0 gives a map of zeros (the kernel reads nothing through
+ * it).  Errors: PK_ERR_INVALID_VALUE (base or rows not 16-byte aligned, a
+ * dimension of 2^31 or more, a bad rank or box), PK_ERR_DRIVER (no driver,
+ * or a driver without the entry point, or its refusal); messages name
+ * `kernel_name`. */
 #define PK_CUDA_TENSOR_MAP_BYTES 128
-PK_API pk_status pk_cuda_tensor_map_2d(void *map, const void *base, uint32_t elem_bytes, uint64_t rows,
-                                       uint64_t cols, uint32_t box_rows, uint32_t box_cols, uint32_t swizzle_bytes,
-                                       const char *kernel_name);
+#define PK_CUDA_TENSOR_MAP_MAX_RANK 5
+PK_API pk_status pk_cuda_tensor_map(void *map, const void *base, uint32_t elem_bytes, uint32_t rank,
+                                    const uint64_t *dims, uint32_t row_dim, uint32_t box_rows, uint32_t box_cols,
+                                    uint32_t swizzle_bytes, const char *kernel_name);
 
 /* ---- debug_print (called by generated host code) ----------------------- */
 

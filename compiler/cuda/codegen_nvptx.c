@@ -863,10 +863,10 @@ static bool emit_tasks(NvFn *f, LLVMBasicBlockRef prog)
 	nv_sched_program_ids(f, t);
 	if (!emit_task(f, body))
 		return false;
-	if (f->sched_shared || f->pipe_mbar) {
-		/* CTAs sharing an SM, or an mbarrier pipeline of chained dots (the
-		 * task loop took attention d128 from 178 to 206 registers: 1-2 %
-		 * slower in one H100 call, no gain in any): one task each after all (nvptx_sched.c). */
+	if (f->sched_shared || f->pipe_chain) {
+		/* CTAs sharing an SM, or a pipeline of chained dots (attention:
+		 * more registers and no gain, causal d128 24 % slower with the copy
+		 * engine): one task each after all (nvptx_sched.c). */
 		LLVMReplaceAllUsesWith(t, first);
 		LLVMInstructionEraseFromParent(t);
 		LLVMBuildBr(g->b, done);

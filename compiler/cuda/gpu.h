@@ -64,15 +64,19 @@ typedef struct GpuImage {
 #define GPU_ALIGNED_DIV 16
 
 /* A tensor map the launch stub makes for a kernel that reads tiles with the
- * Hopper copy engine (nvptx_tma.c; pk_cuda_tensor_map_2d): operand
- * `operand` (a 2-D array, row-major) in box_rows x box_cols boxes, lines
- * swizzled in `swizzle` bytes.  The maps follow the grid extents among the
- * entry's parameters, as __grid_constant__ 128-byte structs. */
+ * Hopper copy engine (nvptx_tma.c; pk_cuda_tensor_map): operand `operand`
+ * (row-major, of `rank` dimensions) in boxes of box_rows along dimension
+ * `row`, box_cols along the last and 1 along the others (the ones the
+ * kernel indexes with scalars), lines swizzled in `swizzle` bytes.  The
+ * maps follow the grid extents among the entry's parameters, as
+ * __grid_constant__ 128-byte structs. */
 typedef struct GpuTma {
 	int operand;             /* the kernel's operand */
 	int es;                  /* bytes per element */
 	uint32_t box_rows, box_cols;
 	int swizzle;             /* 32, 64 or 128 */
+	int rank;                /* the operand's dimensions, 2 to NV_TMA_MAX_RANK */
+	int row;                 /* the dimension of the box's rows (< rank - 1) */
 } GpuTma;
 
 /* How the launch stub launches one kernel (the same for every image). */

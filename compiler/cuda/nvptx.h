@@ -269,7 +269,8 @@ typedef struct NvFn {
 	bool wgmma;               /* some dot uses wgmma: its buffers are NV_WGMMA_ALIGN-aligned */
 	bool persistent;          /* the CTA loops over tasks (nv_sched_persistent) */
 	bool sched_shared;        /* a pipeline's stages were sized for CTAs sharing an SM */
-	bool pipe_mbar;           /* a pipeline synchronises on mbarriers (plan_mbar): warpgroups drift */
+	bool pipe_chain;          /* a pipeline of chained wgmma dots on mbarriers (plan_mbar) or the copy
+	                             engine (plan_tma): one task a CTA */
 	bool sched_raised;        /* a pipeline took more stages than num_stages (nv_sched_stages) */
 	Vec tma_want;             /* GpuTma *: the tensor maps the pipelines asked for (nv_tma_slot) */
 } NvFn;

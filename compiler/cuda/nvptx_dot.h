@@ -90,17 +90,20 @@ void nv_tma_bars_inval(NvFn *f, LLVMValueRef bars, int n);
 LLVMValueRef nv_mbar_at(NvFn *f, LLVMValueRef bars, LLVMValueRef i);
 /* The leader (nv_tma_leader): mbarrier buf (i32) of bars expects `bytes` more. */
 void nv_tma_expect(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, uint64_t bytes);
-/* Boxes of t a [rows, cols] tile takes (at most NV_TMA_MAX_BOXES), and the
- * first column of each for a tile at col0 (i32): computed by every thread,
- * before the leader's branch (nvptx_pipe.c says why). */
+/* The copy engine's coordinates of load L's tile through map t (slice
+ * starts, scalar indices, or 0), computed by every thread before the
+ * leader's branch (nvptx_pipe.c says why): those of dimensions 0 to
+ * rank - 2 in c[0 ...], then the first column of each box (at most
+ * NV_TMA_MAX_BOXES) from c[t->rank - 1] on. */
+#define NV_TMA_MAX_RANK 5
 #define NV_TMA_MAX_BOXES 16
-int nv_tma_boxes(const GpuTma *t, int64_t cols);
-void nv_tma_box_cols(NvFn *f, const GpuTma *t, int64_t cols, LLVMValueRef col0, LLVMValueRef *bcol);
-/* Thread 0: copies the [t->box_rows, cols] tile at row row0 (i32), box n
- * at column bcol[n], of map `slot` into the stage at dst, completing on
+#define NV_TMA_COORDS (NV_TMA_MAX_RANK - 1 + NV_TMA_MAX_BOXES)
+void nv_tma_coords(NvFn *f, const Inst *L, const GpuTma *t, LLVMValueRef *c);
+/* The leader: copies load L's tile through map `slot` (t) at the
+ * coordinates c (nv_tma_coords) into the stage at dst, completing on
  * mbarrier buf of bars. */
-void nv_tma_copy(NvFn *f, const GpuTma *t, int slot, LLVMValueRef dst, int64_t cols, LLVMValueRef row0,
-                 const LLVMValueRef *bcol, LLVMValueRef bars, LLVMValueRef buf);
+void nv_tma_copy(NvFn *f, const Inst *L, const GpuTma *t, int slot, LLVMValueRef dst, const LLVMValueRef *c,
+                 LLVMValueRef bars, LLVMValueRef buf);
 /* Every thread: waits until mbarrier buf of bars has completed the phase
  * of parity `parity` (i32). */
 void nv_tma_wait(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef parity);

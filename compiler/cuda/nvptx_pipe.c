@@ -220,6 +220,7 @@ static void plan_tma(NvFn *f, LoopPipe *p)
 		return;
 	take_bars(f, p, p->stages);
 	p->tma = true;
+	f->pipe_chain |= p->ndots >= 2;
 }
 
 /* A cp.async pipeline of two or more wgmma dots whose first dot is waited
@@ -242,7 +243,7 @@ static void plan_mbar(NvFn *f, LoopPipe *p)
 		return;
 	take_bars(f, p, 2 * p->stages);
 	p->mbar = true;
-	f->pipe_mbar = true;
+	f->pipe_chain = true;
 }
 
 LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
@@ -376,32 +377,8 @@ static LLVMValueRef mbars(NvFn *f, const LoopPipe *p, bool empty)
 	return LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, f->smem_pipe, &off, 1, empty ? "empty" : "full");
 }
 
-/* Coordinates a copy of the copy engine takes in pipe_issue's array: its
- * row, then the column of each box. */
-#define TMA_COORDS (1 + NV_TMA_MAX_BOXES)
-
-/* The copy engine's coordinates of load L's tile (slice starts, or 0):
- * the row in c[0], each box's column from c[1] on. */
-static void tma_coords(NvFn *f, const Inst *L, LLVMValueRef *c)
-{
-	Cg *g = f->g;
-	LLVMValueRef rc[2];
-	int next = 1;
-	for (int d = 0; d < 2; d++) {
-		rc[d] = cg_i32(g, 0);
-		if (L->idx[d].kind == IDX_SLICE) {
-			LLVMValueRef v = nv_val(f, L->args[next++])->r[0];
-			rc[d] = LLVMBuildIntCast2(g->b, v, g->t_i32, 1, "");
-		}
-	}
-	GpuTma t;
-	nv_tma_fits(f, L, &t);
-	c[0] = rc[0];
-	nv_tma_box_cols(f, &t, L->results[0]->type->dims[1], rc[1], c + 1);
-}
-
 /* The leader's copies of iteration j's tiles into buffer buf, at the
- * coordinates pipe_issue evaluated (from c[TMA_COORDS (2x + k)], operand
+ * coordinates pipe_issue evaluated (from c[NV_TMA_COORDS (2x + k)], operand
  * k of dot x). */
 static void tma_issue(NvFn *f, const LoopPipe *p, LLVMValueRef buf, LLVMValueRef *c)
 {
@@ -414,9 +391,8 @@ static void tma_issue(NvFn *f, const LoopPipe *p, LLVMValueRef buf, LLVMValueRef
 				continue; /* wgmma's register A */
 			GpuTma t;
 			nv_tma_fits(f, L, &t);
-			LLVMValueRef *cx = c + TMA_COORDS * (2 * x + k);
-			nv_tma_copy(f, &t, p->slot[2 * x + k], st[k].base, L->results[0]->type->dims[1], cx[0], cx + 1,
-			            pipe_bars(f, p), buf);
+			nv_tma_copy(f, L, &t, p->slot[2 * x + k], st[k].base, c + NV_TMA_COORDS * (2 * x + k), pipe_bars(f, p),
+			            buf);
 		}
 	}
 }
@@ -451,7 +427,9 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 			for (int a = 1; a < L->nargs && ok; a++)
 				ok = eval_at(f, p->loop, L->args[a], done, &saved);
 			if (ok && p->tma) {
-				tma_coords(f, L, c + TMA_COORDS * (2 * x + k));
+				GpuTma tm;
+				nv_tma_fits(f, L, &tm);
+				nv_tma_coords(f, L, &tm, c + NV_TMA_COORDS * (2 * x + k));
 				continue;
 			}
 			NvAccess A;
@@ -479,7 +457,7 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 		 * evaluated inside it, LLVM's GVN joined the copies' loop-invariant
 		 * starts through phis of that (divergent) branch, which ptxas moved
 		 * into uniform registers at each copy (R2UR; H100: 0.7 % slower). */
-		LLVMValueRef *c = arena_alloc(nv_arena(f), (size_t)(2 * TMA_COORDS * p->ndots) * sizeof *c);
+		LLVMValueRef *c = arena_alloc(nv_arena(f), (size_t)(2 * NV_TMA_COORDS * p->ndots) * sizeof *c);
 		bool ok = pipe_issue(f, p, j, buf, c);
 		LLVMBasicBlockRef join = nv_tma_leader(f, in);
 		nv_tma_expect(f, pipe_bars(f, p), buf, tma_bytes(f, p));

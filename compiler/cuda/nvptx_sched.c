@@ -55,9 +55,10 @@
  *   (H100: 128 x 128 x 64 blocks, one CTA an SM, 0.98-1.13x of one CTA a
  *   task; flash attention d64, two CTAs of 8 warps an SM, went from 128
  *   to 167 registers, one CTA an SM, 26 % slower; bench/RESULTS.md).
- *   Nor with an mbarrier pipeline of chained dots (NvFn.pipe_mbar):
+ *   Nor with a pipeline of chained dots (NvFn.pipe_chain): on mbarriers,
  *   attention d128 went from 178 to 206 registers, 1-2 % slower in one
- *   H100 call, no faster in any (bench/RESULTS.md). */
+ *   H100 call, no faster in any; copied by the copy engine, causal d128
+ *   went from 460 to 371 TFLOP/s, full no faster (bench/RESULTS.md). */
 #include <string.h>
 
 #include "nvptx.h"

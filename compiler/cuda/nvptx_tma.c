@@ -6,9 +6,12 @@
  * bytes, block-major, the 16-byte chunks XORed with address bits 7 up) is
  * exactly what cp.async.bulk.tensor writes for boxes of [rows, line bytes]
  * with the swizzle of `line` bytes, one box per block of columns.  The
- * launch stub makes the tensor maps (pk_cuda_tensor_map_2d) over the
- * whole operands, so elements past the array's edges read as zeros, as the
- * masked cp.async copies they replace do; the entry takes them as
+ * tile may lie in an operand of up to 5 dimensions whose others the load
+ * indexes with scalars (attention's [b, seq, h, d] keys): the map is of
+ * the operand's rank, its box 1 along those.  The launch stub makes the
+ * tensor maps (pk_cuda_tensor_map) over the whole operands, so elements
+ * past the array's edges, in any dimension, read as zeros, as the masked
+ * cp.async copies they replace do; the entry takes them as
  * __grid_constant__ parameters after the grid extents.  One thread issues
  * an iteration's boxes after arrive.expect_tx on the buffer's mbarrier;
  * every thread waits for the barrier's phase before the dots read the
@@ -27,30 +30,53 @@ static bool pow2(int64_t x)
 	return x > 0 && (x & (x - 1)) == 0;
 }
 
+/* The dimension of load L's rows when the copy engine can address its
+ * tile in operand ref: two dimensions sliced or whole, the last among
+ * them, the others indexed by scalars (attention's [b, seq, h, d] keys,
+ * a batched matmul's [b, m, k]); -1 otherwise. */
+static int tile_row_dim(const GRef *ref, const Inst *L)
+{
+	if (ref->rank < 2 || ref->rank > NV_TMA_MAX_RANK)
+		return -1;
+	int row = -1, n = 0;
+	for (int d = 0; d < ref->rank; d++) {
+		IndexKind x = L->idx[d].kind;
+		if (x == IDX_FULL || x == IDX_SLICE) {
+			if (d < ref->rank - 1)
+				row = d;
+			n++;
+		} else if (x != IDX_POINT) {
+			return -1;
+		}
+	}
+	IndexKind last = L->idx[ref->rank - 1].kind;
+	return n == 2 && (last == IDX_FULL || last == IDX_SLICE) ? row : -1;
+}
+
 bool nv_tma_fits(NvFn *f, const Inst *L, GpuTma *out)
 {
 	const IrKernel *k = f->k;
 	const GRef *ref = f->refs[L->args[0]->id];
-	if (!f->nv->tma || !ref || ref->rank != 2)
+	if (!f->nv->tma || !ref)
 		return false;
 	int o = -1;
 	for (int j = 0; j < k->noperands; j++)
 		if (f->refs[k->body->args[j]->id] == ref)
 			o = j;
-	if (o < 0)
+	int row = tile_row_dim(ref, L);
+	if (o < 0 || row < 0)
 		return false;
-	for (int d = 0; d < 2; d++)
-		if (L->idx[d].kind != IDX_FULL && L->idx[d].kind != IDX_SLICE)
-			return false;
 	const Type *t = L->results[0]->type;
 	int es = nv_smem_elem(t->dtype);
 	int64_t rows = t->dims[0], cols = t->dims[1], line = cols * es < 128 ? cols * es : 128;
-	/* Boxes of at most 256 rows; 16-byte aligned rows in global memory
+	/* Boxes of at most 256 rows; 16-byte aligned strides in global memory
 	 * (the stub checks the base). */
-	if (!pow2(rows) || !pow2(cols) || rows > 256 || line < 32 || (ref->sdiv[0] * es) % 16 != 0 ||
-	    cols * es / line > NV_TMA_MAX_BOXES)
+	if (!pow2(rows) || !pow2(cols) || rows > 256 || line < 32 || cols * es / line > NV_TMA_MAX_BOXES)
 		return false;
-	*out = (GpuTma){o, es, (uint32_t)rows, (uint32_t)(line / es), (int)line};
+	for (int d = 0; d < ref->rank - 1; d++)
+		if ((ref->sdiv[d] * es) % 16 != 0)
+			return false;
+	*out = (GpuTma){o, es, (uint32_t)rows, (uint32_t)(line / es), (int)line, ref->rank, row};
 	return true;
 }
 
@@ -148,33 +174,75 @@ void nv_tma_expect(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, uint64_t bytes)
 	              2);
 }
 
-int nv_tma_boxes(const GpuTma *t, int64_t cols)
+static int tma_boxes(const GpuTma *t, int64_t cols)
 {
 	return (int)((cols + t->box_cols - 1) / t->box_cols);
 }
 
-void nv_tma_box_cols(NvFn *f, const GpuTma *t, int64_t cols, LLVMValueRef col0, LLVMValueRef *bcol)
+/* A scalar index as the copy engine's signed 32-bit coordinate; one out
+ * of its range becomes INT32_MAX, past every dimension (the stub refuses
+ * dimensions of 2^31 or more), so that it reads zeros as a masked index
+ * does (free for program ids: LLVM sees the sign extension). */
+static LLVMValueRef coord32(NvFn *f, LLVMValueRef v)
 {
-	for (int n = 0; n < nv_tma_boxes(t, cols); n++)
-		bcol[n] = n ? LLVMBuildAdd(f->g->b, col0, cg_i32(f->g, (int32_t)(n * t->box_cols)), "") : col0;
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	if (LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 32)
+		return LLVMBuildIntCast2(b, v, g->t_i32, 1, "");
+	LLVMValueRef t = LLVMBuildTrunc(b, v, g->t_i32, "");
+	LLVMValueRef fits = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildSExt(b, t, LLVMTypeOf(v), ""), v, "");
+	return LLVMBuildSelect(b, fits, t, cg_i32(g, INT32_MAX), "");
 }
 
-void nv_tma_copy(NvFn *f, const GpuTma *t, int slot, LLVMValueRef dst, int64_t cols, LLVMValueRef row0,
-                 const LLVMValueRef *bcol, LLVMValueRef bars, LLVMValueRef buf)
+void nv_tma_coords(NvFn *f, const Inst *L, const GpuTma *t, LLVMValueRef *c)
+{
+	Cg *g = f->g;
+	LLVMValueRef col0 = NULL;
+	int next = 1;
+	for (int d = 0; d < t->rank; d++) {
+		LLVMValueRef v = cg_i32(g, 0);
+		if (L->idx[d].kind == IDX_POINT)
+			v = coord32(f, nv_val(f, L->args[next++])->r[0]);
+		else if (L->idx[d].kind == IDX_SLICE)
+			v = LLVMBuildIntCast2(g->b, nv_val(f, L->args[next++])->r[0], g->t_i32, 1, "");
+		if (d < t->rank - 1)
+			c[d] = v;
+		else
+			col0 = v;
+	}
+	for (int n = 0; n < tma_boxes(t, L->results[0]->type->dims[1]); n++)
+		c[t->rank - 1 + n] = n ? LLVMBuildAdd(g->b, col0, cg_i32(g, (int32_t)(n * t->box_cols)), "") : col0;
+}
+
+void nv_tma_copy(NvFn *f, const Inst *L, const GpuTma *t, int slot, LLVMValueRef dst, const LLVMValueRef *c,
+                 LLVMValueRef bars, LLVMValueRef buf)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
 	const IrKernel *k = f->k;
 	LLVMValueRef map = LLVMGetParam(f->fn, (unsigned)(k->noperands + k->nscalars + k->nsizes + k->ngrid + slot));
 	LLVMValueRef bar = nv_mbar_at(f, bars, buf);
-	for (int n = 0; n < nv_tma_boxes(t, cols); n++) {
+	/* cp.async.bulk.tensor.Nd [dst], [map, {column, then the other
+	 * dimensions innermost first}], [bar]. */
+	char ptx[256], cons[64];
+	int at = snprintf(ptx, sizeof ptx, "cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+	                  "[$0], [$1, {$2", t->rank);
+	for (int d = 1; d < t->rank; d++)
+		at += snprintf(ptx + at, sizeof ptx - (size_t)at, ", $%d", d + 2);
+	snprintf(ptx + at, sizeof ptx - (size_t)at, "}], [$%d];", t->rank + 2);
+	at = snprintf(cons, sizeof cons, "r,l");
+	for (int d = 0; d <= t->rank; d++)
+		at += snprintf(cons + at, sizeof cons - (size_t)at, ",r");
+	snprintf(cons + at, sizeof cons - (size_t)at, ",~{memory}");
+	for (int n = 0; n < tma_boxes(t, L->results[0]->type->dims[1]); n++) {
 		/* Block n of the stage: rows x line bytes. */
 		LLVMValueRef off = cg_i32(g, (int32_t)(n * t->box_rows * (uint32_t)t->swizzle));
-		LLVMValueRef args[5] = {saddr(f, LLVMBuildInBoundsGEP2(b, g->t_i8, dst, &off, 1, "")), map, bcol[n], row0,
-		                        bar};
-		nv_inline_ptx(f, g->t_void,
-		              "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-		              "[$0], [$1, {$2, $3}], [$4];", "r,l,r,r,r,~{memory}", args, 5);
+		LLVMValueRef args[NV_TMA_MAX_RANK + 3] = {saddr(f, LLVMBuildInBoundsGEP2(b, g->t_i8, dst, &off, 1, "")), map,
+		                                          c[t->rank - 1 + n]};
+		for (int d = 1; d < t->rank; d++)
+			args[2 + d] = c[t->rank - 1 - d];
+		args[t->rank + 2] = bar;
+		nv_inline_ptx(f, g->t_void, ptx, cons, args, t->rank + 3);
 	}
 }
 

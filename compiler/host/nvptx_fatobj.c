@@ -379,16 +379,23 @@ static void encode_maps(Cg *g, const IrKernel *k, const GpuKernel *v, LLVMValueR
 {
 	LLVMBuilderRef b = g->b;
 	LLVMTypeRef mt = LLVMArrayType2(g->t_i8, PK_CUDA_TENSOR_MAP_BYTES);
-	LLVMTypeRef pt[9] = {g->t_ptr, g->t_ptr, g->t_i32, g->t_i64, g->t_i64, g->t_i32, g->t_i32, g->t_i32, g->t_ptr};
+	LLVMTypeRef pt[10] = {g->t_ptr, g->t_ptr, g->t_i32, g->t_i32, g->t_ptr,
+	                      g->t_i32, g->t_i32, g->t_i32, g->t_i32, g->t_ptr};
 	for (int j = 0; j < v->ntma; j++) {
 		const GpuTma *t = &v->tma[j];
 		LLVMValueRef idx[2] = {cg_i64(g, 0), cg_i64(g, j)};
 		LLVMValueRef map = LLVMBuildInBoundsGEP2(b, LLVMArrayType2(mt, (uint64_t)(j + 1)), maps, idx, 2, "");
-		LLVMValueRef args[9] = {map, param[order_pos(k, KP_OPERAND, t->operand)], cg_i32(g, t->es),
-		                        operand_extent(g, k, param, t->operand, 0), operand_extent(g, k, param, t->operand, 1),
-		                        cg_i32(g, (int32_t)t->box_rows), cg_i32(g, (int32_t)t->box_cols), cg_i32(g, t->swizzle),
-		                        LLVMBuildGlobalString(b, v->name, "")};
-		LLVMValueRef st = call(g, "pk_cuda_tensor_map_2d", g->t_i32, pt, 9, args);
+		LLVMTypeRef dt = LLVMArrayType2(g->t_i64, (uint64_t)t->rank);
+		LLVMValueRef dims = LLVMBuildAlloca(b, dt, "tmap.dims");
+		for (int d = 0; d < t->rank; d++) {
+			LLVMValueRef at[2] = {cg_i64(g, 0), cg_i64(g, d)};
+			LLVMBuildStore(b, operand_extent(g, k, param, t->operand, d), LLVMBuildInBoundsGEP2(b, dt, dims, at, 2, ""));
+		}
+		LLVMValueRef args[10] = {map, param[order_pos(k, KP_OPERAND, t->operand)], cg_i32(g, t->es),
+		                         cg_i32(g, t->rank), dims, cg_i32(g, t->row), cg_i32(g, (int32_t)t->box_rows),
+		                         cg_i32(g, (int32_t)t->box_cols), cg_i32(g, t->swizzle),
+		                         LLVMBuildGlobalString(b, v->name, "")};
+		LLVMValueRef st = call(g, "pk_cuda_tensor_map", g->t_i32, pt, 10, args);
 		LLVMBasicBlockRef bad = cg_block(g, "tmap.fail"), ok = cg_block(g, "tmap.ok");
 		LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, st, cg_i32(g, PK_SUCCESS), ""), bad, ok);
 		LLVMPositionBuilderAtEnd(b, bad);

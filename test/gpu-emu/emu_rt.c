@@ -9,7 +9,7 @@
  *
  * Errors, stream devices, pk_launch_host (sequential), pk_launch_cuda (and
  * pk_launch_cuda_persistent, on fewer CTAs), and
- * pk_cuda_tensor_map_2d: the emulated kernels (no wgmma, so no copy
+ * pk_cuda_tensor_map: the emulated kernels (no wgmma, so no copy
  * engine) never read the maps, which follow their parameters. */
 #define _GNU_SOURCE
 #include "emu_cta.h"
@@ -116,11 +116,12 @@ int pk_launch_cuda_persistent(void *s, const cuda_launch *l)
 	return pk_launch_cuda(s, &p);
 }
 
-int pk_cuda_tensor_map_2d(void *map, const void *base, uint32_t elem_bytes, uint64_t rows, uint64_t cols,
-                          uint32_t box_rows, uint32_t box_cols, uint32_t swizzle_bytes, const char *kernel_name)
+int pk_cuda_tensor_map(void *map, const void *base, uint32_t elem_bytes, uint32_t rank, const uint64_t *dims,
+                       uint32_t row_dim, uint32_t box_rows, uint32_t box_cols, uint32_t swizzle_bytes,
+                       const char *kernel_name)
 {
-	(void)base, (void)elem_bytes, (void)rows, (void)cols, (void)box_rows, (void)box_cols, (void)swizzle_bytes;
-	(void)kernel_name;
+	(void)base, (void)elem_bytes, (void)rank, (void)dims, (void)row_dim, (void)box_rows, (void)box_cols;
+	(void)swizzle_bytes, (void)kernel_name;
 	memset(map, 0, 128);
 	return PK_SUCCESS;
 }

@@ -91,6 +91,11 @@ tma-unaligned|memcheck racecheck synccheck
 tma-exact|memcheck racecheck synccheck
 tma-k1|memcheck racecheck synccheck
 tma-long|memcheck racecheck synccheck
+tma-rank|memcheck racecheck synccheck
+tma-rank-unaligned|memcheck racecheck synccheck
+flash_attention-tma-edges|memcheck racecheck synccheck
+flash_attention-tma-edges-causal|memcheck racecheck synccheck
+flash_attention-tma-edges-d128|memcheck racecheck synccheck
 sched-wgmma|memcheck racecheck synccheck
 wgmma-epilogue|memcheck racecheck synccheck
 reblock|memcheck racecheck synccheck

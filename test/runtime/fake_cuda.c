@@ -588,14 +588,21 @@ EXPORT pkcu_result cuTensorMapEncodeTiled(void *map, int dtype, unsigned int ran
                                           const unsigned int *box, const unsigned int *elem_strides, int interleave,
                                           int swizzle, int l2_promotion, int oob_fill)
 {
-	if (!map || ((uintptr_t)map & 63) || ((uintptr_t)base & 15) || rank != 2 || dtype < 0 || dtype > 2 ||
-	    interleave != PKCU_TENSOR_MAP_INTERLEAVE_NONE || swizzle < 1 || swizzle > 3 || strides[0] % 16 ||
-	    dims[0] == 0 || dims[1] == 0 || box[0] == 0 || box[1] == 0 || box[0] > 256 || box[1] > 256 ||
-	    elem_strides[0] != 1 || elem_strides[1] != 1 || ((unsigned long long)box[0] << dtype) > (16u << swizzle))
+	if (!map || ((uintptr_t)map & 63) || ((uintptr_t)base & 15) || rank < 1 || rank > 5 || dtype < 0 || dtype > 2 ||
+	    interleave != PKCU_TENSOR_MAP_INTERLEAVE_NONE || swizzle < 1 || swizzle > 3 ||
+	    ((unsigned long long)box[0] << dtype) > (16u << swizzle))
 		return PKCU_ERROR_INVALID_VALUE;
-	unsigned long long w[FAKE_TMAP_WORDS] = {FAKE_TMAP_MAGIC, (unsigned long long)dtype, (uintptr_t)base, dims[0],
-	                                         dims[1], strides[0], box[0], box[1], (unsigned long long)swizzle,
-	                                         (unsigned long long)l2_promotion, (unsigned long long)oob_fill};
+	unsigned long long w[FAKE_TMAP_WORDS] = {FAKE_TMAP_MAGIC, (unsigned long long)dtype, (uintptr_t)base, rank};
+	for (unsigned i = 0; i < rank; i++) {
+		if (dims[i] == 0 || box[i] == 0 || box[i] > 256 || elem_strides[i] != 1 || (i && strides[i - 1] % 16))
+			return PKCU_ERROR_INVALID_VALUE;
+		w[FAKE_TMAP_DIMS + i] = dims[i];
+		if (i)
+			w[FAKE_TMAP_STRIDES + i - 1] = strides[i - 1];
+		w[FAKE_TMAP_BOX] |= (unsigned long long)box[i] << (12 * i);
+	}
+	w[FAKE_TMAP_MODES] = (unsigned long long)swizzle | (unsigned long long)l2_promotion << 8 |
+	                     (unsigned long long)oob_fill << 16;
 	memcpy(map, w, sizeof w);
 	return PKCU_SUCCESS;
 }

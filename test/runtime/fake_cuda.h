@@ -26,11 +26,18 @@
 #ifndef FAKE_CUDA_H
 #define FAKE_CUDA_H
 
-/* cuTensorMapEncodeTiled writes these 64-bit words into the map: the
- * magic, data type, base, dims (columns, rows), row stride in bytes, box
- * (columns, rows), swizzle, L2 promotion, out-of-bounds fill. */
+/* cuTensorMapEncodeTiled writes 64-bit words into the map: the magic,
+ * the dtype, the base, the rank, then from
+ * FAKE_TMAP_DIMS the dimensions (innermost first), from FAKE_TMAP_STRIDES
+ * the byte strides of dimensions 1 up, at FAKE_TMAP_BOX the box (12 bits a
+ * dimension, innermost lowest) and at FAKE_TMAP_MODES swizzle | L2
+ * promotion << 8 | out-of-bounds fill << 16. */
 #define FAKE_TMAP_MAGIC 0x70616d74656b6166ull /* "faketmap" */
-#define FAKE_TMAP_WORDS 11
+#define FAKE_TMAP_DIMS 4
+#define FAKE_TMAP_STRIDES 9
+#define FAKE_TMAP_BOX 13
+#define FAKE_TMAP_MODES 14
+#define FAKE_TMAP_WORDS 15
 
 typedef struct fake_cuda_stats {
 	int inits;           /* successful cuInit calls */
