@@ -982,7 +982,10 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *
 	info->tma = nv->tma_decl;
 	info->ntma = nv->ntma_decl;
 	info->persistent = f->persistent;
-	return !f->g->failed && nv_bound_kernel(nv, k, fn);
+	if (f->g->failed)
+		return false;
+	nv_share_divisions(nv, fn);
+	return nv_bound_kernel(nv, k, fn);
 }
 
 /* The name of kernel k's aligned variant. */
