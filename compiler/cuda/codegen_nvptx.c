@@ -982,10 +982,7 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *
 	info->tma = nv->tma_decl;
 	info->ntma = nv->ntma_decl;
 	info->persistent = f->persistent;
-	if (f->g->failed)
-		return false;
-	nv_share_divisions(nv, fn);
-	return nv_bound_kernel(nv, k, fn);
+	return !f->g->failed && nv_bound_kernel(nv, k, fn);
 }
 
 /* The name of kernel k's aligned variant. */

@@ -516,8 +516,5 @@ bool nv_has_mma_dot(const Region *r);
  * an error when too large to compile, optnone (and a warning) when too
  * large to optimise. */
 bool nv_bound_kernel(Nv *nv, const IrKernel *k, LLVMValueRef fn);
-/* A kernel fn with many f32 divisions by variables calls one shared
- * function of the module for each four of them. */
-void nv_share_divisions(Nv *nv, LLVMValueRef fn);
 
 #endif

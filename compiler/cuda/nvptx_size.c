@@ -14,14 +14,7 @@
  *   - above NV_MAX_INSTS, it is an error naming the limit.
  *
  * Ordinary kernels (samples/, bench/gpu/, test/) stay far below the first
- * limit, so their code does not change.
- *
- * ptxas expands every div.rn.f32 in place (a reciprocal, its refinement, a
- * check and a branch to the slow path): attention's epilogue `acc / l[:, None]`
- * has 32 to 64 of them per thread, which cost ptxas 11 to 27 ms.  A kernel
- * with many divisions shares them: each four in a row become a call of one
- * noinline function of the module, whose four div.rn.f32 give the same bits
- * (nv_share_divisions); the calls cost the epilogue a few cycles. */
+ * limit, so their code does not change. */
 #include "nvptx.h"
 
 #include <stdio.h>
@@ -29,8 +22,6 @@
 
 /* Above this many instructions a kernel is not optimised by LLVM. */
 #define NV_OPT_INSTS (1u << 14)
-/* From this many f32 divisions by a variable, a kernel shares them. */
-#define NV_SHARED_DIVS 16
 /* Above this many it is not compiled (about 1.2 s at -O0 on this 2-core
  * VM, 2 MB of SASS: far past what runs well). */
 #define NV_MAX_INSTS (1u << 17)
@@ -77,100 +68,4 @@ bool nv_bound_kernel(Nv *nv, const IrKernel *k, LLVMValueRef fn)
 		add_fn_attr(&nv->g, fn, "optnone");
 	}
 	return true;
-}
-
-/* An IEEE f32 division by a variable: ptxas expands it in place. */
-static bool variable_division(Cg *g, LLVMValueRef in)
-{
-	return LLVMGetInstructionOpcode(in) == LLVMFDiv && LLVMTypeOf(in) == g->t_f32 &&
-	       !LLVMIsConstant(LLVMGetOperand(in, 1)) && LLVMGetFastMathFlags(in) == 0;
-}
-
-/* pk_div_rn_f32x4(a, b) = a / b, lane by lane, out of line. */
-static LLVMValueRef div4_fn(Cg *g)
-{
-	static const char name[] = "pk_div_rn_f32x4";
-	LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
-	if (fn)
-		return fn;
-	LLVMTypeRef v4 = LLVMVectorType(g->t_f32, 4), params[2] = {v4, v4};
-	fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(v4, params, 2, 0));
-	LLVMSetLinkage(fn, LLVMInternalLinkage);
-	static const char *const attrs[] = {"noinline", "nounwind", "willreturn", "memory"}; /* memory(none) */
-	for (size_t j = 0; j < sizeof attrs / sizeof attrs[0]; j++)
-		cg_attr(g, fn, LLVMAttributeFunctionIndex, attrs[j], 0);
-	LLVMBuilderRef b = LLVMCreateBuilderInContext(g->ctx);
-	LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(g->ctx, fn, "entry"));
-	LLVMBuildRet(b, LLVMBuildFDiv(b, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), ""));
-	LLVMDisposeBuilder(b);
-	return fn;
-}
-
-/* Up to four divisions of one block, not yet replaced. */
-typedef struct DivGroup {
-	LLVMValueRef divs[4];
-	int n;
-} DivGroup;
-
-/* Replaces the group's divisions with one call, placed before `at` (the
- * first use of one of them, a fifth division or the block's end): their
- * operands are defined above it, and nothing above it uses the quotients.
- * Lanes past n divide the first division's operands again. */
-static void flush_group(Cg *g, LLVMBuilderRef b, DivGroup *d, LLVMValueRef at)
-{
-	if (!d->n)
-		return;
-	LLVMValueRef fn = div4_fn(g);
-	LLVMPositionBuilderBefore(b, at);
-	LLVMValueRef args[2];
-	for (unsigned op = 0; op < 2; op++) {
-		args[op] = LLVMGetUndef(LLVMVectorType(g->t_f32, 4));
-		for (int j = 0; j < 4; j++)
-			args[op] = LLVMBuildInsertElement(b, args[op], LLVMGetOperand(d->divs[j < d->n ? j : 0], op),
-			                                  LLVMConstInt(g->t_i32, (unsigned)j, 0), "");
-	}
-	LLVMValueRef q = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
-	for (int j = 0; j < d->n; j++) {
-		LLVMReplaceAllUsesWith(d->divs[j], LLVMBuildExtractElement(b, q, LLVMConstInt(g->t_i32, (unsigned)j, 0), ""));
-		LLVMInstructionEraseFromParent(d->divs[j]);
-	}
-	d->n = 0;
-}
-
-/* Whether instruction `in` uses one of the group's quotients. */
-static bool uses_group(LLVMValueRef in, const DivGroup *d)
-{
-	int nops = LLVMGetNumOperands(in);
-	for (int o = 0; o < nops; o++)
-		for (int j = 0; j < d->n; j++)
-			if (LLVMGetOperand(in, o) == d->divs[j])
-				return true;
-	return false;
-}
-
-void nv_share_divisions(Nv *nv, LLVMValueRef fn)
-{
-	Cg *g = &nv->g;
-	int count = 0;
-	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-		for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in))
-			count += variable_division(g, in);
-	if (count < NV_SHARED_DIVS)
-		return;
-	LLVMBuilderRef b = LLVMCreateBuilderInContext(g->ctx);
-	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
-		DivGroup d = {0};
-		LLVMValueRef next;
-		for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = next) {
-			next = LLVMGetNextInstruction(in);
-			if (!next || uses_group(in, &d)) /* the terminator, or a use */
-				flush_group(g, b, &d, in);
-			if (!variable_division(g, in))
-				continue;
-			d.divs[d.n++] = in;
-			if (d.n == 4)
-				flush_group(g, b, &d, next);
-		}
-	}
-	LLVMDisposeBuilder(b);
 }
