@@ -6,6 +6,7 @@
 #   make samples         build the sample programs build/samples/<name> (samples/<name>.c)
 #   make SANITIZE=1 ...  the same with ASan+UBSan, in build/asan (kept apart)
 #   make MOSAIC=0 ...    without the Mosaic TPU back end (no MLIR), in build/nomosaic
+#   make LLVM_STATIC=0   link pkc with libLLVM.so, not LLVM's static libraries
 #   make fuzz            libFuzzer on the front end, then on the whole pipeline, for
 #                        $(FUZZ_SECONDS) s each (fuzz-smoke: 20 s each)
 #   make bench           time pkc (compile time, front end) and the host add_vectors
@@ -42,6 +43,17 @@ LLVM_CFLAGS = $(shell $(LLVM_CONFIG) --cflags)
 LLVM_LIBDIR = $(shell $(LLVM_CONFIG) --libdir)
 LLVM_LIBS = $(shell $(LLVM_CONFIG) --ldflags --libs) $(shell $(LLVM_CONFIG) --system-libs) \
             -Wl,-rpath,$(LLVM_LIBDIR)
+# pkc itself links LLVM's static libraries where the install has them
+# (Debian's llvm-22-dev does; LLVM_STATIC=0 links libLLVM.so instead): ld.so
+# then relocates no libLLVM.so at start-up, ~9 ms of every pkc run.  Only
+# the components pkc calls are linked; their symbols are not exported
+# (--exclude-libs), so that the Mosaic plugin's libLLVM.so (through
+# libMLIR) keeps its own.  libzstd may lack its unversioned dev link.
+LLVM_COMPONENTS := nvptx x86 passes linker bitreader
+LLVM_STATIC ?= $(if $(wildcard $(LLVM_LIBDIR)/libLLVMCore.a),1,0)
+ZSTD_LIB = $(if $(filter /%,$(shell $(CC) -print-file-name=libzstd.so)),-lzstd,-l:libzstd.so.1)
+LLVM_STATIC_LIBS = -L$(LLVM_LIBDIR) -Wl,--exclude-libs,ALL \
+                   $(shell $(LLVM_CONFIG) --link-static --libs $(LLVM_COMPONENTS)) -lstdc++ -lz $(ZSTD_LIB)
 MLIR_CAPI_LIBS = $(wildcard $(LLVM_LIBDIR)/libMLIRCAPI*.a)
 # The C API archives (grouped: they refer to each other) before libMLIR,
 # which they call into; both are C++ underneath.
@@ -86,9 +98,11 @@ ALL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
 LDLIBS += -lm
 # The host back end (codegen_llvm_host.c, llvm_*.c) uses the LLVM C API;
 # every object gets its include path (the fuzzer links the same sources).
+PKC_LDLIBS = -lm
 ifeq ($(USE_LLVM),1)
 ALL_CPPFLAGS += $(LLVM_CFLAGS)
 LDLIBS += $(LLVM_LIBS)
+PKC_LDLIBS = $(if $(filter 1,$(LLVM_STATIC)),$(LLVM_STATIC_LIBS),$(LLVM_LIBS)) -lm
 endif
 # Loading libMLIR would cost every pkc run ~13 ms.  pkc exports its symbols
 # (-rdynamic) for the plugin, which calls back into the compiler.
@@ -126,7 +140,7 @@ all: deps-check $(PKC) $(MOSAIC_PLUGIN) $(RUNTIME_LIBS)
 
 $(PKC): $(OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) $(PKC_LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) $(PKC_LDFLAGS) -o $@ $(OBJS) $(PKC_LDLIBS)
 
 # No copies of pkc's objects: their symbols come from the executable.
 $(MOSAIC_PLUGIN): $(MOSAIC_OBJS)
