@@ -1113,3 +1113,10 @@ pk_status pk_cuda_tensor_map(void *map, const void *base, uint32_t elem_bytes, u
 		                (unsigned long long)dims[rank - 1], box_rows, box_cols);
 	return PK_SUCCESS;
 }
+
+pk_status pk_cuda_tensor_map_2d(void *map, const void *base, uint32_t elem_bytes, uint64_t rows, uint64_t cols,
+                                uint32_t box_rows, uint32_t box_cols, uint32_t swizzle_bytes, const char *kernel_name)
+{
+	const uint64_t dims[2] = {rows, cols};
+	return pk_cuda_tensor_map(map, base, elem_bytes, 2, dims, 0, box_rows, box_cols, swizzle_bytes, kernel_name);
+}

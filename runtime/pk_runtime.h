@@ -347,6 +347,12 @@ PK_API pk_status pk_launch_cuda_persistent(pk_stream *s, const pk_cuda_launch *l
 PK_API pk_status pk_cuda_tensor_map(void *map, const void *base, uint32_t elem_bytes, uint32_t rank,
                                     const uint64_t *dims, uint32_t row_dim, uint32_t box_rows, uint32_t box_cols,
                                     uint32_t swizzle_bytes, const char *kernel_name);
+/* The rank-2 form the launch stubs of pkc before rank-N maps called: kept
+ * so that their objects still link; the same as pk_cuda_tensor_map with
+ * dims {rows, cols} and the rows along dimension 0. */
+PK_API pk_status pk_cuda_tensor_map_2d(void *map, const void *base, uint32_t elem_bytes, uint64_t rows,
+                                       uint64_t cols, uint32_t box_rows, uint32_t box_cols, uint32_t swizzle_bytes,
+                                       const char *kernel_name);
 
 /* ---- debug_print (called by generated host code) ----------------------- */
 

@@ -444,6 +444,10 @@ static void test_tensor_maps(void)
 	CHECK(map[0] == FAKE_TMAP_MAGIC && map[1] == 1 && map[2] == (uintptr_t)p && map[3] == 2);
 	CHECK(map[FAKE_TMAP_DIMS] == 136 && map[FAKE_TMAP_DIMS + 1] == 300 && map[FAKE_TMAP_STRIDES] == 272);
 	CHECK(map[FAKE_TMAP_BOX] == (64 | 128 << 12) && map[FAKE_TMAP_MODES] == (3 | 2 << 8));
+	/* The rank-2 entry older launch stubs call gives the same map. */
+	_Alignas(64) unsigned long long map2[PK_CUDA_TENSOR_MAP_BYTES / 8];
+	CHECK_OK(pk_cuda_tensor_map_2d(map2, p, 2, 300, 136, 128, 64, 128, "k"));
+	CHECK(memcmp(map, map2, sizeof map) == 0);
 	uint64_t small[2] = {64, 32};
 	CHECK_OK(pk_cuda_tensor_map(map, p, 2, 2, small, 0, 64, 32, 64, "k"));
 	CHECK(map[FAKE_TMAP_MODES] == (2 | 2 << 8) && map[FAKE_TMAP_BOX] == (32 | 64 << 12));
