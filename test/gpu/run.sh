@@ -105,6 +105,7 @@ npow2|memcheck racecheck synccheck
 npow2-odd|memcheck racecheck synccheck
 flash_attention-d96|memcheck racecheck synccheck
 flash_attention-causal-bf16-d96|memcheck racecheck synccheck
+flash_attention-causal-bk96-d96|memcheck racecheck synccheck
 flash_attention-tma-edges-d96|memcheck racecheck synccheck
 KERNELS
 }
