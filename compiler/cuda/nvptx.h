@@ -53,6 +53,8 @@ typedef struct LayoutCtx {
 } LayoutCtx;
 
 int lay_log2_ceil(int64_t x);
+/* Whether x is a power of two (an extent without padding). */
+bool lay_pow2(int64_t x);
 /* Row-major blocked layout: the lowest flat bits (at most the last dim's)
  * are `vec` consecutive registers (fewer when the tensor is too small to
  * give every thread a vector), the next five the lanes, the highest ones

@@ -148,14 +148,23 @@ static const Value *acc_read_late(NvFn *f, const Region *body, const Inst *d, co
 	return arg;
 }
 
-/* Bytes of one buffer (both operands) of dot d: a is [Mp, Kp], b [Kp, Np]. */
+/* The extent e of an operand of dot d in its stage: as it is on the
+ * tensor cores (nv_stage_slice copies no padding there), padded to a power
+ * of two for FMA (whose loops read the padding). */
+static int64_t stage_extent(NvFn *f, const Inst *d, int64_t e)
+{
+	return f->plan->mma[d->results[0]->id] ? e : INT64_C(1) << lay_log2_ceil(e);
+}
+
+/* Bytes of one buffer (both operands) of dot d: a is [M, K], b [K, N]
+ * (stage_extent). */
 static uint64_t pipe_a_bytes(NvFn *f, const Inst *d)
 {
 	if (nv_wg_a_regs_planned(f, d))
 		return 0;
 	const Type *a = d->args[0]->type;
 	int es = nv_smem_elem(a->dtype);
-	uint64_t x = (uint64_t)es << (lay_log2_ceil(a->dims[0]) + lay_log2_ceil(a->dims[1]));
+	uint64_t x = (uint64_t)(es * stage_extent(f, d, a->dims[0]) * stage_extent(f, d, a->dims[1]));
 	return nv_align_up(x, buf_align(f));
 }
 
@@ -163,7 +172,7 @@ static uint64_t pipe_bytes(NvFn *f, const Inst *d)
 {
 	const Type *b = d->args[1]->type;
 	int es = nv_smem_elem(b->dtype);
-	uint64_t y = (uint64_t)es << (lay_log2_ceil(b->dims[0]) + lay_log2_ceil(b->dims[1]));
+	uint64_t y = (uint64_t)(es * stage_extent(f, d, b->dims[0]) * stage_extent(f, d, b->dims[1]));
 	return nv_align_up(pipe_a_bytes(f, d) + y, buf_align(f));
 }
 
@@ -340,9 +349,9 @@ static void pipe_stages(NvFn *f, const LoopPipe *p, int x, LLVMValueRef buf, Sta
 	                                LLVMBuildMul(b, buf, cg_i32(g, (int32_t)p->bytes[x]), ""), "");
 	LLVMValueRef base = LLVMBuildInBoundsGEP2(b, g->t_i8, f->smem_pipe, &off, 1, "pipe");
 	LLVMValueRef aoff = cg_i32(g, (int32_t)pipe_a_bytes(f, d));
-	int64_t kp = INT64_C(1) << lay_log2_ceil(at->dims[1]);
-	*sa = (Stage){base, kp, es, swz, wg, INT64_C(1) << lay_log2_ceil(at->dims[0])};
-	int64_t np = INT64_C(1) << lay_log2_ceil(bt->dims[1]);
+	int64_t kp = stage_extent(f, d, at->dims[1]);
+	*sa = (Stage){base, kp, es, swz, wg, stage_extent(f, d, at->dims[0])};
+	int64_t np = stage_extent(f, d, bt->dims[1]);
 	bool kmajor = nv_wg_trans_b(f, d) != NULL; /* B = transpose(x): x's rows are N */
 	*sb = (Stage){LLVMBuildInBoundsGEP2(b, g->t_i8, base, &aoff, 1, ""), kmajor ? kp : np, es, swz, wg,
 	              kmajor ? np : kp};

@@ -81,7 +81,8 @@ SAMPLES
 # the copy-engine (TMA) and mbarrier pipelines of the wgmma loops, and the
 # epilogue staged through their dead buffers; causal attention's two split
 # loops in the longest-first program order (nvptx_sched.c: heavy_first);
-# K loops run with other slices than written (nvptx_reblock.c).
+# K loops run with other slices than written (nvptx_reblock.c); tensor-core
+# dots of 96 and 192 columns (staged at their real extents).
 sanitize_kernels() {
 	cat <<'KERNELS'
 flash_attention-causal-d64|memcheck racecheck synccheck
@@ -100,6 +101,12 @@ sched-wgmma|memcheck racecheck synccheck
 wgmma-epilogue|memcheck racecheck synccheck
 reblock|memcheck racecheck synccheck
 reblock-odd|memcheck synccheck
+npow2|memcheck racecheck synccheck
+npow2-odd|memcheck racecheck synccheck
+flash_attention-d96|memcheck racecheck synccheck
+flash_attention-causal-bf16-d96|memcheck racecheck synccheck
+flash_attention-causal-bk96-d96|memcheck racecheck synccheck
+flash_attention-tma-edges-d96|memcheck racecheck synccheck
 KERNELS
 }
 
