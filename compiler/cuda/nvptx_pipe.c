@@ -341,11 +341,18 @@ static void pipe_stages(NvFn *f, const LoopPipe *p, int x, LLVMValueRef buf, Sta
 	LLVMValueRef base = LLVMBuildInBoundsGEP2(b, g->t_i8, f->smem_pipe, &off, 1, "pipe");
 	LLVMValueRef aoff = cg_i32(g, (int32_t)pipe_a_bytes(f, d));
 	int64_t kp = INT64_C(1) << lay_log2_ceil(at->dims[1]);
-	*sa = (Stage){base, kp, es, swz, wg, INT64_C(1) << lay_log2_ceil(at->dims[0])};
+	*sa = (Stage){base, kp, es, swz, wg, INT64_C(1) << lay_log2_ceil(at->dims[0]), NULL};
 	int64_t np = INT64_C(1) << lay_log2_ceil(bt->dims[1]);
 	bool kmajor = nv_wg_trans_b(f, d) != NULL; /* B = transpose(x): x's rows are N */
 	*sb = (Stage){LLVMBuildInBoundsGEP2(b, g->t_i8, base, &aoff, 1, ""), kmajor ? kp : np, es, swz, wg,
-	              kmajor ? np : kp};
+	              kmajor ? np : kp, NULL};
+	if (wg) {
+		/* The area's field (loop-invariant) plus the buffer's offset / 16. */
+		LLVMValueRef off16 = LLVMBuildAdd(b, cg_i32(g, (int32_t)(p->off[x] / 16)),
+		                                  LLVMBuildMul(b, buf, cg_i32(g, (int32_t)(p->bytes[x] / 16)), ""), "");
+		sa->field = nv_wg_field(f, f->smem_pipe, off16);
+		sb->field = LLVMBuildAdd(b, sa->field, cg_i32(g, (int32_t)(pipe_a_bytes(f, d) / 16)), "");
+	}
 }
 
 /* Emits the scalar chain of v for the iteration whose induction variable
