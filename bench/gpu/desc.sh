@@ -17,7 +17,8 @@
 #   DIR/peers_attention.py        from shared/anchors, when there
 #   DIR/sass-census.txt           bench/gpu/sass_loops.py base -> new on every
 #                  cubin (needs cuobjdump: $CUOBJDUMP or on PATH)
-# run STEPS (default "tests attn user"), logs under $OUT (default /tmp/out):
+# run STEPS (default "tests attn user"; the tests take most of a device call:
+# run them alone, then "attn user"), logs under $OUT (default /tmp/out):
 #   tests   test/gpu/run.sh run DIR/gpu --only "$ONLY" (compute-sanitizer included)
 #   attn    bench/gpu/attention.sh run DIR/attn: each build, the peers, each build again
 #   user    cuBLAS on the shapes (PEERS=1), then new, base, new, base; the table of
@@ -74,7 +75,7 @@ run)
 		echo "== $s ($(date -u +%T))"
 		case $s in
 		tests)
-			test/gpu/run.sh run "$D/gpu" --budget "${GPU_BUDGET:-300}" --only "$ONLY" >"$OUT/gpu-tests.log" 2>&1
+			test/gpu/run.sh run "$D/gpu" --budget "${GPU_BUDGET:-480}" --only "$ONLY" >"$OUT/gpu-tests.log" 2>&1
 			grep -vE "^PASS" "$OUT/gpu-tests.log" | tail -n 25
 			;;
 		attn)
