@@ -178,6 +178,8 @@ static bool emit_for(NvFn *f, const Inst *i)
 	LLVMPositionBuilderAtEnd(b, head);
 	LLVMValueRef c = LLVMBuildPhi(b, g->t_i64, "c");
 	GV **phis = carried_phis(f, i->results, ls, n);
+	if (pipe)
+		nv_pipe_head(f, pipe);
 	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, c, trips, ""), bb, exit);
 	if (pipe) {
 		pipe->c = c;
@@ -203,6 +205,8 @@ static bool emit_for(NvFn *f, const Inst *i)
 	if (f->smem_busy)
 		nv_barrier(f);
 	LLVMValueRef c1 = LLVMBuildAdd(b, c, cg_i64(g, 1), "");
+	if (pipe)
+		nv_pipe_advance(f, pipe, pre);
 	LLVMBuildBr(b, head);
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
 	LLVMValueRef zero = cg_i64(g, 0);

@@ -209,6 +209,8 @@ typedef struct LoopPipe {
 	                             wgmma group of an iteration stays in flight into the next (wg_pending) */
 	bool wg;                  /* some dot of the body uses wgmma */
 	LLVMValueRef c, trips;    /* the loop's counter (i64) and trip count */
+	LLVMValueRef buf, phase;  /* c % stages and (c / stages) & 1 (i32) carried round the loop
+	                             (nv_pipe_head), or NULL: computed from c */
 	LLVMValueRef lo, step;    /* iv = lo + c * step, in the iv's dtype */
 	const Inst **dots;        /* the dots whose operands are copied ahead */
 	int ndots;
@@ -484,6 +486,12 @@ void nv_wg_a_frag(NvFn *f, const GV *a, int64_t m0, int64_t k0, LLVMValueRef *ou
  * replaced by registers that no use can read before the wait. */
 LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop);
 void nv_pipe_prologue(NvFn *f, LoopPipe *p);
+/* In the loop's head (before its branch): p's carried buffer and phase,
+ * when it carries them (a wgmma pipeline whose stage count is no power of
+ * two); at the end of the body (the latch): their next values, and the
+ * preheader's (pre) zeros. */
+void nv_pipe_head(NvFn *f, LoopPipe *p);
+void nv_pipe_advance(NvFn *f, LoopPipe *p, LLVMBasicBlockRef pre);
 void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n);
 /* Whether wgmma groups of pipeline p are still in flight when its loop
  * ends (the epilogue waits for them). */

@@ -479,6 +479,11 @@ static void rolled_stages(NvFn *f, const Pipeline *p, LLVMValueRef buf, Stage *s
 	sa->base = base;
 	*sb = p->sb[0];
 	sb->base = LLVMBuildInBoundsGEP2(b, g->t_i8, base, &aoff, 1, "");
+	if (sa->wg) {
+		LLVMValueRef off16 = LLVMBuildMul(b, buf, cg_i32(g, (int32_t)(p->buf_bytes / 16)), "");
+		sa->field = nv_wg_field(f, p->sa[0].base, off16);
+		sb->field = LLVMBuildAdd(b, sa->field, cg_i32(g, (int32_t)(p->a_bytes / 16)), "");
+	}
 }
 
 /* cp.async copies of slice j (i32) of both operands into buffer buf (i32);
@@ -616,8 +621,12 @@ static void pipeline_buffers(NvFn *f, Pipeline *p, int64_t arows, int64_t bcols,
 	p->sa = arena_alloc(nv_arena(f), (size_t)p->stages * sizeof *p->sa);
 	p->sb = arena_alloc(nv_arena(f), (size_t)p->stages * sizeof *p->sb);
 	for (int st = 0; st < p->stages; st++) {
-		p->sa[st] = (Stage){nv_temp_ptr(f, sbytes * (uint64_t)st), p->kc, es, swz, wg, arows};
-		p->sb[st] = (Stage){nv_temp_ptr(f, sbytes * (uint64_t)st + abytes), bcols, es, swz, wg, p->kc};
+		p->sa[st] = (Stage){nv_temp_ptr(f, sbytes * (uint64_t)st), p->kc, es, swz, wg, arows, NULL};
+		p->sb[st] = (Stage){nv_temp_ptr(f, sbytes * (uint64_t)st + abytes), bcols, es, swz, wg, p->kc, NULL};
+		if (wg) {
+			p->sa[st].field = nv_wg_field(f, p->sa[st].base, NULL);
+			p->sb[st].field = nv_wg_field(f, p->sb[st].base, NULL);
+		}
 	}
 }
 
@@ -968,22 +977,40 @@ static bool mma_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k
 
 /* ---- wgmma (sm_90a) -------------------------------------------------------------------- */
 
-/* The matrix descriptor of stage s at byte offset off (i32; the layout's
- * offset without the swizzle: the start of an atom, or a k-step into one,
- * which the hardware swizzles as it reads): start address, leading byte
- * offset lbo (N-major B: from one block of lines to the next; unused for
- * K-major A), stride byte offset (8 lines), swizzle mode (1: 128 bytes,
- * 2: 64, 3: 32). */
-static LLVMValueRef wg_desc(NvFn *f, const Stage *s, LLVMValueRef off, int64_t lbo)
+/* The start-address field of a descriptor is the shared-space byte
+ * address >> 4, 14 bits.  Every shared address lies below 2^18 (228 KiB on
+ * sm_90), so for an offset off that is a multiple of 16, (addr + off) >> 4
+ * = (addr >> 4) + off / 16 < 2^14: exact, and the add never carries out of
+ * the field.  So the field of a stage is that of the pipeline area plus
+ * its buffer's offset / 16, and a descriptor is its stage's field plus a
+ * constant per k-step and tile (wg_desc). */
+LLVMValueRef nv_wg_field(NvFn *f, LLVMValueRef ptr, LLVMValueRef off16)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	LLVMValueRef a = LLVMBuildPtrToInt(b, ptr, g->t_i32, "");
+	a = LLVMBuildLShr(b, LLVMBuildAnd(b, a, cg_i32(g, 0x3FFFF), ""), cg_i32(g, 4), "");
+	return off16 ? LLVMBuildAdd(b, a, off16, "desc.addr") : a;
+}
+
+/* The matrix descriptor of stage s (field: its field, plus any run-time
+ * offset / 16) at byte offset off (the layout's offset without the
+ * swizzle: the start of an atom, or a k-step into one, which the hardware
+ * swizzles as it reads): start address, leading byte offset lbo (N-major
+ * B: from one block of lines to the next; unused for K-major A), stride
+ * byte offset (8 lines), swizzle mode (1: 128 bytes, 2: 64, 3: 32).  The
+ * low word is the field plus a constant, the high word a constant. */
+static LLVMValueRef wg_desc(NvFn *f, const Stage *s, LLVMValueRef field, int64_t off, int64_t lbo)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
 	int line = wg_line(s);
 	uint64_t mode = line == 128 ? 1 : line == 64 ? 2 : 3;
-	uint64_t hi = ((uint64_t)lbo >> 4 & 0x3FFF) << 16 | ((uint64_t)(8 * line) >> 4 & 0x3FFF) << 32 | mode << 62;
-	LLVMValueRef a = LLVMBuildAdd(b, LLVMBuildPtrToInt(b, s->base, g->t_i64, ""), LLVMBuildZExt(b, off, g->t_i64, ""), "");
-	a = LLVMBuildLShr(b, LLVMBuildAnd(b, a, cg_i64(g, 0x3FFFF), ""), cg_i64(g, 4), "");
-	return LLVMBuildOr(b, a, LLVMConstInt(g->t_i64, hi, 0), "");
+	PKC_ASSERT(off >= 0 && off % 16 == 0 && off >> 4 < 0x4000);
+	uint32_t lo = (uint32_t)(off >> 4) | ((uint32_t)lbo >> 4 & 0x3FFF) << 16;
+	uint64_t hi = ((uint64_t)(8 * line) >> 4 & 0x3FFF) << 32 | mode << 62;
+	LLVMValueRef w = LLVMBuildAdd(b, field, LLVMConstInt(g->t_i32, lo, 0), "");
+	return LLVMBuildOr(b, LLVMBuildZExt(b, w, g->t_i64, ""), LLVMConstInt(g->t_i64, hi, 0), "desc");
 }
 
 /* wgmma.mma_async m64nNk16: the n / 2 f32 accumulators d of this thread
@@ -1064,23 +1091,22 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 	for (int64_t kk = 0; x->areg && kk < p->kc; kk += 16)
 		for (int m = 0; m < x->nm; m++)
 			nv_wg_a_frag(f, x->areg, x->mt[m], k0 + kk, af + (kk / 16 * x->nm + m) * 4);
+	/* The stages' fields, A's moved to the warpgroup's rows: every
+	 * descriptor is one of them plus a constant. */
+	LLVMValueRef fa = x->areg ? NULL : LLVMBuildAdd(b, sa->field, LLVMBuildMul(b, x->wrow, cg_i32(g, (int32_t)(la / 16)), ""), "");
+	LLVMValueRef fb = sb->field;
 	nv_intrinsic(f, "llvm.nvvm.wgmma.fence.sync.aligned", NULL, 0, NULL, 0);
 	for (int64_t kk = 0; kk < p->kc; kk += 16) {
 		int64_t kb = kk * es;
 		for (int m = 0; m < x->nm; m++) {
-			LLVMValueRef row = LLVMBuildOr(b, x->wrow, cg_i32(g, (int32_t)x->mt[m]), "");
-			LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, row, cg_i32(g, (int32_t)la), ""),
-			                                cg_i32(g, (int32_t)(kb / la * sa->rows * la + kb % la)), "");
-			LLVMValueRef da = x->areg ? NULL : wg_desc(f, sa, off, 16);
+			LLVMValueRef da = x->areg ? NULL : wg_desc(f, sa, fa, x->mt[m] * la + kb / la * sa->rows * la + kb % la, 16);
 			bool acc = !(x->zero && k0 + kk == 0);
 			for (int c = 0; c < x->nc; c++) {
 				int64_t nb = (int64_t)c * x->nch * es;
 				/* K-major B: rows n of the chunk, like A's rows; N-major: lines of N. */
 				LLVMValueRef db = x->b_kmajor
-				                  ? wg_desc(f, sb, cg_i32(g, (int32_t)((int64_t)c * x->nch * lb +
-				                                                       kb / lb * sb->rows * lb + kb % lb)), 16)
-				                  : wg_desc(f, sb, cg_i32(g, (int32_t)((nb / lb * sb->rows + kk) * lb)),
-				                            sb->rows * lb);
+				                  ? wg_desc(f, sb, fb, (int64_t)c * x->nch * lb + kb / lb * sb->rows * lb + kb % lb, 16)
+				                  : wg_desc(f, sb, fb, (nb / lb * sb->rows + kk) * lb, sb->rows * lb);
 				int *rg = x->regs[m * x->nc + c];
 				/* Zero accumulators are not read: no register copies them in. */
 				for (int q = 0; q < x->nch / 2; q++)

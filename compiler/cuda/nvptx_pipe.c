@@ -350,11 +350,18 @@ static void pipe_stages(NvFn *f, const LoopPipe *p, int x, LLVMValueRef buf, Sta
 	LLVMValueRef base = LLVMBuildInBoundsGEP2(b, g->t_i8, f->smem_pipe, &off, 1, "pipe");
 	LLVMValueRef aoff = cg_i32(g, (int32_t)pipe_a_bytes(f, d));
 	int64_t kp = stage_extent(f, d, at->dims[1]);
-	*sa = (Stage){base, kp, es, swz, wg, stage_extent(f, d, at->dims[0])};
+	*sa = (Stage){base, kp, es, swz, wg, stage_extent(f, d, at->dims[0]), NULL};
 	int64_t np = stage_extent(f, d, bt->dims[1]);
 	bool kmajor = nv_wg_trans_b(f, d) != NULL; /* B = transpose(x): x's rows are N */
 	*sb = (Stage){LLVMBuildInBoundsGEP2(b, g->t_i8, base, &aoff, 1, ""), kmajor ? kp : np, es, swz, wg,
-	              kmajor ? np : kp};
+	              kmajor ? np : kp, NULL};
+	if (wg) {
+		/* The area's field (loop-invariant) plus the buffer's offset / 16. */
+		LLVMValueRef off16 = LLVMBuildAdd(b, cg_i32(g, (int32_t)(p->off[x] / 16)),
+		                                  LLVMBuildMul(b, buf, cg_i32(g, (int32_t)(p->bytes[x] / 16)), ""), "");
+		sa->field = nv_wg_field(f, f->smem_pipe, off16);
+		sb->field = LLVMBuildAdd(b, sa->field, cg_i32(g, (int32_t)(pipe_a_bytes(f, d) / 16)), "");
+	}
 }
 
 /* Emits the scalar chain of v for the iteration whose induction variable
@@ -455,9 +462,10 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 	return ok;
 }
 
-/* if (j < trips) issue iteration j into buffer buf; commit (a group even
- * when empty, so that group n always holds iteration n). */
-static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf)
+/* if (j < trips) issue iteration j into buffer buf (j % stages; jphase:
+ * (j / stages) & 1, i32); commit (a group even when empty, so that group n
+ * always holds iteration n). */
+static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf, LLVMValueRef jphase)
 {
 	Cg *g = f->g;
 	LLVMValueRef in = LLVMBuildICmp(g->b, LLVMIntULT, j, p->trips, "");
@@ -485,9 +493,7 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 		LLVMBasicBlockRef wait = cg_block(g, "empty.wait"), go = cg_block(g, "empty.done");
 		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntUGE, j, cg_i64(g, S), ""), wait, go);
 		LLVMPositionBuilderAtEnd(g->b, wait);
-		LLVMValueRef ph = LLVMBuildAnd(g->b, LLVMBuildAdd(g->b, LLVMBuildUDiv(g->b, j, cg_i64(g, S), ""),
-		                                                  cg_i64(g, 1), ""), cg_i64(g, 1), "");
-		nv_tma_wait(f, mbars(f, p, true), buf, LLVMBuildTrunc(g->b, ph, g->t_i32, "parity"));
+		nv_tma_wait(f, mbars(f, p, true), buf, LLVMBuildXor(g->b, jphase, cg_i32(g, 1), "parity"));
 		LLVMBuildBr(g->b, go);
 		LLVMPositionBuilderAtEnd(g->b, go);
 	}
@@ -514,7 +520,67 @@ void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 	if (p->mbar)
 		nv_tma_bars_init(f, mbars(f, p, false), 2 * p->stages, 32 << f->plan->lc->warpbits);
 	for (int j = 0; j < p->ahead; j++)
-		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j));
+		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j), cg_i32(f->g, 0));
+}
+
+/* The buffer and phase of iteration c (c % S, (c / S) & 1) of a wgmma
+ * pipeline of S stages, S not a power of two (6 at attention d128), are
+ * carried round the loop: computed from c (a multiply-high sequence for
+ * each division), they took about 25 uniform instructions an iteration in
+ * the SASS.  For S a power of two the masks cost less than the carried
+ * counters' updates. */
+void nv_pipe_head(NvFn *f, LoopPipe *p)
+{
+	int S = p->stages;
+	if (!p->wg || (S & (S - 1)) == 0)
+		return;
+	p->buf = LLVMBuildPhi(f->g->b, f->g->t_i32, "pipe.buf");
+	p->phase = LLVMBuildPhi(f->g->b, f->g->t_i32, "pipe.phase");
+}
+
+/* The buffer (i32) of iteration c + d (0 <= d < S), and its phase in
+ * *phase when asked. */
+static LLVMValueRef ring_at(NvFn *f, const LoopPipe *p, int d, LLVMValueRef *phase)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	int S = p->stages;
+	if (!p->buf) {
+		LLVMValueRef j = d ? LLVMBuildAdd(b, p->c, cg_i64(g, d), "") : p->c;
+		if (phase)
+			*phase = LLVMBuildTrunc(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, j, cg_i64(g, S), ""), cg_i64(g, 1), ""),
+			                        g->t_i32, "phase");
+		return LLVMBuildTrunc(b, LLVMBuildURem(b, j, cg_i64(g, S), ""), g->t_i32, "");
+	}
+	if (!d) {
+		if (phase)
+			*phase = p->phase;
+		return p->buf;
+	}
+	/* d < S: the buffer wraps at most once past the current one. */
+	LLVMValueRef t = LLVMBuildAdd(b, p->buf, cg_i32(g, d), "");
+	LLVMValueRef wrap = LLVMBuildICmp(b, LLVMIntUGE, t, cg_i32(g, S), "");
+	if (phase)
+		*phase = LLVMBuildXor(b, p->phase, LLVMBuildZExt(b, wrap, g->t_i32, ""), "phase");
+	return LLVMBuildSelect(b, wrap, LLVMBuildSub(b, t, cg_i32(g, S), ""), t, "");
+}
+
+void nv_pipe_advance(NvFn *f, LoopPipe *p, LLVMBasicBlockRef pre)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	if (!p->buf)
+		return;
+	LLVMValueRef n = LLVMBuildAdd(b, p->buf, cg_i32(g, 1), "");
+	LLVMValueRef wrap = LLVMBuildICmp(b, LLVMIntEQ, n, cg_i32(g, p->stages), "");
+	LLVMValueRef next[2] = {LLVMBuildSelect(b, wrap, cg_i32(g, 0), n, ""),
+	                        LLVMBuildXor(b, p->phase, LLVMBuildZExt(b, wrap, g->t_i32, ""), "")};
+	LLVMValueRef zero = cg_i32(g, 0), phi[2] = {p->buf, p->phase};
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+	for (int k = 0; k < 2; k++) {
+		LLVMAddIncoming(phi[k], &zero, &pre, 1);
+		LLVMAddIncoming(phi[k], &next[k], &latch, 1);
+	}
 }
 
 /* Whether the last wgmma group of an iteration of p is still in flight
@@ -537,14 +603,13 @@ bool nv_pipe_dot_in_flight(const LoopPipe *p, int x)
 void nv_pipe_fence_carried(NvFn *f, const LoopPipe *p, int x)
 {
 	if (x == 0 && p->mbar) {
-		/* The previous iteration's buffer is read: its last group is
-		 * complete. */
+		/* The previous iteration's buffer (that of c + S - 1) is read:
+		 * its last group is complete. */
 		Cg *g = f->g;
 		LLVMBasicBlockRef then = cg_block(g, "empty.arrive"), join = cg_block(g, "empty.arrive.end");
 		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, p->c, cg_i64(g, 0), ""), then, join);
 		LLVMPositionBuilderAtEnd(g->b, then);
-		LLVMValueRef prev = LLVMBuildURem(g->b, LLVMBuildSub(g->b, p->c, cg_i64(g, 1), ""), cg_i64(g, p->stages), "");
-		LLVMValueRef a = nv_mbar_at(f, mbars(f, p, true), LLVMBuildTrunc(g->b, prev, g->t_i32, ""));
+		LLVMValueRef a = nv_mbar_at(f, mbars(f, p, true), ring_at(f, p, p->stages - 1, NULL));
 		nv_inline_ptx(f, g->t_void, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}", &a, 1);
 		LLVMBuildBr(g->b, join);
 		LLVMPositionBuilderAtEnd(g->b, join);
@@ -598,10 +663,9 @@ static bool issues_late(NvFn *f, const LoopPipe *p)
 /* Starts the copies p->ahead iterations ahead of the current one. */
 static bool issue_ahead(NvFn *f, const LoopPipe *p)
 {
-	Cg *g = f->g;
-	LLVMValueRef j = LLVMBuildAdd(g->b, p->c, cg_i64(g, p->ahead), "");
-	LLVMValueRef nb = LLVMBuildTrunc(g->b, LLVMBuildURem(g->b, j, cg_i64(g, p->stages), ""), g->t_i32, "");
-	return pipe_issue_guarded(f, p, j, nb);
+	LLVMValueRef j = LLVMBuildAdd(f->g->b, p->c, cg_i64(f->g, p->ahead), "");
+	LLVMValueRef ph, nb = ring_at(f, p, p->ahead, p->mbar ? &ph : NULL);
+	return pipe_issue_guarded(f, p, j, nb, p->mbar ? ph : NULL);
 }
 
 bool nv_pipe_issue_late(NvFn *f, const LoopPipe *p, int x)
@@ -615,15 +679,11 @@ bool nv_pipe_issue_late(NvFn *f, const LoopPipe *p, int x)
 bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 {
 	Cg *g = f->g;
-	LLVMBuilderRef b = g->b;
-	int S = p->stages;
 	/* The first dot of the body moves the whole pipeline. */
 	if (x == 0 && (p->tma || p->mbar)) {
 		/* Phase c / S of buffer c % S: this iteration's copies are in
 		 * (the copy engine's boxes, or every thread's cp.async). */
-		LLVMValueRef cb = LLVMBuildTrunc(b, LLVMBuildURem(b, p->c, cg_i64(g, S), ""), g->t_i32, "");
-		LLVMValueRef ph = LLVMBuildTrunc(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, p->c, cg_i64(g, S), ""), cg_i64(g, 1), ""),
-		                                 g->t_i32, "phase");
+		LLVMValueRef ph, cb = ring_at(f, p, 0, &ph);
 		nv_tma_wait(f, p->tma ? pipe_bars(f, p) : mbars(f, p, false), cb, ph);
 		/* This thread's wgmma (the async proxy) reads what they wrote. */
 		if (p->mbar)
@@ -643,8 +703,7 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 		if (!issues_late(f, p) && !issue_ahead(f, p))
 			return false;
 	}
-	LLVMValueRef buf = LLVMBuildTrunc(b, LLVMBuildURem(b, p->c, cg_i64(g, S), ""), g->t_i32, "");
-	pipe_stages(f, p, x, buf, sa, sb);
+	pipe_stages(f, p, x, ring_at(f, p, 0, NULL), sa, sb);
 	return true;
 }
 

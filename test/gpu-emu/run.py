@@ -143,6 +143,7 @@ def main():
     ap.add_argument("--size", action="append", default=[], help="NAME=VALUE")
     ap.add_argument("--scalar", action="append", default=[], help="NAME=VALUE")
     ap.add_argument("--define", "-D", action="append", default=[], help="NAME=VALUE for pkc -D")
+    ap.add_argument("--pkc-option", action="append", default=[], help="one more pkc option (--gpu-no-tma)")
     ap.add_argument("--seed", type=int, help="seed of the inputs (default 1; with --run: the one given at build)")
     ap.add_argument("--int-range", default="0,7", help="LO,HI of random integer inputs")
     ap.add_argument("--default-size", type=int, default=37, help="value of size symbols not given")
@@ -176,7 +177,7 @@ def main():
     if a.build_only:
         tmp = a.build_only
         os.makedirs(tmp, exist_ok=True)
-        defs = ["-D" + d for d in a.define]
+        defs = ["-D" + d for d in a.define] + a.pkc_option
         obj, so = os.path.join(tmp, "k.o"), os.path.join(tmp, "k.so")
         run([a.pkc] + defs + ["--target=host," + a.target, a.pk, "-o", obj, "-H", os.path.join(tmp, "k.h")])
         run(["cc", "-shared", "-o", so, obj, "-Wl,--whole-archive", a.libpkrt, "-Wl,--no-whole-archive",
@@ -222,7 +223,7 @@ def run_cases(a):
 
 
 def emulate(a):
-    defs = ["-D" + d for d in a.define]
+    defs = ["-D" + d for d in a.define] + a.pkc_option
     tmp = a.keep or tempfile.mkdtemp(prefix="pkc-emu-")
     os.makedirs(tmp, exist_ok=True)
     try:
