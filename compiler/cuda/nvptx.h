@@ -305,6 +305,9 @@ bool nv_fail(NvFn *f, Loc loc, const char *fmt, ...);
 LLVMValueRef nv_intrinsic(NvFn *f, const char *name, LLVMTypeRef *ov, int nov, LLVMValueRef *args, int nargs);
 /* Inline PTX with side effects (a memory clobber where cons says so). */
 LLVMValueRef nv_inline_ptx(NvFn *f, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args, int n);
+/* The i64 {lo, hi} of two i32, as PTX's mov.b64 packs it: opaque to LLVM,
+ * which would otherwise fold a constant high word into a 64-bit add. */
+LLVMValueRef nv_pack_b64(NvFn *f, LLVMValueRef lo, LLVMValueRef hi);
 /* A CTA-wide barrier (bar.sync 0); forgets the tracked accesses. */
 void nv_barrier(NvFn *f);
 /* Opens/closes a scope (a region being emitted): conversions made inside die with it. */

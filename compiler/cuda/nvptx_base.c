@@ -101,6 +101,19 @@ LLVMValueRef nv_inline_ptx(NvFn *f, LLVMTypeRef ret, const char *text, const cha
 	return LLVMBuildCall2(f->g->b, fty, asm_, args, (unsigned)n, "");
 }
 
+LLVMValueRef nv_pack_b64(NvFn *f, LLVMValueRef lo, LLVMValueRef hi)
+{
+	Cg *g = f->g;
+	LLVMTypeRef pt[2] = {g->t_i32, g->t_i32};
+	LLVMTypeRef fty = LLVMFunctionType(g->t_i64, pt, 2, 0);
+	static const char text[] = "mov.b64 $0, {$1, $2};", cons[] = "=l,r,r";
+	/* No side effects: LLVM may hoist, merge or drop it like any pure value. */
+	LLVMValueRef asm_ = LLVMGetInlineAsm(fty, (char *)text, sizeof text - 1, (char *)cons, sizeof cons - 1, 0, 0,
+	                                     LLVMInlineAsmDialectATT, 0);
+	LLVMValueRef args[2] = {lo, hi};
+	return LLVMBuildCall2(g->b, fty, asm_, args, 2, "");
+}
+
 void nv_barrier(NvFn *f)
 {
 	LLVMValueRef zero = cg_i32(f->g, 0);

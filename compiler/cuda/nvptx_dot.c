@@ -1010,7 +1010,12 @@ static LLVMValueRef wg_desc(NvFn *f, const Stage *s, LLVMValueRef field, int64_t
 	uint32_t lo = (uint32_t)(off >> 4) | ((uint32_t)lbo >> 4 & 0x3FFF) << 16;
 	uint64_t hi = ((uint64_t)(8 * line) >> 4 & 0x3FFF) << 32 | mode << 62;
 	LLVMValueRef w = LLVMBuildAdd(b, field, LLVMConstInt(g->t_i32, lo, 0), "");
-	return LLVMBuildOr(b, LLVMBuildZExt(b, w, g->t_i64, ""), LLVMConstInt(g->t_i64, hi, 0), "desc");
+	/* Packed, not or'ed: where the field is a 64-bit loop counter (rolled
+	 * slices), LLVM made zext | hi one add.s64 of a 64-bit constant, and
+	 * ptxas 13.0 then dropped the high word (HGMMA read a descriptor whose
+	 * high word was a kernel parameter: an illegal shared address on the
+	 * H200, test/gpu kernels wgmma-epilogue). */
+	return nv_pack_b64(f, w, LLVMConstInt(g->t_i32, hi >> 32, 0));
 }
 
 /* wgmma.mma_async m64nNk16: the n / 2 f32 accumulators d of this thread
