@@ -6,8 +6,9 @@
 #
 # Variants: as-is (16 warps: e / sum), recip (e * (1 / sum): one division
 # a row instead of one an element; not the same rounding, an experiment
-# only), expsum (o = exp(v - max): no sum, no division), w8 / w4 / w32
-# (num_warps).
+# only), ex2 (exp2((v - max) * log2 e): the hardware's ex2.approx instead
+# of exp's polynomial, as Triton's tl.exp), expsum (o = exp(v - max): no
+# sum, no division), w8 / w4 / w32 (num_warps).
 #
 #   bench/gpu/softmax_variants.sh build build/smx      here (needs pkc)
 #   bench/gpu/softmax_variants.sh run build/smx        on the GPU machine
@@ -16,13 +17,14 @@ cd "$(dirname "$0")/../.." || exit 1
 mode=${1:-}
 D=${2:-}
 [ -n "$mode" ] && [ -n "$D" ] || { echo "usage: $0 build|run DIR" >&2; exit 2; }
-VARIANTS="as-is recip expsum w8 w4 w32"
+VARIANTS="as-is recip ex2 expsum w8 w4 w32"
 
 variant() { # NAME: the .pk text on stdout
 	local src=bench/gpu/bench_softmax.pk
 	case $1 in
 	as-is) cat "$src" ;;
 	recip) sed 's|o\[...\] = e / sum(e, axis = 0);|o[...] = e * (1.0 / sum(e, axis = 0));|' "$src" ;;
+	ex2) sed 's|let e = exp(v - max(v, axis = 0));|let e = exp2((v - max(v, axis = 0)) * 1.4426950408889634);|' "$src" ;;
 	expsum) sed 's|o\[...\] = e / sum(e, axis = 0);|o[...] = e;|' "$src" ;;
 	w8 | w4 | w32) sed "s|num_warps = 16|num_warps = ${1#w}|" "$src" ;;
 	esac
