@@ -189,7 +189,7 @@ static LLVMValueRef fc(Cg *g, double v) { return LLVMConstReal(g->t_f32, v); }
 
 /* e^x in float, after Cephes expf: x = k ln 2 + r with k = rint(x log2 e)
  * (Cody-Waite: ln 2 in two parts), e^r by a degree-7 polynomial on
- * |r| <= ln 2 / 2, then times 2^k in two steps so that results near
+ * |r| <= ln 2 / 2 (on the GPU by ex2.approx), then times 2^k in two steps so that results near
  * overflow and in the subnormal range come out right.  Within 2 ulp of the
  * correctly rounded result; inf, 0 and NaN as expf.  Branch-free straight
  * line code, so a loop of it vectorises (libm's expf would stay a scalar
@@ -208,13 +208,23 @@ static LLVMValueRef build_expf(Cg *g, LLVMValueRef x)
 	LLVMValueRef ki = LLVMBuildSub(b, LLVMBuildBitCast(b, tm, g->t_i32, ""), u32c(g, 0x4b400000u), "");
 	LLVMValueRef r = LLVMBuildFSub(b, xc, LLVMBuildFMul(b, kf, fc(g, 0.693359375), ""), "");
 	r = LLVMBuildFAdd(b, r, LLVMBuildFMul(b, kf, fc(g, 2.12194440e-4), ""), "r");
-	static const double pc[6] = {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
-	                             1.6666665459e-1, 5.0000001201e-1};
-	LLVMValueRef p = fc(g, pc[0]);
-	for (int i = 1; i < 6; i++)
-		p = LLVMBuildFAdd(b, LLVMBuildFMul(b, p, r, ""), fc(g, pc[i]), "");
-	p = LLVMBuildFMul(b, p, LLVMBuildFMul(b, r, r, ""), "");
-	p = LLVMBuildFAdd(b, LLVMBuildFAdd(b, p, r, ""), fc(g, 1.0), "");
+	LLVMValueRef p;
+	if (g->nvptx) {
+		/* e^r = 2^(r log2 e), |r| <= ln 2 / 2: one MUFU.EX2 (2 ulp; its
+		 * result in [0.7, 1.42] is never flushed) where the polynomial
+		 * took 14 operations an element, which made softmax compute-bound
+		 * on the H200 (bench/RESULTS.md).  Within §4.1's few ulp. */
+		LLVMValueRef t = LLVMBuildFMul(b, r, fc(g, 1.44269504088896341), "");
+		p = cg_intrinsic(g, "llvm.nvvm.ex2.approx.ftz", g->t_f32, &t, 1);
+	} else {
+		static const double pc[6] = {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
+		                             1.6666665459e-1, 5.0000001201e-1};
+		p = fc(g, pc[0]);
+		for (int i = 1; i < 6; i++)
+			p = LLVMBuildFAdd(b, LLVMBuildFMul(b, p, r, ""), fc(g, pc[i]), "");
+		p = LLVMBuildFMul(b, p, LLVMBuildFMul(b, r, r, ""), "");
+		p = LLVMBuildFAdd(b, LLVMBuildFAdd(b, p, r, ""), fc(g, 1.0), "");
+	}
 	/* p * 2^k1 * 2^k2, k1 + k2 = k, each factor a normal float. */
 	LLVMValueRef k1 = LLVMBuildAShr(b, ki, u32c(g, 1), "");
 	LLVMValueRef k2 = LLVMBuildSub(b, ki, k1, "");
