@@ -218,9 +218,54 @@ static void plan_tma(NvFn *f, LoopPipe *p)
 		}
 	if (!all)
 		return;
-	take_bars(f, p, p->stages);
+	take_bars(f, p, f->ws ? 2 * p->stages : p->stages);
 	p->tma = true;
 	f->pipe_chain |= p->ndots >= 2;
+}
+
+/* Whether pipelines p and q take the same buffers and barriers. */
+static bool same_ring(const LoopPipe *p, const LoopPipe *q)
+{
+	if (p->base != q->base || p->stages != q->stages || p->ndots != q->ndots || p->bars != q->bars)
+		return false;
+	for (int x = 0; x < p->ndots; x++)
+		if (p->off[x] != q->off[x] || p->bytes[x] != q->bytes[x])
+			return false;
+	return true;
+}
+
+/* In a warp-specialized entry the producer warp copies a copy-engine
+ * pipeline (nvptx_ws.c): its buffers and barriers are a ring whose counts
+ * go on from one run of the loop to the next, shared with an earlier
+ * loop's of the same layout at the same place (split loops one after
+ * another).  Any other overlap of pipeline buffers, or a pipeline nested
+ * in another, would let the producer copy into buffers that consumers
+ * still read: the entry is then emitted without (f->ws_fail). */
+static void plan_ws(NvFn *f, LoopPipe *p)
+{
+	if (!f->ws)
+		return;
+	p->ws = p->tma && !f->pipe;
+	p->ring = p;
+	for (int j = 0; p->ws && j < f->ws_pipes.len; j++) {
+		LoopPipe *q = f->ws_pipes.items[j];
+		if (q->ring == q && same_ring(p, q))
+			p->ring = q;
+	}
+	if (f->pipe || (p->reuse && p->ring == p)) {
+		f->ws_fail = true;
+		return;
+	}
+	if (p->ws && p->ring == p) {
+		Cg *g = f->g;
+		LLVMValueRef zero = cg_i64(g, 0);
+		p->count = LLVMBuildAlloca(f->pre, g->t_i64, "taken");
+		p->pcount = LLVMBuildAlloca(f->pre, g->t_i64, "issued");
+		LLVMBuildStore(f->pre, zero, p->count);
+		LLVMBuildStore(f->pre, zero, p->pcount);
+	}
+	if (p->ws)
+		vec_push(nv_arena(f), &f->ws_pipes, p);
 }
 
 /* A cp.async pipeline of two or more wgmma dots whose first dot is waited
@@ -324,6 +369,7 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 		p->ahead = S - 2;
 	plan_tma(f, p);
 	plan_mbar(f, p);
+	plan_ws(f, p);
 	return p;
 }
 
@@ -375,6 +421,48 @@ static LLVMValueRef mbars(NvFn *f, const LoopPipe *p, bool empty)
 {
 	LLVMValueRef off = cg_i32(f->g, (int32_t)(p->bars + (empty ? (uint64_t)p->stages * 8 : 0)));
 	return LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, f->smem_pipe, &off, 1, empty ? "empty" : "full");
+}
+
+/* The current iteration's place in p's ring (i64): the loop's counter,
+ * or with ws, the ring's count on. */
+static LLVMValueRef ring_index(NvFn *f, const LoopPipe *p)
+{
+	return p->ws ? LLVMBuildAdd(f->g->b, p->g0, p->c, "") : p->c;
+}
+
+/* i32: the buffer of ring index n (i64). */
+static LLVMValueRef ring_buf(NvFn *f, const LoopPipe *p, LLVMValueRef n)
+{
+	Cg *g = f->g;
+	return LLVMBuildTrunc(g->b, LLVMBuildURem(g->b, n, cg_i64(g, p->stages), ""), g->t_i32, "");
+}
+
+/* i32: the parity of ring index n's phase of its buffer's barriers, the
+ * opposite one with `flip` (the producer's wait for the consumers: the
+ * first pass of a fresh barrier then completes at once). */
+static LLVMValueRef ring_parity(NvFn *f, const LoopPipe *p, LLVMValueRef n, bool flip)
+{
+	Cg *g = f->g;
+	LLVMValueRef ph = LLVMBuildAnd(g->b, LLVMBuildUDiv(g->b, n, cg_i64(g, p->stages), ""), cg_i64(g, 1), "");
+	if (flip)
+		ph = LLVMBuildXor(g->b, ph, cg_i64(g, 1), "");
+	return LLVMBuildTrunc(g->b, ph, g->t_i32, "phase");
+}
+
+/* With ws: every consumer warp hands the buffer of ring index n (i64) back
+ * to the producer, one elected lane arriving on its empty barrier, when
+ * `when` (i1, or NULL: always) holds. */
+static void ring_release(NvFn *f, const LoopPipe *p, LLVMValueRef n, LLVMValueRef when)
+{
+	Cg *g = f->g;
+	LLVMBasicBlockRef then = cg_block(g, "ring.release"), join = cg_block(g, "ring.release.end");
+	LLVMBuildCondBr(g->b, when ? when : LLVMConstInt(LLVMInt1TypeInContext(g->ctx), 1, 0), then, join);
+	LLVMPositionBuilderAtEnd(g->b, then);
+	LLVMValueRef a = nv_mbar_at(f, mbars(f, p, true), ring_buf(f, p, n));
+	nv_inline_ptx(f, g->t_void, "{ .reg .pred p; elect.sync _|p, -1; @p mbarrier.arrive.shared::cta.b64 _, [$0]; }",
+	              "r,~{memory}", &a, 1);
+	LLVMBuildBr(g->b, join);
+	LLVMPositionBuilderAtEnd(g->b, join);
 }
 
 /* The leader's copies of iteration j's tiles into buffer buf, at the
@@ -478,7 +566,7 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 		LLVMPositionBuilderAtEnd(g->b, wait);
 		LLVMValueRef ph = LLVMBuildAnd(g->b, LLVMBuildAdd(g->b, LLVMBuildUDiv(g->b, j, cg_i64(g, S), ""),
 		                                                  cg_i64(g, 1), ""), cg_i64(g, 1), "");
-		nv_tma_wait(f, mbars(f, p, true), buf, LLVMBuildTrunc(g->b, ph, g->t_i32, "parity"));
+		nv_tma_wait(f, mbars(f, p, true), buf, LLVMBuildTrunc(g->b, ph, g->t_i32, "parity"), false);
 		LLVMBuildBr(g->b, go);
 		LLVMPositionBuilderAtEnd(g->b, go);
 	}
@@ -496,6 +584,12 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 
 void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 {
+	if (p->ws) {
+		/* The producer copies; the ring's barriers were set up before
+		 * the roles split (nv_pipe_ws_init). */
+		p->g0 = LLVMBuildLoad2(f->g->b, f->g->t_i64, p->ring->count, "ring");
+		return;
+	}
 	/* An earlier loop's last reads of these buffers come first
 	 * (split-loops' two loops share them). */
 	if (p->reuse)
@@ -565,6 +659,16 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 			res[j] = v;
 		}
 	}
+	if (p->ws) {
+		/* The last iteration's groups are complete: its buffer goes back,
+		 * and the ring's next loop starts where this one ends. */
+		Cg *g = f->g;
+		LLVMValueRef end = LLVMBuildAdd(g->b, p->g0, p->trips, "");
+		ring_release(f, p, LLVMBuildSub(g->b, end, cg_i64(g, 1), ""),
+		             LLVMBuildICmp(g->b, LLVMIntNE, p->trips, cg_i64(g, 0), ""));
+		LLVMBuildStore(g->b, end, p->ring->count);
+		return;
+	}
 	/* The next run of the loop (an enclosing loop, the next program of
 	 * the task) starts the barriers afresh. */
 	if (p->tma || p->mbar)
@@ -606,16 +710,14 @@ bool nv_pipe_issue_late(NvFn *f, const LoopPipe *p, int x)
 bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 {
 	Cg *g = f->g;
-	LLVMBuilderRef b = g->b;
-	int S = p->stages;
 	/* The first dot of the body moves the whole pipeline. */
 	if (x == 0 && (p->tma || p->mbar)) {
 		/* Phase c / S of buffer c % S: this iteration's copies are in
-		 * (the copy engine's boxes, or every thread's cp.async). */
-		LLVMValueRef cb = LLVMBuildTrunc(b, LLVMBuildURem(b, p->c, cg_i64(g, S), ""), g->t_i32, "");
-		LLVMValueRef ph = LLVMBuildTrunc(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, p->c, cg_i64(g, S), ""), cg_i64(g, 1), ""),
-		                                 g->t_i32, "phase");
-		nv_tma_wait(f, p->tma ? pipe_bars(f, p) : mbars(f, p, false), cb, ph);
+		 * (the copy engine's boxes, or every thread's cp.async).  With
+		 * ws, c counts on from the ring's earlier loops, and the warps
+		 * leave the wait together: no CTA barrier reconverges them. */
+		LLVMValueRef n = ring_index(f, p), cb = ring_buf(f, p, n), ph = ring_parity(f, p, n, false);
+		nv_tma_wait(f, p->tma ? pipe_bars(f, p) : mbars(f, p, false), cb, ph, p->ws);
 		/* This thread's wgmma (the async proxy) reads what they wrote. */
 		if (p->mbar)
 			nv_proxy_fence(f, true);
@@ -624,7 +726,7 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &pending, 1);
 		nv_proxy_fence(f, p->wg);
 	}
-	if (x == 0) {
+	if (x == 0 && !p->ws) {
 		/* Everyone's copies are in, and everyone is done with the buffer
 		 * the next copies overwrite (read in the previous iteration, or
 		 * the one before by wgmma groups still in flight then); with
@@ -634,9 +736,88 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 		if (!issues_late(f, p) && !issue_ahead(f, p))
 			return false;
 	}
-	LLVMValueRef buf = LLVMBuildTrunc(b, LLVMBuildURem(b, p->c, cg_i64(g, S), ""), g->t_i32, "");
-	pipe_stages(f, p, x, buf, sa, sb);
+	pipe_stages(f, p, x, ring_buf(f, p, ring_index(f, p)), sa, sb);
 	return true;
+}
+
+void nv_pipe_dot_waited(NvFn *f, const LoopPipe *p, int x)
+{
+	if (!p->ws || x != 0)
+		return;
+	/* The first dot's wait leaves at most its own group in flight: every
+	 * group of the previous iteration is complete. */
+	Cg *g = f->g;
+	LLVMValueRef prev = LLVMBuildSub(g->b, ring_index(f, p), cg_i64(g, 1), "");
+	ring_release(f, p, prev, LLVMBuildICmp(g->b, LLVMIntNE, p->c, cg_i64(g, 0), ""));
+}
+
+/* Whether the producer's code has v for every iteration of loop: a
+ * scalar of its body computed from the induction variable (pipe_loads
+ * took only those), or a value the producer computed before it. */
+static bool producer_has(NvFn *f, const Inst *loop, const Value *v, int depth)
+{
+	const Region *body = loop->regions[0];
+	if (depth > 32)
+		return false;
+	if (v->def ? !region_within(v->def->parent, body) : v->region != body)
+		return f->ws_have[v->id];
+	for (int j = 0; v->def && j < v->def->nargs; j++)
+		if (!producer_has(f, loop, v->def->args[j], depth + 1))
+			return false;
+	return true;
+}
+
+bool nv_pipe_produce(NvFn *f, const LoopPipe *cp)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	const Inst *loop = cp->loop;
+	for (int a = 0; a < 3; a++)
+		if (!f->ws_have[loop->args[a]->id])
+			return false;
+	for (int x = 0; x < cp->ndots; x++)
+		for (int k = 0; k < 2; k++) {
+			const Inst *L = pipe_load(f, cp->dots[x], k);
+			for (int a = 1; L && a < L->nargs; a++)
+				if (!producer_has(f, loop, L->args[a], 0))
+					return false;
+		}
+	/* The loop's bounds and counter are the producer's own. */
+	LoopPipe p = *cp;
+	DType dt = loop->args[0]->type->dtype;
+	p.lo = nv_val(f, loop->args[0])->r[0];
+	p.step = nv_val(f, loop->args[2])->r[0];
+	p.trips = cg_for_trips(g, dt, p.lo, nv_val(f, loop->args[1])->r[0], p.step);
+	LLVMValueRef n0 = LLVMBuildLoad2(b, g->t_i64, p.ring->pcount, "issued");
+	NvCount l;
+	LLVMValueRef j = nv_count_begin(f, p.trips, &l, "produce");
+	/* Iteration j's buffer once the consumers are done with what the
+	 * ring put there S iterations before. */
+	LLVMValueRef n = LLVMBuildAdd(b, n0, j, ""), buf = ring_buf(f, &p, n), ph = ring_parity(f, &p, n, true);
+	nv_tma_wait(f, mbars(f, &p, true), buf, ph, true);
+	LLVMValueRef *c = arena_alloc(nv_arena(f), (size_t)(2 * NV_TMA_COORDS * p.ndots) * sizeof *c);
+	bool ok = pipe_issue(f, &p, j, buf, c);
+	LLVMBasicBlockRef join = nv_tma_leader(f, NULL);
+	nv_tma_expect(f, pipe_bars(f, &p), buf, tma_bytes(f, &p));
+	if (ok)
+		tma_issue(f, &p, buf, c);
+	nv_tma_leader_end(f, join);
+	nv_count_end(f, &l);
+	LLVMBuildStore(b, LLVMBuildAdd(b, n0, p.trips, ""), p.ring->pcount);
+	return ok;
+}
+
+void nv_pipe_ws_init(NvFn *f)
+{
+	for (int j = 0; j < f->ws_pipes.len; j++) {
+		LoopPipe *p = f->ws_pipes.items[j];
+		if (p->ring != p)
+			continue;
+		/* Full: the producer's arrive.expect_tx and the boxes' bytes; empty:
+		 * one arrival a consumer warp. */
+		nv_tma_bars_setup(f, mbars(f, p, false), p->stages, 1);
+		nv_tma_bars_setup(f, mbars(f, p, true), p->stages, 1 << f->plan->lc->warpbits);
+	}
 }
 
 /* Whether dot i belongs to a pipelined loop being emitted (its index in
