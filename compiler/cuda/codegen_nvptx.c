@@ -983,9 +983,10 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *
 	}
 	if (f->ws && !f->ws_fail && smem_total(f) <= nv_smem_cap(nv) && nv_ws_split(f, info, warps)) {
 		/* The producer's code: the same tasks and programs. */
-		if (!(tasks ? emit_tasks(f, f->ws_prod) : emit_task(f, f->ws_prod)) && !f->ws_fail)
+		if (tasks ? emit_tasks(f, f->ws_prod) : emit_task(f, f->ws_prod))
+			LLVMBuildRetVoid(f->g->b);
+		else if (!f->ws_fail)
 			return false;
-		LLVMBuildRetVoid(f->g->b);
 	} else {
 		f->ws_fail |= f->ws;
 	}

@@ -451,12 +451,12 @@ static LLVMValueRef ring_parity(NvFn *f, const LoopPipe *p, LLVMValueRef n, bool
 
 /* With ws: every consumer warp hands the buffer of ring index n (i64) back
  * to the producer, one elected lane arriving on its empty barrier, when
- * `when` (i1, or NULL: always) holds. */
+ * `when` (i1) holds. */
 static void ring_release(NvFn *f, const LoopPipe *p, LLVMValueRef n, LLVMValueRef when)
 {
 	Cg *g = f->g;
 	LLVMBasicBlockRef then = cg_block(g, "ring.release"), join = cg_block(g, "ring.release.end");
-	LLVMBuildCondBr(g->b, when ? when : LLVMConstInt(LLVMInt1TypeInContext(g->ctx), 1, 0), then, join);
+	LLVMBuildCondBr(g->b, when, then, join);
 	LLVMPositionBuilderAtEnd(g->b, then);
 	LLVMValueRef a = nv_mbar_at(f, mbars(f, p, true), ring_buf(f, p, n));
 	nv_inline_ptx(f, g->t_void, "{ .reg .pred p; elect.sync _|p, -1; @p mbarrier.arrive.shared::cta.b64 _, [$0]; }",
