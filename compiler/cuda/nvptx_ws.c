@@ -46,7 +46,11 @@
  * and needs the count at entry: .reqntid and .minnctapersm, the CTAs an
  * SM the schedule sized the stages for).  That form is taken where it
  * leaves the consumers more registers than a single producer warp does:
- * with two consumer warpgroups and one CTA an SM, 240 against 224. */
+ * with two consumer warpgroups and one CTA an SM, 240 against 224.  The
+ * increase waits until the pool holds what it asks for: ptxas launches
+ * such kernels with the most registers .reqntid and .minnctapersm allow
+ * (168 for 384 threads, whatever the code needs), so what the producer's
+ * warpgroup gives up is always there. */
 #include "nvptx_dot.h" /* nv_proxy_fence */
 
 #include <stdio.h>
@@ -67,6 +71,18 @@ static int regs_per_thread(int threads, int ctas)
 {
 	int r = WS_SM_REGS / ((threads + 31) / 32 * 32 * ctas) / 8 * 8;
 	return r > WS_MAX_REGS ? WS_MAX_REGS : r;
+}
+
+/* The producer's threads for C consumer threads, `ctas` CTAs an SM: a
+ * warp, or a warpgroup that gives its registers away when that leaves
+ * the consumers more (*give: their registers after setmaxnreg, else 0). */
+static int producer_threads(int C, int ctas, int *give)
+{
+	int one = regs_per_thread(C + 32, ctas), wg = regs_per_thread(C + 128, ctas);
+	int more = ((C + 128) * wg - 128 * WS_PRODUCER_REGS) / C / 8 * 8;
+	more = more > WS_CONSUMER_REGS ? WS_CONSUMER_REGS : more;
+	*give = more > one ? more : 0;
+	return *give ? 128 : 32;
 }
 
 static void set_attr(NvFn *f, const char *k, int v)
@@ -104,12 +120,8 @@ bool nv_ws_split(NvFn *f, GpuKernel *info, int warps)
 	LLVMBuilderRef b = g->b;
 	if (!f->ws_pipes.len)
 		return false;
-	int ctas = f->sched_shared ? 2 : 1, C = warps * 32;
-	int one = regs_per_thread(C + 32, ctas), wg = regs_per_thread(C + 128, ctas);
-	int more = ((C + 128) * wg - 128 * WS_PRODUCER_REGS) / C / 8 * 8;
-	more = more > WS_CONSUMER_REGS ? WS_CONSUMER_REGS : more;
-	bool give = more > one;
-	info->threads = C + (give ? 128 : 32);
+	int ctas = f->sched_shared ? 2 : 1, give;
+	info->threads = warps * 32 + producer_threads(warps * 32, ctas, &give);
 	set_attr(f, "nvvm.reqntid", info->threads);
 	set_attr(f, "nvvm.minctasm", ctas);
 
@@ -122,7 +134,7 @@ bool nv_ws_split(NvFn *f, GpuKernel *info, int warps)
 	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, w, cg_i32(g, warps), ""), f->ws_prog, f->ws_prod);
 	if (give) {
 		LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(f->ws_prog));
-		setmaxnreg(f, "llvm.nvvm.setmaxnreg.inc.sync.aligned.u32", more);
+		setmaxnreg(f, "llvm.nvvm.setmaxnreg.inc.sync.aligned.u32", give);
 	}
 
 	/* The producer: its warpgroup's other warps leave at once. */
