@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # bench/gpu/user_matmul.sh build|run DIR [CONFIG...] - matmuls written the
 # way users write them (issue 13), timed on the GPU against cuBLAS in the
-# same command: each CONFIG is NAME:BM:BN:BK:WARPS:STAGES[:relu] (STAGES
-# 0: no num_stages, the default; relu: z = max(acc, 0) fused before the
-# cast), built in two forms, f16 and bf16:
+# same command: each CONFIG is NAME:BM:BN:BK:WARPS[:STAGES[:relu]] (STAGES
+# 0 or left out: no num_stages, the default; relu: z = max(acc, 0) fused
+# before the cast), built in two forms, f16 and bf16:
 #   spec  BlockSpecs [BM, K] / [K, BN] with K a constant (one kernel per K
 #         of the shapes), `ds` slices of them in the K loop;
 #   ds    whole arrays of run-time size, `ds` on them (run-time K), and
@@ -86,6 +86,7 @@ build)
 	: >"$list"
 	for c in $configs; do
 		IFS=: read -r nm bm bn bk w s epi <<<"$c"
+		s=${s:-0}
 		for dt in f16 bf16; do
 			bf=0; [ "$dt" = bf16 ] && bf=1
 			for K in $KS; do

@@ -178,6 +178,8 @@ static bool emit_for(NvFn *f, const Inst *i)
 	LLVMPositionBuilderAtEnd(b, head);
 	LLVMValueRef c = LLVMBuildPhi(b, g->t_i64, "c");
 	GV **phis = carried_phis(f, i->results, ls, n);
+	if (pipe)
+		nv_pipe_head(f, pipe);
 	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, c, trips, ""), bb, exit);
 	if (pipe) {
 		pipe->c = c;
@@ -203,6 +205,8 @@ static bool emit_for(NvFn *f, const Inst *i)
 	if (f->smem_busy)
 		nv_barrier(f);
 	LLVMValueRef c1 = LLVMBuildAdd(b, c, cg_i64(g, 1), "");
+	if (pipe)
+		nv_pipe_advance(f, pipe, pre);
 	LLVMBuildBr(b, head);
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
 	LLVMValueRef zero = cg_i64(g, 0);
@@ -924,8 +928,8 @@ static void note_dot_units(Nv *nv, const Region *r, const LayoutPlan *P, int war
 		                 : P->mma[res]   ? "mma.sync (tensor cores, a warp a 16-row tile)"
 		                                 : "FMA (no tensor cores)";
 		if (!P->mma[res])
-			snprintf(why, sizeof why, "; they need f16 or bf16 operands with f32 accumulation, and M, K and N "
-			                          "powers of two with M >= 16, K >= 16, N >= 8");
+			snprintf(why, sizeof why, "; they need f16 or bf16 operands with f32 accumulation, M a power of "
+			                          "two >= 16, K a multiple of 16, N a power of two >= 8 or a multiple of 16");
 		else if (!P->wgmma[res] && nv->wgmma && warps < 4)
 			snprintf(why, sizeof why, "; wgmma needs a warpgroup (4 warps); the kernel runs with %d", warps);
 		else if (!P->wgmma[res] && nv->wgmma)

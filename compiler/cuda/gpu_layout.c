@@ -27,6 +27,11 @@ int lay_log2_ceil(int64_t x)
 	return b;
 }
 
+bool lay_pow2(int64_t x)
+{
+	return x > 0 && (x & (x - 1)) == 0;
+}
+
 /* A layout of the given shape with its flat bits still unassigned. */
 static GpuLayout *lay_alloc(LayoutCtx *lc, int rank, const int64_t *dims)
 {
@@ -281,8 +286,11 @@ int lay_mma_wm_bits(int64_t M, int64_t N, int warpbits)
 	 * as far as M has 16-row and N 8-column tiles for them: square-ish warp
 	 * tiles (64 x 64 for 128 x 256 and 8 warps, 64 x 32 for 128 x 128, as
 	 * Triton's 2 x 4 warps) load the fewest ldmatrix fragments per mma.
-	 * Bits neither side takes go along N (lay_mma_c) or replicate. */
-	int mb = lay_log2_ceil(M) - 4, nb = lay_log2_ceil(N) - 3;
+	 * Bits neither side takes go along N (lay_mma_c) or replicate.  An N
+	 * that is not a power of two takes none: a warp along N would hold
+	 * padding columns (whole 8-column tiles) depending on its index, which
+	 * the mma loop must know at compile time to skip them. */
+	int mb = lay_log2_ceil(M) - 4, nb = lay_pow2(N) ? lay_log2_ceil(N) - 3 : 0;
 	int wm = 0, wn = 0;
 	for (int w = 0; w < warpbits; w++) {
 		bool m_ok = wm < mb, n_ok = wn < nb;
@@ -328,7 +336,7 @@ static const GpuLayout *lay_from_srcs(LayoutCtx *lc, int64_t R, int64_t C, const
  * has column bits above the 8-wide tile (the rest replicate). */
 static int mma_wn_bits(int64_t N, int warpbits, int wm_bits)
 {
-	int nb = lay_log2_ceil(N) - 3;
+	int nb = lay_pow2(N) ? lay_log2_ceil(N) - 3 : 0; /* lay_mma_wm_bits says why */
 	int wn = warpbits - wm_bits;
 	return wn < nb ? wn : nb;
 }
@@ -391,11 +399,6 @@ const GpuLayout *lay_mma_b(LayoutCtx *lc, int64_t K, int64_t N, int wm_bits)
 	return lay_from_srcs(lc, K, N, s, n);
 }
 
-static bool pow2(int64_t x)
-{
-	return x > 0 && (x & (x - 1)) == 0;
-}
-
 /* wgmma m64nNk16 accumulators: warp w of a warpgroup holds rows 16w to
  * 16w + 15 of each 64-row tile, in the m16n8 C-fragment pattern repeated
  * over the 8-column tiles (d[4i + j]: column 8i + 2 * (lane % 4) + j % 2,
@@ -419,8 +422,11 @@ bool lay_dot_is_mma(const Type *a, const Type *b, const Type *r)
 	(void)b;
 	if (!(a->dtype == DT_F16 || a->dtype == DT_BF16) || r->dtype != DT_F32)
 		return false;
+	/* K and N need not be powers of two: multiples of 16 run whole k-steps
+	 * and 8-column tiles (wgmma m64nNk16 takes any N a multiple of 8), the
+	 * padding of their layouts never computed (nvptx_dot.c). */
 	int64_t M = a->dims[0], K = a->dims[1], N = r->dims[1];
-	return pow2(M) && pow2(K) && pow2(N) && M >= 16 && N >= 8 && K >= 16;
+	return lay_pow2(M) && M >= 16 && K >= 16 && K % 16 == 0 && ((lay_pow2(N) && N >= 8) || (N >= 16 && N % 16 == 0));
 }
 
 /* ---- queries ------------------------------------------------------------------------ */

@@ -53,6 +53,8 @@ typedef struct LayoutCtx {
 } LayoutCtx;
 
 int lay_log2_ceil(int64_t x);
+/* Whether x is a power of two (an extent without padding). */
+bool lay_pow2(int64_t x);
 /* Row-major blocked layout: the lowest flat bits (at most the last dim's)
  * are `vec` consecutive registers (fewer when the tensor is too small to
  * give every thread a vector), the next five the lanes, the highest ones
@@ -210,6 +212,9 @@ typedef struct LoopPipe {
 	                             wgmma group of an iteration stays in flight into the next (wg_pending) */
 	bool wg;                  /* some dot of the body uses wgmma */
 	LLVMValueRef c, trips;    /* the loop's counter (i64) and trip count */
+	LLVMValueRef buf, phase;  /* n % stages and (n / stages) & 1 (i32) of the ring's place n (c, or
+	                             with ws g0 + c) carried round the loop (nv_pipe_head), or NULL:
+	                             computed from n */
 	LLVMValueRef lo, step;    /* iv = lo + c * step, in the iv's dtype */
 	const Inst **dots;        /* the dots whose operands are copied ahead */
 	int ndots;
@@ -233,7 +238,8 @@ typedef struct LoopPipe {
 	                             itself, or an earlier loop's of the same layout (split loops) */
 	LLVMValueRef count;       /* with ws, of a ring: i64 alloca, the iterations the consumers took */
 	LLVMValueRef pcount;      /* ... and the producer issued (the buffer and phase come from them) */
-	LLVMValueRef g0;          /* with ws: the ring's count when this run of the loop starts */
+	LLVMValueRef g0;          /* with ws: the ring's count when this run of the loop starts (the
+	                             ring's place of c = 0); NULL without */
 } LoopPipe;
 
 typedef struct NvFn {
@@ -510,6 +516,12 @@ void nv_wg_a_frag(NvFn *f, const GV *a, int64_t m0, int64_t k0, LLVMValueRef *ou
  * replaced by registers that no use can read before the wait. */
 LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop);
 void nv_pipe_prologue(NvFn *f, LoopPipe *p);
+/* In the loop's head (before its branch): p's carried buffer and phase,
+ * when it carries them (a wgmma pipeline whose stage count is no power of
+ * two); at the end of the body (the latch): their next values, and the
+ * preheader's (pre): zeros, or with ws those of the ring's count g0. */
+void nv_pipe_head(NvFn *f, LoopPipe *p);
+void nv_pipe_advance(NvFn *f, LoopPipe *p, LLVMBasicBlockRef pre);
 void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n);
 /* Whether wgmma groups of pipeline p are still in flight when its loop
  * ends (the epilogue waits for them). */

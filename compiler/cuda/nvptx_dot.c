@@ -9,9 +9,11 @@
  * both operands are copied that way and K is long, the slices run in a
  * loop of the kernel (run_rolled): the code no longer grows with K.
  *
- * Tensor cores (f16/bf16 operands, f32 accumulator, power-of-two shapes of
- * at least 16 x 8 x 16): the slices are stored in 16-byte chunks swizzled
- * per 128-byte line (no bank conflicts), read with ldmatrix (B transposed)
+ * Tensor cores (f16/bf16 operands, f32 accumulator, M a power of two, K a
+ * multiple of 16, N a power of two or a multiple of 16: lay_dot_is_mma;
+ * only the real extents are staged and computed): the slices are stored
+ * in 16-byte chunks swizzled per 128-byte line (no bank conflicts), read
+ * with ldmatrix (B transposed)
  * into the m16n8k16 fragments, and every 16 x 8 x 16 tile of the warp is
  * one mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.  The accumulator
  * lives in the C-fragment layout (gpu_layout.c: lay_mma_c), which the
@@ -179,15 +181,14 @@ void nv_wg_fence(NvFn *f, GV *v)
 }
 
 /* wgmma's canonical swizzled layouts (PTX ISA, "matrix descriptor"): rows
- * cut into blocks of wg_line = min(row bytes, 128) bytes, block-major
+ * cut into blocks of wg_line (nv_wg_line: 128, 64 or 32 bytes) bytes, block-major
  * ([cols * es / line][rows][line]), the 16-byte chunks of each line XORed
  * with bits 7 up of the offset (the 128-, 64- or 32-byte swizzle: atoms of
  * 8 lines).  A's rows (M) run along K (K-major), B's (K) along N (N-major);
  * both take 16-byte cp.async copies as they are. */
 static int wg_line(const Stage *s)
 {
-	int64_t line = s->cols * s->es;
-	return line < 128 ? (int)line : 128;
+	return nv_wg_line(s->cols * s->es);
 }
 
 static LLVMValueRef wg_stage_off(NvFn *f, const Stage *s, LLVMValueRef r, LLVMValueRef c)
@@ -257,7 +258,11 @@ static void guard_end(NvFn *f, LLVMBasicBlockRef join)
 /* Copies the elements of o whose coordinate along kd lies in [k0, k0 + kc)
  * into stage s (owners only): vectors of up to 16 bytes of consecutive
  * elements of a row, stored from registers or copied by cp.async.  With
- * `live` (i1) false, cp.async writes zeros and reads nothing. */
+ * `live` (i1) false, cp.async writes zeros and reads nothing.  kc is a
+ * power of two, or the whole (padded) K from k0 = 0.  A tensor-core stage
+ * (s->swz) holds the operand's real extents only: the vectors of its
+ * padding (an N or K of 96 pads to 128) are not copied, not even as zeros
+ * (those would land past its rows); the dots never read there. */
 void nv_stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const Stage *s, LLVMValueRef live)
 {
 	Cg *g = f->g;
@@ -265,6 +270,7 @@ void nv_stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const Sta
 	const GpuLayout *L = operand_layout(o);
 	int kd = o->kd, kb = lay_log2_ceil(kc);
 	LLVMValueRef own = nv_owner(f, L);
+	bool real_only = s->swz && (!lay_pow2(L->dims[0]) || !lay_pow2(L->dims[1]));
 	/* Whether a register's slice depends on the thread; the bits of its
 	 * slice number the register sets (those must be k0's). */
 	bool thread_k = false;
@@ -286,15 +292,21 @@ void nv_stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const Sta
 		lay_reg_coord(L, r, c);
 		if (((c[kd] ^ k0) & regk) != 0)
 			continue; /* in another slice whatever the thread */
+		if (real_only && (c[0] >= L->dims[0] || c[1] >= L->dims[1]))
+			continue; /* padding whatever the thread */
 		LLVMValueRef row = nv_coord(f, L, r, 0), col = nv_coord(f, L, r, 1);
 		LLVMValueRef kk = kd == 0 ? row : col;
 		LLVMValueRef p = own;
+		if (real_only) {
+			LLVMValueRef in = nv_valid(f, L, r);
+			p = p ? LLVMBuildAnd(b, p, in, "") : in;
+		}
 		if (thread_k) {
 			LLVMValueRef in = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildLShr(b, kk, cg_i32(g, kb), ""),
 			                                cg_i32(g, (int32_t)(k0 >> kb)), "");
 			p = p ? LLVMBuildAnd(b, p, in, "") : in;
 		}
-		LLVMValueRef local = LLVMBuildAnd(b, kk, cg_i32(g, (int32_t)(kc - 1)), "");
+		LLVMValueRef local = LLVMBuildAnd(b, kk, cg_i32(g, (int32_t)((INT64_C(1) << kb) - 1)), "");
 		LLVMValueRef dst = stage_ptr(f, s, kd == 0 ? local : row, kd == 0 ? col : local);
 		if (o->load) {
 			LLVMValueRef pred;
@@ -467,6 +479,11 @@ static void rolled_stages(NvFn *f, const Pipeline *p, LLVMValueRef buf, Stage *s
 	sa->base = base;
 	*sb = p->sb[0];
 	sb->base = LLVMBuildInBoundsGEP2(b, g->t_i8, base, &aoff, 1, "");
+	if (sa->wg) {
+		LLVMValueRef off16 = LLVMBuildMul(b, buf, cg_i32(g, (int32_t)(p->buf_bytes / 16)), "");
+		sa->field = nv_wg_field(f, p->sa[0].base, off16);
+		sb->field = LLVMBuildAdd(b, sa->field, cg_i32(g, (int32_t)(p->a_bytes / 16)), "");
+	}
 }
 
 /* cp.async copies of slice j (i32) of both operands into buffer buf (i32);
@@ -604,8 +621,12 @@ static void pipeline_buffers(NvFn *f, Pipeline *p, int64_t arows, int64_t bcols,
 	p->sa = arena_alloc(nv_arena(f), (size_t)p->stages * sizeof *p->sa);
 	p->sb = arena_alloc(nv_arena(f), (size_t)p->stages * sizeof *p->sb);
 	for (int st = 0; st < p->stages; st++) {
-		p->sa[st] = (Stage){nv_temp_ptr(f, sbytes * (uint64_t)st), p->kc, es, swz, wg, arows};
-		p->sb[st] = (Stage){nv_temp_ptr(f, sbytes * (uint64_t)st + abytes), bcols, es, swz, wg, p->kc};
+		p->sa[st] = (Stage){nv_temp_ptr(f, sbytes * (uint64_t)st), p->kc, es, swz, wg, arows, NULL};
+		p->sb[st] = (Stage){nv_temp_ptr(f, sbytes * (uint64_t)st + abytes), bcols, es, swz, wg, p->kc, NULL};
+		if (wg) {
+			p->sa[st].field = nv_wg_field(f, p->sa[st].base, NULL);
+			p->sb[st].field = nv_wg_field(f, p->sb[st].base, NULL);
+		}
 	}
 }
 
@@ -626,16 +647,17 @@ static bool get_operand(NvFn *f, const Inst *i, int k, Operand *o)
 	return o->load || o->regs;
 }
 
-/* Slice depth: the largest power of two that keeps the pipeline's buffers
- * within `budget` bytes (at least `min`). */
-static int64_t slice_depth(int64_t Kp, int64_t rows_cols, int es, int stages, int64_t min, uint64_t budget)
+/* Slice depth: K whole, or the largest power of two dividing K that keeps
+ * the pipeline's buffers within `budget` bytes (at least `min`, a power of
+ * two dividing K). */
+static int64_t slice_depth(int64_t K, int64_t rows_cols, int es, int stages, int64_t min, uint64_t budget)
 {
-	int64_t kc = Kp;
+	int64_t kc = K;
 	while (kc > min) {
-		int64_t bufs = stages < Kp / kc ? stages : Kp / kc;
+		int64_t bufs = stages < K / kc ? stages : K / kc;
 		if ((uint64_t)(rows_cols * kc * es * bufs) <= budget)
 			break;
-		kc /= 2;
+		kc = lay_pow2(kc) ? kc / 2 : kc & -kc;
 	}
 	return kc;
 }
@@ -829,13 +851,18 @@ static void ldmatrix(NvFn *f, DType ot, int n, bool trans, LLVMValueRef addr, LL
 }
 
 /* The distinct 16-row (dim 0) or 8-column (dim 1) tiles of this warp: the
- * compile-time part of their origins in C's layout. */
+ * compile-time part of their origins in C's layout.  Tiles of the padding
+ * (an N of 96 pads to 128) are left out: no warp bit lies along a dim that
+ * is not a power of two (lay_mma_wm_bits), so the compile-time part says
+ * which they are. */
 static int tiles_of(const GpuLayout *LC, int n, int dim, int64_t *out)
 {
 	int cnt = 0;
 	int64_t c[2];
 	for (int t = 0; t < n; t += 4) {
 		lay_reg_coord(LC, t, c);
+		if (c[dim] >= LC->dims[dim])
+			continue;
 		int x = 0;
 		while (x < cnt && out[x] != c[dim])
 			x++;
@@ -950,22 +977,40 @@ static bool mma_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k
 
 /* ---- wgmma (sm_90a) -------------------------------------------------------------------- */
 
-/* The matrix descriptor of stage s at byte offset off (i32; the layout's
- * offset without the swizzle: the start of an atom, or a k-step into one,
- * which the hardware swizzles as it reads): start address, leading byte
- * offset lbo (N-major B: from one block of lines to the next; unused for
- * K-major A), stride byte offset (8 lines), swizzle mode (1: 128 bytes,
- * 2: 64, 3: 32). */
-static LLVMValueRef wg_desc(NvFn *f, const Stage *s, LLVMValueRef off, int64_t lbo)
+/* The start-address field of a descriptor is the shared-space byte
+ * address >> 4, 14 bits.  Every shared address lies below 2^18 (228 KiB on
+ * sm_90), so for an offset off that is a multiple of 16, (addr + off) >> 4
+ * = (addr >> 4) + off / 16 < 2^14: exact, and the add never carries out of
+ * the field.  So the field of a stage is that of the pipeline area plus
+ * its buffer's offset / 16, and a descriptor is its stage's field plus a
+ * constant per k-step and tile (wg_desc). */
+LLVMValueRef nv_wg_field(NvFn *f, LLVMValueRef ptr, LLVMValueRef off16)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	LLVMValueRef a = LLVMBuildPtrToInt(b, ptr, g->t_i32, "");
+	a = LLVMBuildLShr(b, LLVMBuildAnd(b, a, cg_i32(g, 0x3FFFF), ""), cg_i32(g, 4), "");
+	return off16 ? LLVMBuildAdd(b, a, off16, "desc.addr") : a;
+}
+
+/* The matrix descriptor of stage s (field: its field, plus any run-time
+ * offset / 16) at byte offset off (the layout's offset without the
+ * swizzle: the start of an atom, or a k-step into one, which the hardware
+ * swizzles as it reads): start address, leading byte offset lbo (N-major
+ * B: from one block of lines to the next; unused for K-major A), stride
+ * byte offset (8 lines), swizzle mode (1: 128 bytes, 2: 64, 3: 32).  The
+ * low word is the field plus a constant, the high word a constant. */
+static LLVMValueRef wg_desc(NvFn *f, const Stage *s, LLVMValueRef field, int64_t off, int64_t lbo)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
 	int line = wg_line(s);
 	uint64_t mode = line == 128 ? 1 : line == 64 ? 2 : 3;
-	uint64_t hi = ((uint64_t)lbo >> 4 & 0x3FFF) << 16 | ((uint64_t)(8 * line) >> 4 & 0x3FFF) << 32 | mode << 62;
-	LLVMValueRef a = LLVMBuildAdd(b, LLVMBuildPtrToInt(b, s->base, g->t_i64, ""), LLVMBuildZExt(b, off, g->t_i64, ""), "");
-	a = LLVMBuildLShr(b, LLVMBuildAnd(b, a, cg_i64(g, 0x3FFFF), ""), cg_i64(g, 4), "");
-	return LLVMBuildOr(b, a, LLVMConstInt(g->t_i64, hi, 0), "");
+	PKC_ASSERT(off >= 0 && off % 16 == 0 && off >> 4 < 0x4000);
+	uint32_t lo = (uint32_t)(off >> 4) | ((uint32_t)lbo >> 4 & 0x3FFF) << 16;
+	uint64_t hi = ((uint64_t)(8 * line) >> 4 & 0x3FFF) << 32 | mode << 62;
+	LLVMValueRef w = LLVMBuildAdd(b, field, LLVMConstInt(g->t_i32, lo, 0), "");
+	return LLVMBuildOr(b, LLVMBuildZExt(b, w, g->t_i64, ""), LLVMConstInt(g->t_i64, hi, 0), "desc");
 }
 
 /* wgmma.mma_async m64nNk16: the n / 2 f32 accumulators d of this thread
@@ -1046,23 +1091,22 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 	for (int64_t kk = 0; x->areg && kk < p->kc; kk += 16)
 		for (int m = 0; m < x->nm; m++)
 			nv_wg_a_frag(f, x->areg, x->mt[m], k0 + kk, af + (kk / 16 * x->nm + m) * 4);
+	/* The stages' fields, A's moved to the warpgroup's rows: every
+	 * descriptor is one of them plus a constant. */
+	LLVMValueRef fa = x->areg ? NULL : LLVMBuildAdd(b, sa->field, LLVMBuildMul(b, x->wrow, cg_i32(g, (int32_t)(la / 16)), ""), "");
+	LLVMValueRef fb = sb->field;
 	nv_intrinsic(f, "llvm.nvvm.wgmma.fence.sync.aligned", NULL, 0, NULL, 0);
 	for (int64_t kk = 0; kk < p->kc; kk += 16) {
 		int64_t kb = kk * es;
 		for (int m = 0; m < x->nm; m++) {
-			LLVMValueRef row = LLVMBuildOr(b, x->wrow, cg_i32(g, (int32_t)x->mt[m]), "");
-			LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, row, cg_i32(g, (int32_t)la), ""),
-			                                cg_i32(g, (int32_t)(kb / la * sa->rows * la + kb % la)), "");
-			LLVMValueRef da = x->areg ? NULL : wg_desc(f, sa, off, 16);
+			LLVMValueRef da = x->areg ? NULL : wg_desc(f, sa, fa, x->mt[m] * la + kb / la * sa->rows * la + kb % la, 16);
 			bool acc = !(x->zero && k0 + kk == 0);
 			for (int c = 0; c < x->nc; c++) {
 				int64_t nb = (int64_t)c * x->nch * es;
 				/* K-major B: rows n of the chunk, like A's rows; N-major: lines of N. */
 				LLVMValueRef db = x->b_kmajor
-				                  ? wg_desc(f, sb, cg_i32(g, (int32_t)((int64_t)c * x->nch * lb +
-				                                                       kb / lb * sb->rows * lb + kb % lb)), 16)
-				                  : wg_desc(f, sb, cg_i32(g, (int32_t)((nb / lb * sb->rows + kk) * lb)),
-				                            sb->rows * lb);
+				                  ? wg_desc(f, sb, fb, (int64_t)c * x->nch * lb + kb / lb * sb->rows * lb + kb % lb, 16)
+				                  : wg_desc(f, sb, fb, (nb / lb * sb->rows + kk) * lb, sb->rows * lb);
 				int *rg = x->regs[m * x->nc + c];
 				/* Zero accumulators are not read: no register copies them in. */
 				for (int q = 0; q < x->nch / 2; q++)
@@ -1088,6 +1132,17 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 	return true;
 }
 
+/* Columns of one wgmma of a dot of N columns: N, or, above wgmma's 256,
+ * the widest multiple of 8 that divides N and starts each chunk at a
+ * block of N-major B's lines (wg_slice). */
+static int wg_chunk(int64_t N, int es)
+{
+	int line = nv_wg_line(N * es), n = 256;
+	while (N > 256 && n > 16 && (N % n != 0 || n * es % line != 0))
+		n -= 8;
+	return N <= 256 ? (int)N : n;
+}
+
 /* The warpgroup's tiles and the registers each wgmma takes (lay_wgmma_c). */
 static void wg_setup(NvFn *f, WgCtx *x, const GpuLayout *LC, int64_t N)
 {
@@ -1103,9 +1158,10 @@ static void wg_setup(NvFn *f, WgCtx *x, const GpuLayout *LC, int64_t N)
 		if (m == x->nm)
 			x->mt[x->nm++] = c[0] & ~INT64_C(63);
 	}
-	x->nch = N < 256 ? (int)N : 256;
+	x->nch = wg_chunk(N, nv_smem_elem(x->ot));
 	x->nc = (int)(N / x->nch);
-	PKC_ASSERT(x->nm * x->nc * x->nch / 2 == D->n);
+	/* The registers of padding columns (N not a power of two) are left alone. */
+	PKC_ASSERT((int64_t)x->nm * x->nc * x->nch / 2 << LC->dbits[1] == (int64_t)D->n * N);
 	x->regs = arena_alloc(nv_arena(f), (size_t)(x->nm * x->nc) * sizeof *x->regs);
 	for (int m = 0; m < x->nm; m++)
 		for (int k = 0; k < x->nc; k++) {

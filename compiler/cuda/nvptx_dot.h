@@ -19,6 +19,19 @@ static inline uint64_t buf_align(NvFn *f)
 	return f->wgmma ? NV_WGMMA_ALIGN : 16;
 }
 
+/* The line of wgmma's canonical layouts (nvptx_dot.c, wg_stage_off) for
+ * rows of `row_bytes` (a multiple of 32): the widest swizzle, 128, 64 or
+ * 32 bytes, whose lines tile a row exactly, so that a block of lines is
+ * never half used (a row of 96 f16 takes three 64-byte blocks) and the
+ * copy engine writes each block as one box. */
+static inline int nv_wg_line(int64_t row_bytes)
+{
+	int line = 128;
+	while (line > 32 && row_bytes % line != 0)
+		line /= 2;
+	return line;
+}
+
 /* One K slice of an operand, [rows, cols] row-major in shared memory.
  * Swizzled (MMA): in 16-byte chunks whose index is XORed, within each
  * 128-byte line, with the line's number, so that the eight rows an ldmatrix
@@ -29,7 +42,8 @@ typedef struct Stage {
 	int es;              /* bytes per element (memory form) */
 	bool swz;            /* swizzled 16-byte chunks (cols * es a multiple of 16) */
 	bool wg;             /* wgmma's canonical layout instead (wg_stage_off) */
-	int64_t rows;        /* with wg: rows (a power of two) */
+	int64_t rows;        /* with wg: rows (a multiple of 8) */
+	LLVMValueRef field;  /* with wg: its descriptors' start-address field (nv_wg_field, i32) */
 } Stage;
 
 /* A dot operand on its way to shared memory. */
@@ -49,6 +63,10 @@ void nv_proxy_fence(NvFn *f, bool wg);
 /* The f32 registers of v, in place, through an empty asm after a
  * wgmma.wait_group, so that no use of them moves above the wait. */
 void nv_wg_fence(NvFn *f, GV *v);
+/* The start-address field (i32) of wgmma descriptors of the shared
+ * memory at ptr + off16 * 16 bytes (off16: i32, or NULL for 0): the
+ * address >> 4, one add per offset (nvptx_dot.c says why it is exact). */
+LLVMValueRef nv_wg_field(NvFn *f, LLVMValueRef ptr, LLVMValueRef off16);
 /* Copies the elements of o whose coordinate along o->kd lies in [k0, k0 +
  * kc) into stage s; with `live` (i1) false, cp.async writes zeros. */
 void nv_stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const Stage *s, LLVMValueRef live);

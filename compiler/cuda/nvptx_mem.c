@@ -1032,8 +1032,9 @@ static void stage_store(NvFn *f, Acc *A)
 	for (int d = 0; d < A->ref->rank; d++)
 		if (A->i->idx[d].kind == IDX_GATHER)
 			return;
-	int64_t R = L->dims[0], C = L->dims[1];
-	if ((R & (R - 1)) || (C & (C - 1)) || C * es < 16)
+	/* Rows of C padded to a power of two (a tensor-core N of 96: 128). */
+	int64_t R = L->dims[0], C = L->dims[1], Cp = INT64_C(1) << L->dbits[1];
+	if ((R & (R - 1)) || C * es < 16)
 		return;
 	int e = 1; /* the stored value follows the Ref and its index operands */
 	for (int d = 0; d < A->ref->rank; d++)
@@ -1041,7 +1042,7 @@ static void stage_store(NvFn *f, Acc *A)
 	B = lay_default(P->lc, A->i->args[e]->type);
 	if (B == L || B->dims[1] != C)
 		return;
-	uint64_t at = nv_align_up(f->smem_pipe_live, 128), bytes = (uint64_t)(R * C * es);
+	uint64_t at = nv_align_up(f->smem_pipe_live, 128), bytes = (uint64_t)(R * Cp * es);
 	bool pipe = at + bytes <= f->smem_pipe_bytes && (!f->ws || nv_ws_stage_ok(f, A->i, at, at + bytes));
 	if (!pipe && bytes > f->smem_temp)
 		return;

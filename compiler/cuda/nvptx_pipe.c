@@ -148,14 +148,23 @@ static const Value *acc_read_late(NvFn *f, const Region *body, const Inst *d, co
 	return arg;
 }
 
-/* Bytes of one buffer (both operands) of dot d: a is [Mp, Kp], b [Kp, Np]. */
+/* The extent e of an operand of dot d in its stage: as it is on the
+ * tensor cores (nv_stage_slice copies no padding there), padded to a power
+ * of two for FMA (whose loops read the padding). */
+static int64_t stage_extent(NvFn *f, const Inst *d, int64_t e)
+{
+	return f->plan->mma[d->results[0]->id] ? e : INT64_C(1) << lay_log2_ceil(e);
+}
+
+/* Bytes of one buffer (both operands) of dot d: a is [M, K], b [K, N]
+ * (stage_extent). */
 static uint64_t pipe_a_bytes(NvFn *f, const Inst *d)
 {
 	if (nv_wg_a_regs_planned(f, d))
 		return 0;
 	const Type *a = d->args[0]->type;
 	int es = nv_smem_elem(a->dtype);
-	uint64_t x = (uint64_t)es << (lay_log2_ceil(a->dims[0]) + lay_log2_ceil(a->dims[1]));
+	uint64_t x = (uint64_t)(es * stage_extent(f, d, a->dims[0]) * stage_extent(f, d, a->dims[1]));
 	return nv_align_up(x, buf_align(f));
 }
 
@@ -163,7 +172,7 @@ static uint64_t pipe_bytes(NvFn *f, const Inst *d)
 {
 	const Type *b = d->args[1]->type;
 	int es = nv_smem_elem(b->dtype);
-	uint64_t y = (uint64_t)es << (lay_log2_ceil(b->dims[0]) + lay_log2_ceil(b->dims[1]));
+	uint64_t y = (uint64_t)(es * stage_extent(f, d, b->dims[0]) * stage_extent(f, d, b->dims[1]));
 	return nv_align_up(pipe_a_bytes(f, d) + y, buf_align(f));
 }
 
@@ -386,12 +395,19 @@ static void pipe_stages(NvFn *f, const LoopPipe *p, int x, LLVMValueRef buf, Sta
 	                                LLVMBuildMul(b, buf, cg_i32(g, (int32_t)p->bytes[x]), ""), "");
 	LLVMValueRef base = LLVMBuildInBoundsGEP2(b, g->t_i8, f->smem_pipe, &off, 1, "pipe");
 	LLVMValueRef aoff = cg_i32(g, (int32_t)pipe_a_bytes(f, d));
-	int64_t kp = INT64_C(1) << lay_log2_ceil(at->dims[1]);
-	*sa = (Stage){base, kp, es, swz, wg, INT64_C(1) << lay_log2_ceil(at->dims[0])};
-	int64_t np = INT64_C(1) << lay_log2_ceil(bt->dims[1]);
+	int64_t kp = stage_extent(f, d, at->dims[1]);
+	*sa = (Stage){base, kp, es, swz, wg, stage_extent(f, d, at->dims[0]), NULL};
+	int64_t np = stage_extent(f, d, bt->dims[1]);
 	bool kmajor = nv_wg_trans_b(f, d) != NULL; /* B = transpose(x): x's rows are N */
 	*sb = (Stage){LLVMBuildInBoundsGEP2(b, g->t_i8, base, &aoff, 1, ""), kmajor ? kp : np, es, swz, wg,
-	              kmajor ? np : kp};
+	              kmajor ? np : kp, NULL};
+	if (wg) {
+		/* The area's field (loop-invariant) plus the buffer's offset / 16. */
+		LLVMValueRef off16 = LLVMBuildAdd(b, cg_i32(g, (int32_t)(p->off[x] / 16)),
+		                                  LLVMBuildMul(b, buf, cg_i32(g, (int32_t)(p->bytes[x] / 16)), ""), "");
+		sa->field = nv_wg_field(f, f->smem_pipe, off16);
+		sb->field = LLVMBuildAdd(b, sa->field, cg_i32(g, (int32_t)(pipe_a_bytes(f, d) / 16)), "");
+	}
 }
 
 /* Emits the scalar chain of v for the iteration whose induction variable
@@ -423,43 +439,68 @@ static LLVMValueRef mbars(NvFn *f, const LoopPipe *p, bool empty)
 	return LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, f->smem_pipe, &off, 1, empty ? "empty" : "full");
 }
 
-/* The current iteration's place in p's ring (i64): the loop's counter,
- * or with ws, the ring's count on. */
-static LLVMValueRef ring_index(NvFn *f, const LoopPipe *p)
-{
-	return p->ws ? LLVMBuildAdd(f->g->b, p->g0, p->c, "") : p->c;
-}
+/* The stage ring of pipeline p: iteration c of a run of its loop takes
+ * buffer n % S (S = p->stages) and the phase (n / S) & 1 of that buffer's
+ * barriers, at ring place n = c, or with ws n = g0 + c: a warp-specialized
+ * ring's count runs on across loops, programs and tasks (nvptx_ws.c), g0
+ * where this run starts.  A wgmma pipeline whose S is no power of two (6
+ * at attention d128) carries the buffer and phase round the loop
+ * (nv_pipe_head, nv_pipe_advance; the start's computed once, before it):
+ * computed from n (a multiply-high sequence for each division), they took
+ * about 25 uniform instructions an iteration in the SASS.  For S a power
+ * of two the masks cost less than the carried counters' updates. */
 
-/* i32: the buffer of ring index n (i64). */
-static LLVMValueRef ring_buf(NvFn *f, const LoopPipe *p, LLVMValueRef n)
-{
-	Cg *g = f->g;
-	return LLVMBuildTrunc(g->b, LLVMBuildURem(g->b, n, cg_i64(g, p->stages), ""), g->t_i32, "");
-}
-
-/* i32: the parity of ring index n's phase of its buffer's barriers, the
- * opposite one with `flip` (the producer's wait for the consumers: the
- * first pass of a fresh barrier then completes at once). */
-static LLVMValueRef ring_parity(NvFn *f, const LoopPipe *p, LLVMValueRef n, bool flip)
+/* i32: the buffer of ring place n (i64), and its phase in *phase when
+ * asked. */
+static LLVMValueRef ring_of(NvFn *f, const LoopPipe *p, LLVMValueRef n, LLVMValueRef *phase)
 {
 	Cg *g = f->g;
-	LLVMValueRef ph = LLVMBuildAnd(g->b, LLVMBuildUDiv(g->b, n, cg_i64(g, p->stages), ""), cg_i64(g, 1), "");
-	if (flip)
-		ph = LLVMBuildXor(g->b, ph, cg_i64(g, 1), "");
-	return LLVMBuildTrunc(g->b, ph, g->t_i32, "phase");
+	LLVMBuilderRef b = g->b;
+	int S = p->stages;
+	if (phase)
+		*phase = LLVMBuildTrunc(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, n, cg_i64(g, S), ""), cg_i64(g, 1), ""),
+		                        g->t_i32, "phase");
+	return LLVMBuildTrunc(b, LLVMBuildURem(b, n, cg_i64(g, S), ""), g->t_i32, "");
 }
 
-/* With ws: every consumer warp hands the buffer of ring index n (i64) back
- * to the producer, one elected lane arriving on its empty barrier, when
- * `when` (i1) holds. */
-static void ring_release(NvFn *f, const LoopPipe *p, LLVMValueRef n, LLVMValueRef when)
+/* The buffer (i32) of iteration c + d (0 <= d < S), and its phase in
+ * *phase when asked. */
+static LLVMValueRef ring_at(NvFn *f, const LoopPipe *p, int d, LLVMValueRef *phase)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	int S = p->stages;
+	if (!p->buf) {
+		LLVMValueRef n = p->g0 ? LLVMBuildAdd(b, p->g0, p->c, "") : p->c;
+		return ring_of(f, p, d ? LLVMBuildAdd(b, n, cg_i64(g, d), "") : n, phase);
+	}
+	if (!d) {
+		if (phase)
+			*phase = p->phase;
+		return p->buf;
+	}
+	/* d < S: the buffer wraps at most once past the current one. */
+	LLVMValueRef t = LLVMBuildAdd(b, p->buf, cg_i32(g, d), "");
+	LLVMValueRef wrap = LLVMBuildICmp(b, LLVMIntUGE, t, cg_i32(g, S), "");
+	if (phase)
+		*phase = LLVMBuildXor(b, p->phase, LLVMBuildZExt(b, wrap, g->t_i32, ""), "phase");
+	return LLVMBuildSelect(b, wrap, LLVMBuildSub(b, t, cg_i32(g, S), ""), t, "");
+}
+
+/* When `when` (i1) holds, the consumers hand the previous iteration's
+ * buffer (that of c - 1, i.e. of c + S - 1) back to the copies: with ws,
+ * one elected lane of each consumer warp arrives on its empty barrier;
+ * with mbar, every thread. */
+static void ring_release(NvFn *f, const LoopPipe *p, LLVMValueRef when)
 {
 	Cg *g = f->g;
 	LLVMBasicBlockRef then = cg_block(g, "ring.release"), join = cg_block(g, "ring.release.end");
 	LLVMBuildCondBr(g->b, when, then, join);
 	LLVMPositionBuilderAtEnd(g->b, then);
-	LLVMValueRef a = nv_mbar_at(f, mbars(f, p, true), ring_buf(f, p, n));
-	nv_inline_ptx(f, g->t_void, "{ .reg .pred p; elect.sync _|p, -1; @p mbarrier.arrive.shared::cta.b64 _, [$0]; }",
+	LLVMValueRef a = nv_mbar_at(f, mbars(f, p, true), ring_at(f, p, p->stages - 1, NULL));
+	nv_inline_ptx(f, g->t_void,
+	              p->ws ? "{ .reg .pred p; elect.sync _|p, -1; @p mbarrier.arrive.shared::cta.b64 _, [$0]; }"
+	                    : "mbarrier.arrive.shared::cta.b64 _, [$0];",
 	              "r,~{memory}", &a, 1);
 	LLVMBuildBr(g->b, join);
 	LLVMPositionBuilderAtEnd(g->b, join);
@@ -534,9 +575,10 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 	return ok;
 }
 
-/* if (j < trips) issue iteration j into buffer buf; commit (a group even
- * when empty, so that group n always holds iteration n). */
-static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf)
+/* if (j < trips) issue iteration j into buffer buf (j % stages; jphase:
+ * (j / stages) & 1, i32); commit (a group even when empty, so that group n
+ * always holds iteration n). */
+static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf, LLVMValueRef jphase)
 {
 	Cg *g = f->g;
 	LLVMValueRef in = LLVMBuildICmp(g->b, LLVMIntULT, j, p->trips, "");
@@ -564,9 +606,7 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 		LLVMBasicBlockRef wait = cg_block(g, "empty.wait"), go = cg_block(g, "empty.done");
 		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntUGE, j, cg_i64(g, S), ""), wait, go);
 		LLVMPositionBuilderAtEnd(g->b, wait);
-		LLVMValueRef ph = LLVMBuildAnd(g->b, LLVMBuildAdd(g->b, LLVMBuildUDiv(g->b, j, cg_i64(g, S), ""),
-		                                                  cg_i64(g, 1), ""), cg_i64(g, 1), "");
-		nv_tma_wait(f, mbars(f, p, true), buf, LLVMBuildTrunc(g->b, ph, g->t_i32, "parity"), false);
+		nv_tma_wait(f, mbars(f, p, true), buf, LLVMBuildXor(g->b, jphase, cg_i32(g, 1), "parity"), false);
 		LLVMBuildBr(g->b, go);
 		LLVMPositionBuilderAtEnd(g->b, go);
 	}
@@ -599,7 +639,42 @@ void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 	if (p->mbar)
 		nv_tma_bars_init(f, mbars(f, p, false), 2 * p->stages, 32 << f->plan->lc->warpbits);
 	for (int j = 0; j < p->ahead; j++)
-		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j));
+		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j), cg_i32(f->g, 0));
+}
+
+/* A wgmma pipeline of S stages, S not a power of two, carries its ring's
+ * buffer and phase (ring_of says why). */
+void nv_pipe_head(NvFn *f, LoopPipe *p)
+{
+	int S = p->stages;
+	if (!p->wg || (S & (S - 1)) == 0)
+		return;
+	p->buf = LLVMBuildPhi(f->g->b, f->g->t_i32, "pipe.buf");
+	p->phase = LLVMBuildPhi(f->g->b, f->g->t_i32, "pipe.phase");
+}
+
+void nv_pipe_advance(NvFn *f, LoopPipe *p, LLVMBasicBlockRef pre)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	if (!p->buf)
+		return;
+	LLVMValueRef n = LLVMBuildAdd(b, p->buf, cg_i32(g, 1), "");
+	LLVMValueRef wrap = LLVMBuildICmp(b, LLVMIntEQ, n, cg_i32(g, p->stages), "");
+	LLVMValueRef next[2] = {LLVMBuildSelect(b, wrap, cg_i32(g, 0), n, ""),
+	                        LLVMBuildXor(b, p->phase, LLVMBuildZExt(b, wrap, g->t_i32, ""), "")};
+	LLVMValueRef zero = cg_i32(g, 0), phi[2] = {p->buf, p->phase}, start[2] = {zero, zero};
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+	if (p->g0) {
+		/* With ws the run starts at the ring's place g0, before the loop. */
+		LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(pre));
+		start[0] = ring_of(f, p, p->g0, &start[1]);
+		LLVMPositionBuilderAtEnd(b, latch);
+	}
+	for (int k = 0; k < 2; k++) {
+		LLVMAddIncoming(phi[k], &start[k], &pre, 1);
+		LLVMAddIncoming(phi[k], &next[k], &latch, 1);
+	}
 }
 
 /* Whether the last wgmma group of an iteration of p is still in flight
@@ -624,15 +699,7 @@ void nv_pipe_fence_carried(NvFn *f, const LoopPipe *p, int x)
 	if (x == 0 && p->mbar) {
 		/* The previous iteration's buffer is read: its last group is
 		 * complete. */
-		Cg *g = f->g;
-		LLVMBasicBlockRef then = cg_block(g, "empty.arrive"), join = cg_block(g, "empty.arrive.end");
-		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, p->c, cg_i64(g, 0), ""), then, join);
-		LLVMPositionBuilderAtEnd(g->b, then);
-		LLVMValueRef prev = LLVMBuildURem(g->b, LLVMBuildSub(g->b, p->c, cg_i64(g, 1), ""), cg_i64(g, p->stages), "");
-		LLVMValueRef a = nv_mbar_at(f, mbars(f, p, true), LLVMBuildTrunc(g->b, prev, g->t_i32, ""));
-		nv_inline_ptx(f, g->t_void, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}", &a, 1);
-		LLVMBuildBr(g->b, join);
-		LLVMPositionBuilderAtEnd(g->b, join);
+		ring_release(f, p, LLVMBuildICmp(f->g->b, LLVMIntNE, p->c, cg_i64(f->g, 0), ""));
 	}
 	for (int d = 0; x == 0 && wg_pending(p) && d < p->ndots; d++)
 		if (p->late[d]) {
@@ -660,13 +727,12 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 		}
 	}
 	if (p->ws) {
-		/* The last iteration's groups are complete: its buffer goes back,
-		 * and the ring's next loop starts where this one ends. */
+		/* The last iteration's groups are complete: its buffer goes back
+		 * (c is trips here), and the ring's next loop starts where this
+		 * one ends. */
 		Cg *g = f->g;
-		LLVMValueRef end = LLVMBuildAdd(g->b, p->g0, p->trips, "");
-		ring_release(f, p, LLVMBuildSub(g->b, end, cg_i64(g, 1), ""),
-		             LLVMBuildICmp(g->b, LLVMIntNE, p->trips, cg_i64(g, 0), ""));
-		LLVMBuildStore(g->b, end, p->ring->count);
+		ring_release(f, p, LLVMBuildICmp(g->b, LLVMIntNE, p->trips, cg_i64(g, 0), ""));
+		LLVMBuildStore(g->b, LLVMBuildAdd(g->b, p->g0, p->trips, ""), p->ring->count);
 		return;
 	}
 	/* The next run of the loop (an enclosing loop, the next program of
@@ -693,10 +759,9 @@ static bool issues_late(NvFn *f, const LoopPipe *p)
 /* Starts the copies p->ahead iterations ahead of the current one. */
 static bool issue_ahead(NvFn *f, const LoopPipe *p)
 {
-	Cg *g = f->g;
-	LLVMValueRef j = LLVMBuildAdd(g->b, p->c, cg_i64(g, p->ahead), "");
-	LLVMValueRef nb = LLVMBuildTrunc(g->b, LLVMBuildURem(g->b, j, cg_i64(g, p->stages), ""), g->t_i32, "");
-	return pipe_issue_guarded(f, p, j, nb);
+	LLVMValueRef j = LLVMBuildAdd(f->g->b, p->c, cg_i64(f->g, p->ahead), "");
+	LLVMValueRef ph, nb = ring_at(f, p, p->ahead, p->mbar ? &ph : NULL);
+	return pipe_issue_guarded(f, p, j, nb, p->mbar ? ph : NULL);
 }
 
 bool nv_pipe_issue_late(NvFn *f, const LoopPipe *p, int x)
@@ -714,9 +779,9 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 	if (x == 0 && (p->tma || p->mbar)) {
 		/* Phase c / S of buffer c % S: this iteration's copies are in
 		 * (the copy engine's boxes, or every thread's cp.async).  With
-		 * ws, c counts on from the ring's earlier loops, and the warps
-		 * leave the wait together: no CTA barrier reconverges them. */
-		LLVMValueRef n = ring_index(f, p), cb = ring_buf(f, p, n), ph = ring_parity(f, p, n, false);
+		 * ws, the ring's place counts on from its earlier loops, and the
+		 * warps leave the wait together: no CTA barrier reconverges them. */
+		LLVMValueRef ph, cb = ring_at(f, p, 0, &ph);
 		nv_tma_wait(f, p->tma ? pipe_bars(f, p) : mbars(f, p, false), cb, ph, p->ws);
 		/* This thread's wgmma (the async proxy) reads what they wrote. */
 		if (p->mbar)
@@ -736,7 +801,7 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 		if (!issues_late(f, p) && !issue_ahead(f, p))
 			return false;
 	}
-	pipe_stages(f, p, x, ring_buf(f, p, ring_index(f, p)), sa, sb);
+	pipe_stages(f, p, x, ring_at(f, p, 0, NULL), sa, sb);
 	return true;
 }
 
@@ -746,9 +811,7 @@ void nv_pipe_dot_waited(NvFn *f, const LoopPipe *p, int x)
 		return;
 	/* The first dot's wait leaves at most its own group in flight: every
 	 * group of the previous iteration is complete. */
-	Cg *g = f->g;
-	LLVMValueRef prev = LLVMBuildSub(g->b, ring_index(f, p), cg_i64(g, 1), "");
-	ring_release(f, p, prev, LLVMBuildICmp(g->b, LLVMIntNE, p->c, cg_i64(g, 0), ""));
+	ring_release(f, p, LLVMBuildICmp(f->g->b, LLVMIntNE, p->c, cg_i64(f->g, 0), ""));
 }
 
 /* Whether the producer's code has v for every iteration of loop: a
@@ -788,13 +851,21 @@ bool nv_pipe_produce(NvFn *f, const LoopPipe *cp)
 	p.lo = nv_val(f, loop->args[0])->r[0];
 	p.step = nv_val(f, loop->args[2])->r[0];
 	p.trips = cg_for_trips(g, dt, p.lo, nv_val(f, loop->args[1])->r[0], p.step);
-	LLVMValueRef n0 = LLVMBuildLoad2(b, g->t_i64, p.ring->pcount, "issued");
+	/* ... and its place in the ring (carried round its loop as the
+	 * consumers' is). */
+	p.g0 = LLVMBuildLoad2(b, g->t_i64, p.ring->pcount, "issued");
+	p.buf = p.phase = NULL;
 	NvCount l;
-	LLVMValueRef j = nv_count_begin(f, p.trips, &l, "produce");
+	LLVMValueRef j = p.c = nv_count_begin(f, p.trips, &l, "produce");
+	LLVMBasicBlockRef body = LLVMGetInsertBlock(b);
+	LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(p.c)); /* the head, after c's phi */
+	nv_pipe_head(f, &p);
+	LLVMPositionBuilderAtEnd(b, body);
 	/* Iteration j's buffer once the consumers are done with what the
-	 * ring put there S iterations before. */
-	LLVMValueRef n = LLVMBuildAdd(b, n0, j, ""), buf = ring_buf(f, &p, n), ph = ring_parity(f, &p, n, true);
-	nv_tma_wait(f, mbars(f, &p, true), buf, ph, true);
+	 * ring put there S iterations before: the phase before this one's
+	 * (a fresh barrier's first wait for it completes at once). */
+	LLVMValueRef ph, buf = ring_at(f, &p, 0, &ph);
+	nv_tma_wait(f, mbars(f, &p, true), buf, LLVMBuildXor(b, ph, cg_i32(g, 1), "parity"), true);
 	LLVMValueRef *c = arena_alloc(nv_arena(f), (size_t)(2 * NV_TMA_COORDS * p.ndots) * sizeof *c);
 	bool ok = pipe_issue(f, &p, j, buf, c);
 	LLVMBasicBlockRef join = nv_tma_leader(f, NULL);
@@ -802,8 +873,9 @@ bool nv_pipe_produce(NvFn *f, const LoopPipe *cp)
 	if (ok)
 		tma_issue(f, &p, buf, c);
 	nv_tma_leader_end(f, join);
+	nv_pipe_advance(f, &p, l.pre);
 	nv_count_end(f, &l);
-	LLVMBuildStore(b, LLVMBuildAdd(b, n0, p.trips, ""), p.ring->pcount);
+	LLVMBuildStore(b, LLVMBuildAdd(b, p.g0, p.trips, ""), p.ring->pcount);
 	return ok;
 }
 

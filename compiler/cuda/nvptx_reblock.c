@@ -101,7 +101,9 @@ static bool match(const Inst *loop, Loop *L)
 		return false;
 	const Type *at = dot->args[0]->type, *bt = dot->args[1]->type, *rt = dot->results[0]->type;
 	L->bk = at->dims[1];
-	if (!lay_dot_is_mma(at, bt, rt) || at->dims[0] < 64 || L->bk == BK_BEST || !used_only_by(body, acc, add) ||
+	/* Whole slices of 64 only: a BK of 96 (tensor cores take it) or 48 stays. */
+	if (!lay_dot_is_mma(at, bt, rt) || at->dims[0] < 64 || L->bk == BK_BEST ||
+	    (L->bk > BK_BEST ? L->bk % BK_BEST : BK_BEST % L->bk) != 0 || !used_only_by(body, acc, add) ||
 	    !used_only_by(body, dv, add))
 		return false;
 	for (int s = 0; s < 2; s++) {

@@ -238,8 +238,8 @@ static int smem_vec(const GpuLayout *L, int bytes)
 	return v;
 }
 
-/* The byte offset of element (row, col) of a [R, C] block in a staging
- * area: rows one after another, the 16-byte chunks of a row XORed with the
+/* The byte offset of element (row, col) of a [R, C] block (C padded to a
+ * power of two) in a staging area: rows one after another, the 16-byte chunks of a row XORed with the
  * low bits of the row (up to 8 chunks), so that the 8 rows a warp's
  * tensor-core fragment writes at once fall on distinct banks. */
 static int64_t staged_swizzle(int64_t C, int es)
@@ -270,7 +270,7 @@ static void staged_open(NvFn *f, Staged *s, LLVMValueRef base, const GpuLayout *
 	LLVMBuilderRef b = g->b;
 	memset(s, 0, sizeof *s);
 	s->base = base;
-	s->C = L->dims[1];
+	s->C = INT64_C(1) << L->dbits[1]; /* padded: every register has its place */
 	s->es = es;
 	s->m = (int)staged_swizzle(s->C, es);
 	LLVMValueRef tr = nv_tcoord(f, L, 0), tc = nv_tcoord(f, L, 1);

@@ -2,8 +2,8 @@
  * wgmma pipelines (nvptx_pipe.c).
  *
  * A tile of a 2-D operand that a pipeline copies into wgmma's canonical
- * layout (nvptx_dot.c, wg_stage_off: blocks of `line` = min(row bytes, 128)
- * bytes, block-major, the 16-byte chunks XORed with address bits 7 up) is
+ * layout (nvptx_dot.c, wg_stage_off: blocks of `line` (nv_wg_line) bytes,
+ * block-major, the 16-byte chunks XORed with address bits 7 up) is
  * exactly what cp.async.bulk.tensor writes for boxes of [rows, line bytes]
  * with the swizzle of `line` bytes, one box per block of columns.  The
  * tile may lie in an operand of up to 5 dimensions whose others the load
@@ -24,11 +24,6 @@
 #include "nvptx_dot.h"
 
 #include <string.h>
-
-static bool pow2(int64_t x)
-{
-	return x > 0 && (x & (x - 1)) == 0;
-}
 
 /* The dimension of load L's rows when the copy engine can address its
  * tile in operand ref: two dimensions sliced or whole, the last among
@@ -68,10 +63,12 @@ bool nv_tma_fits(NvFn *f, const Inst *L, GpuTma *out)
 		return false;
 	const Type *t = L->results[0]->type;
 	int es = nv_smem_elem(t->dtype);
-	int64_t rows = t->dims[0], cols = t->dims[1], line = cols * es < 128 ? cols * es : 128;
-	/* Boxes of at most 256 rows; 16-byte aligned strides in global memory
-	 * (the stub checks the base). */
-	if (!pow2(rows) || !pow2(cols) || rows > 256 || line < 32 || cols * es / line > NV_TMA_MAX_BOXES)
+	int64_t rows = t->dims[0], cols = t->dims[1], line = nv_wg_line(cols * es);
+	/* Boxes of at most 256 rows, whole 8-line swizzle atoms, one box per
+	 * block of lines, which tile a row exactly (the stage holds the tile's
+	 * real extents: a row of 96 f16, three 64-byte boxes); 16-byte aligned
+	 * strides in global memory (the stub checks the base). */
+	if (rows % 8 != 0 || rows > 256 || (cols * es) % line != 0 || line < 32 || cols * es / line > NV_TMA_MAX_BOXES)
 		return false;
 	for (int d = 0; d < ref->rank - 1; d++)
 		if ((ref->sdiv[d] * es) % 16 != 0)

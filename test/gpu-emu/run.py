@@ -143,7 +143,7 @@ def main():
     ap.add_argument("--size", action="append", default=[], help="NAME=VALUE")
     ap.add_argument("--scalar", action="append", default=[], help="NAME=VALUE")
     ap.add_argument("--define", "-D", action="append", default=[], help="NAME=VALUE for pkc -D")
-    ap.add_argument("--pkc-arg", action="append", default=[], help="one more pkc option for the kernels' object")
+    ap.add_argument("--pkc-option", action="append", default=[], help="one more pkc option (--gpu-no-tma, --gpu-warp-specialize)")
     ap.add_argument("--seed", type=int, help="seed of the inputs (default 1; with --run: the one given at build)")
     ap.add_argument("--int-range", default="0,7", help="LO,HI of random integer inputs")
     ap.add_argument("--default-size", type=int, default=37, help="value of size symbols not given")
@@ -177,9 +177,9 @@ def main():
     if a.build_only:
         tmp = a.build_only
         os.makedirs(tmp, exist_ok=True)
-        defs = ["-D" + d for d in a.define]
+        defs = ["-D" + d for d in a.define] + a.pkc_option
         obj, so = os.path.join(tmp, "k.o"), os.path.join(tmp, "k.so")
-        run([a.pkc] + defs + a.pkc_arg + ["--target=host," + a.target, a.pk, "-o", obj, "-H", os.path.join(tmp, "k.h")])
+        run([a.pkc] + defs + ["--target=host," + a.target, a.pk, "-o", obj, "-H", os.path.join(tmp, "k.h")])
         run(["cc", "-shared", "-o", so, obj, "-Wl,--whole-archive", a.libpkrt, "-Wl,--no-whole-archive",
              "-lpthread", "-lm", "-ldl"])
         with open(os.path.join(tmp, "k.ir"), "w") as f:
@@ -223,16 +223,16 @@ def run_cases(a):
 
 
 def emulate(a):
-    defs = ["-D" + d for d in a.define]
+    defs = ["-D" + d for d in a.define] + a.pkc_option
     tmp = a.keep or tempfile.mkdtemp(prefix="pkc-emu-")
     os.makedirs(tmp, exist_ok=True)
     try:
         obj, emu_ll, emu_o, so = (os.path.join(tmp, n) for n in ("k.o", "k.emu.ll", "k.emu.o", "k.so"))
         env = dict(os.environ)
-        run([a.pkc] + defs + a.pkc_arg + ["--target=host," + a.target, "--ptxas=none", a.pk, "-o", obj, "-H",
+        run([a.pkc] + defs + ["--target=host," + a.target, "--ptxas=none", a.pk, "-o", obj, "-H",
              os.path.join(tmp, "k.h")])
         env["PKC_GPU_EMULATE"] = "1"
-        run([a.pkc] + defs + a.pkc_arg + ["--target=" + a.target, "--emit=nvvm", a.pk, "-o", emu_ll], env=env)
+        run([a.pkc] + defs + ["--target=" + a.target, "--emit=nvvm", a.pk, "-o", emu_ll], env=env)
         run([CLANG, "-O1", "-fPIC", "-c", emu_ll, "-o", emu_o])
         run([CLANG, "-O1", "-fPIC", "-shared", "-o", so, obj, emu_o, os.path.join(HERE, "emu_rt.c"),
              os.path.join(HERE, "emu_cta.c"), os.path.join(ROOT, "runtime", "debug.c"),  # the host's debug_print

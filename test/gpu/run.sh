@@ -81,7 +81,8 @@ SAMPLES
 # the copy-engine (TMA) and mbarrier pipelines of the wgmma loops, and the
 # epilogue staged through their dead buffers; causal attention's two split
 # loops in the longest-first program order (nvptx_sched.c: heavy_first);
-# K loops run with other slices than written (nvptx_reblock.c).
+# K loops run with other slices than written (nvptx_reblock.c); tensor-core
+# dots of 96 and 192 columns (staged at their real extents).
 sanitize_kernels() {
 	cat <<'KERNELS'
 flash_attention-causal-d64|memcheck racecheck synccheck
@@ -96,10 +97,18 @@ tma-rank-unaligned|memcheck racecheck synccheck
 flash_attention-tma-edges|memcheck racecheck synccheck
 flash_attention-tma-edges-causal|memcheck racecheck synccheck
 flash_attention-tma-edges-d128|memcheck racecheck synccheck
+flash_attention-ring-d128|memcheck racecheck synccheck
+flash_attention-ring-d128-notma|memcheck racecheck synccheck
 sched-wgmma|memcheck racecheck synccheck
 wgmma-epilogue|memcheck racecheck synccheck
 reblock|memcheck racecheck synccheck
 reblock-odd|memcheck synccheck
+npow2|memcheck racecheck synccheck
+npow2-odd|memcheck racecheck synccheck
+flash_attention-d96|memcheck racecheck synccheck
+flash_attention-causal-bf16-d96|memcheck racecheck synccheck
+flash_attention-causal-bk96-d96|memcheck racecheck synccheck
+flash_attention-tma-edges-d96|memcheck racecheck synccheck
 ws-tma|memcheck racecheck synccheck
 ws-tma-k1|memcheck racecheck synccheck
 ws-tma-long|memcheck racecheck synccheck
@@ -111,6 +120,9 @@ ws-flash|memcheck racecheck synccheck
 ws-flash-causal|memcheck racecheck synccheck
 ws-flash-edges-causal|memcheck racecheck synccheck
 ws-flash-edges-d128|memcheck racecheck synccheck
+ws-flash-ring-d128-causal|memcheck racecheck synccheck
+ws-npow2|memcheck racecheck synccheck
+ws-flash-causal-bk96-d96|memcheck racecheck synccheck
 KERNELS
 }
 
