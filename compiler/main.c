@@ -89,7 +89,6 @@ typedef struct Job {
 	bool gpu_no_tma;        /* --gpu-no-tma */
 	bool gpu_no_reblock;    /* --gpu-no-reblock */
 	bool gpu_no_persistent; /* --gpu-no-persistent */
-	bool gpu_ws;            /* --gpu-warp-specialize */
 	GpuEmit gpu_emit;       /* what nvptx produces, from --emit */
 	GpuOutput gpu;          /* after nvptx: the GPU images (or --emit=ptx/cubin/nvvm text) */
 	bool syntax_only;       /* -fsyntax-only: check, write nothing but a depfile */
@@ -188,7 +187,7 @@ static bool pass_llvm_host(Job *j)
 static bool pass_nvptx(Job *j)
 {
 	GpuOptions o = {j->gpu_targets, j->ngpu, j->cg.opt_level, j->ptxas, j->resource_usage, j->gpu_emit,
-	                 j->gpu_mma_sync, j->gpu_no_tma, j->gpu_no_persistent, j->gpu_no_reblock, j->gpu_ws};
+	                 j->gpu_mma_sync, j->gpu_no_tma, j->gpu_no_persistent, j->gpu_no_reblock};
 	name_source(j, MAP_DEBUG);
 	/* Its images are made in a thread beside the host back end: LLVM's
 	 * targets are registered before, not while it runs. */
@@ -712,10 +711,6 @@ static const Option options[] = {
 	 "one CTA per task for kernels with tensor-core dots (by default\n"
 	 "on sm_90 targets, persistent CTAs, as many as the GPU holds\n"
 	 "at once, each running every task gridDim.x apart)"},
-	{"--gpu-warp-specialize", ARG_NONE, FLAG(gpu_ws), "--gpu-warp-specialize",
-	 "copy-engine wgmma pipelines get a producer warp that issues\n"
-	 "the copies while the other warps run the dots (experimental;\n"
-	 "by default every warp runs the whole loop)"},
 	{"-H", ARG_SEPARATE, VALUE(header_path), "-H FILE",
 	 "write the C header declaring the kernels to FILE\n"
 	 "(default with --emit=obj: the object's name with .h); it is\n"

@@ -5,10 +5,8 @@ heads 16, seq 4096; head dims 64 (full and causal) and 128. Only the backward is
 forward runs once outside the loop (torch: autograd.grad on a kept graph; JAX: the function
 jax.vjp returns, jitted). Prints one JSON object per line: name, ms (median), rate (TFLOP/s,
 2.5 * 4*b*h*s*s*d, halved for causal). JAX calls are timed by blocking on each result (JAX
-dispatches asynchronously).  --forward times torch SDPA's forward instead (cuDNN and flash, d64
-and d128, full and causal; rate 4*b*h*s*s*d, halved for causal; names "torch sdpa cudnn d64 full"
-...), the peers of bench/gpu/ws.sh.
-    python3 peers_attention_bwd.py [--seq S] [--batch B] [--heads H] [--forward]"""
+dispatches asynchronously).
+    python3 peers_attention_bwd.py [--seq S] [--batch B] [--heads H]"""
 import argparse
 import json
 import time
@@ -20,7 +18,6 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--seq", type=int, default=4096)
 ap.add_argument("--batch", type=int, default=4)
 ap.add_argument("--heads", type=int, default=16)
-ap.add_argument("--forward", action="store_true", help="time the forward (torch SDPA) instead")
 a = ap.parse_args()
 B, H, S = a.batch, a.heads, a.seq
 SHAPES = ((64, False), (64, True), (128, False))
@@ -55,31 +52,11 @@ def jbench(f, iters=30):
 from torch.nn.attention import sdpa_kernel, SDPBackend  # noqa: E402
 
 F = torch.nn.functional.scaled_dot_product_attention
-BACKENDS = ((SDPBackend.CUDNN_ATTENTION, "torch sdpa cudnn"), (SDPBackend.FLASH_ATTENTION, "torch sdpa flash"))
-
-
-def forward():
-    """torch SDPA's forward on SHAPES and d128 causal: the peers of bench/gpu/ws.sh."""
-    for D, causal in SHAPES + ((128, True),):
-        tag = f"d{D} {'causal' if causal else 'full'}"
-        q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=torch.float16) for _ in range(3))
-        for backend, nm in BACKENDS:
-            try:
-                with sdpa_kernel([backend]):
-                    ms = do_bench(lambda: F(q, k, v, is_causal=causal), warmup=10, rep=100, return_mode="median")
-                out(f"{nm} {tag}", ms, bwd_flops(D, causal) / 2.5)
-            except Exception as e:
-                error(f"{nm} {tag}", e)
-
-
-if a.forward:
-    forward()
-    raise SystemExit(0)
 for D, causal in SHAPES:
     tag = f"d{D} {'causal' if causal else 'full'} bwd"
     q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=torch.float16, requires_grad=True) for _ in range(3))
     do = torch.randn(B, H, S, D, device="cuda", dtype=torch.float16)
-    for backend, nm in BACKENDS[::-1]:
+    for backend, nm in ((SDPBackend.FLASH_ATTENTION, "torch sdpa flash"), (SDPBackend.CUDNN_ATTENTION, "torch sdpa cudnn")):
         try:
             with sdpa_kernel([backend]):
                 o = F(q, k, v, is_causal=causal)

@@ -825,12 +825,11 @@ static bool emit_task(NvFn *f, LLVMBasicBlockRef prog)
 		f->pid[d] = ctr[narb++];
 	}
 	f->arbitrary_depth = narb;
-	if (!(f->ws_producer ? nv_ws_region(f, body) : nv_region(f, body, NULL, NULL, NULL)))
+	if (!nv_region(f, body, NULL, NULL, NULL))
 		return false;
-	nv_ws_program_end(f);
 	for (int j = narb - 1; j >= 0; j--) {
 		/* The next program of the task sees every effect of this one. */
-		if (j == narb - 1 && !f->ws_producer)
+		if (j == narb - 1)
 			nv_barrier(f);
 		LLVMValueRef next = LLVMBuildAdd(g->b, ctr[j], cg_i32(g, 1), "");
 		LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->b);
@@ -881,10 +880,8 @@ static bool emit_tasks(NvFn *f, LLVMBasicBlockRef prog)
 	}
 	/* The next task's copies (the copy engine's among them) may overwrite
 	 * shared memory this one's threads still read or wrote. */
-	if (!f->ws_producer) {
-		nv_proxy_fence(f, f->wgmma);
-		nv_barrier(f);
-	}
+	nv_proxy_fence(f, f->wgmma);
+	nv_barrier(f);
 	LLVMValueRef next = LLVMBuildAdd(g->b, t, step, "");
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->b);
 	LLVMAddIncoming(t, &next, &latch, 1);
@@ -952,11 +949,9 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *
 	NvFn *f = new_fn(nv, k, fn, lay_log2_ceil(warps), &prog);
 	if (!f)
 		return false;
-	bool tasks = f->persistent = nv_sched_persistent(nv, k);
-	if (nv->ws_now)
-		nv_ws_begin(f, prog);
+	f->persistent = nv_sched_persistent(nv, k);
 	program_ids(f);
-	if (!bind_body_args(f) || !(tasks ? emit_tasks(f, prog) : emit_task(f, prog)))
+	if (!bind_body_args(f) || !(f->persistent ? emit_tasks(f, prog) : emit_task(f, prog)))
 		return false;
 	LLVMBuildRetVoid(f->g->b);
 	if (f->sched_raised && !nv->hint_stages && smem_total(f) > nv_smem_cap(nv)) {
@@ -970,36 +965,16 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *
 	}
 	if (f->tma_want.len && !nv->tma_decl) {
 		/* Pipelines asked for tensor maps: again with the entry taking
-		 * them (nvptx_tma.c), and with a producer warp for their copies
-		 * when asked for (nvptx_ws.c). */
+		 * them (nvptx_tma.c). */
 		discard(f);
 		GpuTma *maps = arena_alloc(nv->cc->arena, (size_t)f->tma_want.len * sizeof *maps);
 		for (int j = 0; j < f->tma_want.len; j++)
 			maps[j] = *(const GpuTma *)f->tma_want.items[j];
 		nv->tma_decl = maps;
 		nv->ntma_decl = f->tma_want.len;
-		nv->ws_now = nv->ws;
 		bool ok = emit_kernel(nv, k, name, info);
 		nv->tma_decl = NULL;
 		nv->ntma_decl = 0;
-		nv->ws_now = false;
-		return ok;
-	}
-	if (f->ws && !f->ws_fail && smem_total(f) <= nv_smem_cap(nv) && nv_ws_split(f, info, warps)) {
-		/* The producer's code: the same tasks and programs. */
-		if (tasks ? emit_tasks(f, f->ws_prod) : emit_task(f, f->ws_prod))
-			LLVMBuildRetVoid(f->g->b);
-		else if (!f->ws_fail)
-			return false;
-	} else {
-		f->ws_fail |= f->ws;
-	}
-	if (f->ws_fail) {
-		/* Without warp specialization after all. */
-		discard(f);
-		nv->ws_now = false;
-		bool ok = emit_kernel(nv, k, name, info);
-		nv->ws_now = true;
 		return ok;
 	}
 	if (nv->opt->resource_usage && !nv->assume_div16) {
@@ -1734,7 +1709,6 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	nv.wgmma = hopper && !(opt->emit == GPU_EMIT_NVVM && getenv("PKC_GPU_EMULATE"));
 	nv.reblock = hopper && !opt->no_reblock;
 	nv.tma = nv.wgmma && !opt->no_tma;
-	nv.ws = nv.tma && opt->warp_specialize;
 	nv.persistent = !opt->no_persistent;
 	for (int t = 0; t < opt->ntargets; t++)
 		nv.persistent &= opt->targets[t]->sm >= 90;

@@ -150,9 +150,6 @@ typedef struct Nv {
 	                             GPU_ALIGNED_DIV */
 	bool tma;                 /* wgmma pipelines may copy with the copy engine (nvptx_tma.c) */
 	bool persistent;          /* every target sm_90 or newer, no --gpu-no-persistent */
-	bool ws;                  /* --gpu-warp-specialize with the copy engine: entries whose pipelines
-	                             take it try a producer warp (nvptx_ws.c) */
-	bool ws_now;              /* the entry being emitted is warp-specialized */
 	const GpuTma *tma_decl;   /* the tensor maps the entry being emitted takes (NULL: none yet) */
 	int ntma_decl;
 	Vec builders;             /* LLVMBuilderRef: the kernels' entry builders, disposed at the end */
@@ -212,9 +209,8 @@ typedef struct LoopPipe {
 	                             wgmma group of an iteration stays in flight into the next (wg_pending) */
 	bool wg;                  /* some dot of the body uses wgmma */
 	LLVMValueRef c, trips;    /* the loop's counter (i64) and trip count */
-	LLVMValueRef buf, phase;  /* n % stages and (n / stages) & 1 (i32) of the ring's place n (c, or
-	                             with ws g0 + c) carried round the loop (nv_pipe_head), or NULL:
-	                             computed from n */
+	LLVMValueRef buf, phase;  /* c % stages and (c / stages) & 1 (i32) carried round the loop
+	                             (nv_pipe_head), or NULL: computed from c */
 	LLVMValueRef lo, step;    /* iv = lo + c * step, in the iv's dtype */
 	const Inst **dots;        /* the dots whose operands are copied ahead */
 	int ndots;
@@ -232,14 +228,6 @@ typedef struct LoopPipe {
 	bool *inflight;           /* per dot: its wgmma group may stay in flight into the next iteration */
 	const Value **late;       /* per dot: the body argument carrying its accumulator when that is
 	                             read only after the first dot (acc_read_late), else NULL */
-	bool ws;                  /* with tma in a warp-specialized entry: the producer warp copies
-	                             (nvptx_ws.c); bars: `stages` "full" mbarriers, then `stages` "empty" */
-	struct LoopPipe *ring;    /* with ws: the pipeline whose buffers, barriers and counts it shares:
-	                             itself, or an earlier loop's of the same layout (split loops) */
-	LLVMValueRef count;       /* with ws, of a ring: i64 alloca, the iterations the consumers took */
-	LLVMValueRef pcount;      /* ... and the producer issued (the buffer and phase come from them) */
-	LLVMValueRef g0;          /* with ws: the ring's count when this run of the loop starts (the
-	                             ring's place of c = 0); NULL without */
 } LoopPipe;
 
 typedef struct NvFn {
@@ -289,16 +277,6 @@ typedef struct NvFn {
 	                             engine (plan_tma): one task a CTA */
 	bool sched_raised;        /* a pipeline took more stages than num_stages (nv_sched_stages) */
 	Vec tma_want;             /* GpuTma *: the tensor maps the pipelines asked for (nv_tma_slot) */
-	bool ws;                  /* warp-specialized (nvptx_ws.c): the warps of the layouts consume, one
-	                             more produces; nv_barrier is the consumers' named barrier */
-	bool ws_producer;         /* emitting the producer's code */
-	bool ws_fail;             /* the entry cannot be warp-specialized: emitted again without */
-	bool ws_sync;             /* the consumers staged a store through pipeline buffers: the producer
-	                             waits for them at the end of each program */
-	Vec ws_pipes;             /* LoopPipe *: the pipelines the producer feeds, in emission order */
-	bool *ws_have;            /* per value id: computed in the producer's code */
-	LLVMBasicBlockRef ws_init, ws_prod, ws_prog; /* the barriers' set-up and role split, the producer's
-	                             and the consumers' first blocks */
 } NvFn;
 
 /* The compilation's arena (layouts, values, plans of this function). */
@@ -332,14 +310,6 @@ LLVMValueRef nv_inline_ptx(NvFn *f, LLVMTypeRef ret, const char *text, const cha
 LLVMValueRef nv_pack_b64(NvFn *f, LLVMValueRef lo, LLVMValueRef hi);
 /* A CTA-wide barrier (bar.sync 0); forgets the tracked accesses. */
 void nv_barrier(NvFn *f);
-/* A counted loop: nv_count_begin returns its counter c (i64, 0 .. trips - 1)
- * with the builder in its body; nv_count_end closes it, the builder after it. */
-typedef struct NvCount {
-	LLVMValueRef c;
-	LLVMBasicBlockRef pre, head, exit;
-} NvCount;
-LLVMValueRef nv_count_begin(NvFn *f, LLVMValueRef trips, NvCount *l, const char *name);
-void nv_count_end(NvFn *f, NvCount *l);
 /* Opens/closes a scope (a region being emitted): conversions made inside die with it. */
 void nv_scope_push(NvFn *f);
 void nv_scope_pop(NvFn *f);
@@ -522,7 +492,7 @@ void nv_pipe_prologue(NvFn *f, LoopPipe *p);
 /* In the loop's head (before its branch): p's carried buffer and phase,
  * when it carries them (a wgmma pipeline whose stage count is no power of
  * two); at the end of the body (the latch): their next values, and the
- * preheader's (pre): zeros, or with ws those of the ring's count g0. */
+ * preheader's (pre) zeros. */
 void nv_pipe_head(NvFn *f, LoopPipe *p);
 void nv_pipe_advance(NvFn *f, LoopPipe *p, LLVMBasicBlockRef pre);
 void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n);
@@ -531,49 +501,10 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n);
 bool nv_pipe_in_flight(const LoopPipe *p);
 /* Whether dot x's group stays in flight into the next iteration. */
 bool nv_pipe_dot_in_flight(const LoopPipe *p, int x);
-/* The producer warp's copies of pipeline p's loop (p->ws): every
- * iteration's boxes into the ring's next buffer once the consumers have
- * released it.  false when a value they need is not computed in the
- * producer's code (f->ws_have). */
-bool nv_pipe_produce(NvFn *f, const LoopPipe *p);
-/* Sets up the barriers of the rings of f->ws_pipes (one thread; no CTA
- * barrier after it). */
-void nv_pipe_ws_init(NvFn *f);
 /* After the wait of dot x (the first): the accumulators carried in
  * flight from the previous iteration and read late, fenced for their
  * readers. */
 void nv_pipe_fence_carried(NvFn *f, const LoopPipe *p, int x);
-
-/* ---- nvptx_ws.c: warp specialization ------------------------------------------------ */
-
-/* The named barriers of a warp-specialized entry: 0 the whole CTA's
- * (before the roles split), then the consumers' CTA barrier (nv_barrier),
- * and the producer's wait for staged pipeline buffers (nv_ws_program_end). */
-enum { NV_BAR_CTA, NV_BAR_CONSUMERS, NV_BAR_HANDOFF };
-
-/* Starts a warp-specialized entry: its entry block goes to the barriers'
- * set-up and role split (filled by nv_ws_split); the consumers' code is
- * emitted from block prog on, as in any entry. */
-void nv_ws_begin(NvFn *f, LLVMBasicBlockRef prog);
-/* Once the consumers' code is emitted: false when no pipeline took the
- * producer (the entry is emitted again without).  Otherwise the launch
- * geometry (info->threads), the registers of each role (setmaxnreg), the
- * barriers' set-up, and the builder at the producer's code, which the
- * caller emits as the consumers' task structure (emit_tasks) around
- * nv_ws_region. */
-bool nv_ws_split(NvFn *f, GpuKernel *info, int warps);
-/* The producer's code of region r: its scalar chains and the copies of
- * the pipelines in it (under ifs and loops whose bounds it computes).
- * false (f->ws_fail) when a pipeline needs a value it cannot compute. */
-bool nv_ws_region(NvFn *f, const Region *r);
-/* The end of a program in either role: with f->ws_sync, the producer
- * waits there until the consumers are done with the pipeline buffers. */
-void nv_ws_program_end(NvFn *f);
-/* Whether a store at inst i may stage through dead pipeline buffers
- * [at, end) in a warp-specialized entry: no pipeline copies into them
- * after it in the program (the producer may start no sooner), and they
- * hold no ring's barriers. */
-bool nv_ws_stage_ok(NvFn *f, const Inst *i, uint64_t at, uint64_t end);
 
 /* ---- nvptx_sched.c ---------------------------------------------------------------- */
 

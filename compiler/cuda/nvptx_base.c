@@ -116,44 +116,11 @@ LLVMValueRef nv_pack_b64(NvFn *f, LLVMValueRef lo, LLVMValueRef hi)
 
 void nv_barrier(NvFn *f)
 {
-	PKC_ASSERT(!f->ws_producer);
 	LLVMValueRef zero = cg_i32(f->g, 0);
-	/* Warp-specialized: the consumers' own barrier (the producer's warp
-	 * never comes). */
-	LLVMValueRef ws[2] = {cg_i32(f->g, NV_BAR_CONSUMERS), cg_i32(f->g, 32 << f->plan->lc->warpbits)};
-	if (f->ws)
-		nv_intrinsic(f, "llvm.nvvm.barrier.cta.sync.aligned.count", NULL, 0, ws, 2);
-	else
-		nv_intrinsic(f, "llvm.nvvm.barrier.cta.sync.aligned.all", NULL, 0, &zero, 1);
+	nv_intrinsic(f, "llvm.nvvm.barrier.cta.sync.aligned.all", NULL, 0, &zero, 1);
 	for (int s = 0; s < f->nrefs; s++)
 		f->rs[s] = (RefState){0};
 	f->smem_busy = false;
-}
-
-LLVMValueRef nv_count_begin(NvFn *f, LLVMValueRef trips, NvCount *l, const char *name)
-{
-	Cg *g = f->g;
-	l->pre = LLVMGetInsertBlock(g->b);
-	l->head = cg_block(g, name);
-	LLVMBasicBlockRef body = cg_block(g, "count.body");
-	l->exit = cg_block(g, "count.exit");
-	LLVMBuildBr(g->b, l->head);
-	LLVMPositionBuilderAtEnd(g->b, l->head);
-	l->c = LLVMBuildPhi(g->b, g->t_i64, "c");
-	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, l->c, trips, ""), body, l->exit);
-	LLVMPositionBuilderAtEnd(g->b, body);
-	return l->c;
-}
-
-void nv_count_end(NvFn *f, NvCount *l)
-{
-	Cg *g = f->g;
-	LLVMValueRef c1 = LLVMBuildAdd(g->b, l->c, cg_i64(g, 1), ""), zero = cg_i64(g, 0);
-	LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->b);
-	LLVMBuildBr(g->b, l->head);
-	LLVMAddIncoming(l->c, &zero, &l->pre, 1);
-	LLVMAddIncoming(l->c, &c1, &latch, 1);
-	LLVMPositionBuilderAtEnd(g->b, l->exit);
 }
 
 void nv_scope_push(NvFn *f)

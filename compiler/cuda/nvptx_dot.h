@@ -85,10 +85,6 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb);
 /* Called by dot x of p once its wgmma group is committed, before its
  * wait: starts the copies ahead when the pipeline issues them late. */
 bool nv_pipe_issue_late(NvFn *f, const LoopPipe *p, int x);
-/* Called by dot x of p after its wgmma wait: with ws, the first dot's
- * wait has completed every group of the previous iteration, whose buffer
- * the consumers release to the producer. */
-void nv_pipe_dot_waited(NvFn *f, const LoopPipe *p, int x);
 
 /* ---- nvptx_tma.c ---------------------------------------------------------------- */
 
@@ -100,16 +96,13 @@ bool nv_tma_fits(NvFn *f, const Inst *L, GpuTma *out);
 int nv_tma_slot(NvFn *f, const GpuTma *t);
 /* if (warp 0 [&& also] && elect.sync) { the caller's code: nv_tma_leader_end }:
  * one thread, sm_90 (the wgmma pipelines'); `also` is the same in every
- * thread (elect.sync needs the whole warp).  In the producer's code (its
- * one warp), elect.sync alone. */
+ * thread (elect.sync needs the whole warp). */
 LLVMBasicBlockRef nv_tma_leader(NvFn *f, LLVMValueRef also);
 void nv_tma_leader_end(NvFn *f, LLVMBasicBlockRef join);
 /* The n mbarriers at bars (shared, 8 bytes each): initialised for
  * `count` arrivals a phase, then a CTA barrier; or a CTA barrier, then
  * invalidated. */
 void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, int n, int count);
-/* The leader's part of nv_tma_bars_init: no CTA barrier after it. */
-void nv_tma_bars_setup(NvFn *f, LLVMValueRef bars, int n, int count);
 void nv_tma_bars_inval(NvFn *f, LLVMValueRef bars, int n);
 /* The shared-space address (i32) of mbarrier i (i32) of those at bars. */
 LLVMValueRef nv_mbar_at(NvFn *f, LLVMValueRef bars, LLVMValueRef i);
@@ -130,8 +123,7 @@ void nv_tma_coords(NvFn *f, const Inst *L, const GpuTma *t, LLVMValueRef *c);
 void nv_tma_copy(NvFn *f, const Inst *L, const GpuTma *t, int slot, LLVMValueRef dst, const LLVMValueRef *c,
                  LLVMValueRef bars, LLVMValueRef buf);
 /* Every thread: waits until mbarrier buf of bars has completed the phase
- * of parity `parity` (i32); with `warp`, until every lane of the warp has
- * seen it (vote.sync.all), a loop exit that ptxas knows warp-uniform. */
-void nv_tma_wait(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef parity, bool warp);
+ * of parity `parity` (i32). */
+void nv_tma_wait(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef parity);
 
 #endif

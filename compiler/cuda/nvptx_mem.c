@@ -1043,7 +1043,7 @@ static void stage_store(NvFn *f, Acc *A)
 	if (B == L || B->dims[1] != C)
 		return;
 	uint64_t at = nv_align_up(f->smem_pipe_live, 128), bytes = (uint64_t)(R * Cp * es);
-	bool pipe = at + bytes <= f->smem_pipe_bytes && (!f->ws || nv_ws_stage_ok(f, A->i, at, at + bytes));
+	bool pipe = at + bytes <= f->smem_pipe_bytes;
 	if (!pipe && bytes > f->smem_temp)
 		return;
 	bool u;
@@ -1053,7 +1053,6 @@ static void stage_store(NvFn *f, Acc *A)
 	if (nv_access_width(f, &S, &u) * es < 16 || w0 * es >= 16)
 		return;
 	Cg *g = f->g;
-	f->ws_sync |= f->ws && pipe; /* the producer waits for it (nv_ws_program_end) */
 	LLVMValueRef off = cg_i32(g, (int32_t)at);
 	LLVMValueRef base = pipe ? LLVMBuildInBoundsGEP2(g->b, g->t_i8, f->smem_pipe, &off, 1, "epi.stage")
 	                         : nv_temp_ptr(f, 0);

@@ -227,54 +227,9 @@ static void plan_tma(NvFn *f, LoopPipe *p)
 		}
 	if (!all)
 		return;
-	take_bars(f, p, f->ws ? 2 * p->stages : p->stages);
+	take_bars(f, p, p->stages);
 	p->tma = true;
 	f->pipe_chain |= p->ndots >= 2;
-}
-
-/* Whether pipelines p and q take the same buffers and barriers. */
-static bool same_ring(const LoopPipe *p, const LoopPipe *q)
-{
-	if (p->base != q->base || p->stages != q->stages || p->ndots != q->ndots || p->bars != q->bars)
-		return false;
-	for (int x = 0; x < p->ndots; x++)
-		if (p->off[x] != q->off[x] || p->bytes[x] != q->bytes[x])
-			return false;
-	return true;
-}
-
-/* In a warp-specialized entry the producer warp copies a copy-engine
- * pipeline (nvptx_ws.c): its buffers and barriers are a ring whose counts
- * go on from one run of the loop to the next, shared with an earlier
- * loop's of the same layout at the same place (split loops one after
- * another).  Any other overlap of pipeline buffers, or a pipeline nested
- * in another, would let the producer copy into buffers that consumers
- * still read: the entry is then emitted without (f->ws_fail). */
-static void plan_ws(NvFn *f, LoopPipe *p)
-{
-	if (!f->ws)
-		return;
-	p->ws = p->tma && !f->pipe;
-	p->ring = p;
-	for (int j = 0; p->ws && j < f->ws_pipes.len; j++) {
-		LoopPipe *q = f->ws_pipes.items[j];
-		if (q->ring == q && same_ring(p, q))
-			p->ring = q;
-	}
-	if (f->pipe || (p->reuse && p->ring == p)) {
-		f->ws_fail = true;
-		return;
-	}
-	if (p->ws && p->ring == p) {
-		Cg *g = f->g;
-		LLVMValueRef zero = cg_i64(g, 0);
-		p->count = LLVMBuildAlloca(f->pre, g->t_i64, "taken");
-		p->pcount = LLVMBuildAlloca(f->pre, g->t_i64, "issued");
-		LLVMBuildStore(f->pre, zero, p->count);
-		LLVMBuildStore(f->pre, zero, p->pcount);
-	}
-	if (p->ws)
-		vec_push(nv_arena(f), &f->ws_pipes, p);
 }
 
 /* A cp.async pipeline of two or more wgmma dots whose first dot is waited
@@ -378,7 +333,6 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 		p->ahead = S - 2;
 	plan_tma(f, p);
 	plan_mbar(f, p);
-	plan_ws(f, p);
 	return p;
 }
 
@@ -437,73 +391,6 @@ static LLVMValueRef mbars(NvFn *f, const LoopPipe *p, bool empty)
 {
 	LLVMValueRef off = cg_i32(f->g, (int32_t)(p->bars + (empty ? (uint64_t)p->stages * 8 : 0)));
 	return LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, f->smem_pipe, &off, 1, empty ? "empty" : "full");
-}
-
-/* The stage ring of pipeline p: iteration c of a run of its loop takes
- * buffer n % S (S = p->stages) and the phase (n / S) & 1 of that buffer's
- * barriers, at ring place n = c, or with ws n = g0 + c: a warp-specialized
- * ring's count runs on across loops, programs and tasks (nvptx_ws.c), g0
- * where this run starts.  A wgmma pipeline whose S is no power of two (6
- * at attention d128) carries the buffer and phase round the loop
- * (nv_pipe_head, nv_pipe_advance; the start's computed once, before it):
- * computed from n (a multiply-high sequence for each division), they took
- * about 25 uniform instructions an iteration in the SASS.  For S a power
- * of two the masks cost less than the carried counters' updates. */
-
-/* i32: the buffer of ring place n (i64), and its phase in *phase when
- * asked. */
-static LLVMValueRef ring_of(NvFn *f, const LoopPipe *p, LLVMValueRef n, LLVMValueRef *phase)
-{
-	Cg *g = f->g;
-	LLVMBuilderRef b = g->b;
-	int S = p->stages;
-	if (phase)
-		*phase = LLVMBuildTrunc(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, n, cg_i64(g, S), ""), cg_i64(g, 1), ""),
-		                        g->t_i32, "phase");
-	return LLVMBuildTrunc(b, LLVMBuildURem(b, n, cg_i64(g, S), ""), g->t_i32, "");
-}
-
-/* The buffer (i32) of iteration c + d (0 <= d < S), and its phase in
- * *phase when asked. */
-static LLVMValueRef ring_at(NvFn *f, const LoopPipe *p, int d, LLVMValueRef *phase)
-{
-	Cg *g = f->g;
-	LLVMBuilderRef b = g->b;
-	int S = p->stages;
-	if (!p->buf) {
-		LLVMValueRef n = p->g0 ? LLVMBuildAdd(b, p->g0, p->c, "") : p->c;
-		return ring_of(f, p, d ? LLVMBuildAdd(b, n, cg_i64(g, d), "") : n, phase);
-	}
-	if (!d) {
-		if (phase)
-			*phase = p->phase;
-		return p->buf;
-	}
-	/* d < S: the buffer wraps at most once past the current one. */
-	LLVMValueRef t = LLVMBuildAdd(b, p->buf, cg_i32(g, d), "");
-	LLVMValueRef wrap = LLVMBuildICmp(b, LLVMIntUGE, t, cg_i32(g, S), "");
-	if (phase)
-		*phase = LLVMBuildXor(b, p->phase, LLVMBuildZExt(b, wrap, g->t_i32, ""), "phase");
-	return LLVMBuildSelect(b, wrap, LLVMBuildSub(b, t, cg_i32(g, S), ""), t, "");
-}
-
-/* When `when` (i1) holds, the consumers hand the previous iteration's
- * buffer (that of c - 1, i.e. of c + S - 1) back to the copies: with ws,
- * one elected lane of each consumer warp arrives on its empty barrier;
- * with mbar, every thread. */
-static void ring_release(NvFn *f, const LoopPipe *p, LLVMValueRef when)
-{
-	Cg *g = f->g;
-	LLVMBasicBlockRef then = cg_block(g, "ring.release"), join = cg_block(g, "ring.release.end");
-	LLVMBuildCondBr(g->b, when, then, join);
-	LLVMPositionBuilderAtEnd(g->b, then);
-	LLVMValueRef a = nv_mbar_at(f, mbars(f, p, true), ring_at(f, p, p->stages - 1, NULL));
-	nv_inline_ptx(f, g->t_void,
-	              p->ws ? "{ .reg .pred p; elect.sync _|p, -1; @p mbarrier.arrive.shared::cta.b64 _, [$0]; }"
-	                    : "mbarrier.arrive.shared::cta.b64 _, [$0];",
-	              "r,~{memory}", &a, 1);
-	LLVMBuildBr(g->b, join);
-	LLVMPositionBuilderAtEnd(g->b, join);
 }
 
 /* The leader's copies of iteration j's tiles into buffer buf, at the
@@ -606,7 +493,7 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 		LLVMBasicBlockRef wait = cg_block(g, "empty.wait"), go = cg_block(g, "empty.done");
 		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntUGE, j, cg_i64(g, S), ""), wait, go);
 		LLVMPositionBuilderAtEnd(g->b, wait);
-		nv_tma_wait(f, mbars(f, p, true), buf, LLVMBuildXor(g->b, jphase, cg_i32(g, 1), "parity"), false);
+		nv_tma_wait(f, mbars(f, p, true), buf, LLVMBuildXor(g->b, jphase, cg_i32(g, 1), "parity"));
 		LLVMBuildBr(g->b, go);
 		LLVMPositionBuilderAtEnd(g->b, go);
 	}
@@ -624,12 +511,6 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 
 void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 {
-	if (p->ws) {
-		/* The producer copies; the ring's barriers were set up before
-		 * the roles split (nv_pipe_ws_init). */
-		p->g0 = LLVMBuildLoad2(f->g->b, f->g->t_i64, p->ring->count, "ring");
-		return;
-	}
 	/* An earlier loop's last reads of these buffers come first
 	 * (split-loops' two loops share them). */
 	if (p->reuse)
@@ -642,8 +523,12 @@ void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j), cg_i32(f->g, 0));
 }
 
-/* A wgmma pipeline of S stages, S not a power of two, carries its ring's
- * buffer and phase (ring_of says why). */
+/* The buffer and phase of iteration c (c % S, (c / S) & 1) of a wgmma
+ * pipeline of S stages, S not a power of two (6 at attention d128), are
+ * carried round the loop: computed from c (a multiply-high sequence for
+ * each division), they took about 25 uniform instructions an iteration in
+ * the SASS.  For S a power of two the masks cost less than the carried
+ * counters' updates. */
 void nv_pipe_head(NvFn *f, LoopPipe *p)
 {
 	int S = p->stages;
@@ -651,6 +536,33 @@ void nv_pipe_head(NvFn *f, LoopPipe *p)
 		return;
 	p->buf = LLVMBuildPhi(f->g->b, f->g->t_i32, "pipe.buf");
 	p->phase = LLVMBuildPhi(f->g->b, f->g->t_i32, "pipe.phase");
+}
+
+/* The buffer (i32) of iteration c + d (0 <= d < S), and its phase in
+ * *phase when asked. */
+static LLVMValueRef ring_at(NvFn *f, const LoopPipe *p, int d, LLVMValueRef *phase)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	int S = p->stages;
+	if (!p->buf) {
+		LLVMValueRef j = d ? LLVMBuildAdd(b, p->c, cg_i64(g, d), "") : p->c;
+		if (phase)
+			*phase = LLVMBuildTrunc(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, j, cg_i64(g, S), ""), cg_i64(g, 1), ""),
+			                        g->t_i32, "phase");
+		return LLVMBuildTrunc(b, LLVMBuildURem(b, j, cg_i64(g, S), ""), g->t_i32, "");
+	}
+	if (!d) {
+		if (phase)
+			*phase = p->phase;
+		return p->buf;
+	}
+	/* d < S: the buffer wraps at most once past the current one. */
+	LLVMValueRef t = LLVMBuildAdd(b, p->buf, cg_i32(g, d), "");
+	LLVMValueRef wrap = LLVMBuildICmp(b, LLVMIntUGE, t, cg_i32(g, S), "");
+	if (phase)
+		*phase = LLVMBuildXor(b, p->phase, LLVMBuildZExt(b, wrap, g->t_i32, ""), "phase");
+	return LLVMBuildSelect(b, wrap, LLVMBuildSub(b, t, cg_i32(g, S), ""), t, "");
 }
 
 void nv_pipe_advance(NvFn *f, LoopPipe *p, LLVMBasicBlockRef pre)
@@ -663,16 +575,10 @@ void nv_pipe_advance(NvFn *f, LoopPipe *p, LLVMBasicBlockRef pre)
 	LLVMValueRef wrap = LLVMBuildICmp(b, LLVMIntEQ, n, cg_i32(g, p->stages), "");
 	LLVMValueRef next[2] = {LLVMBuildSelect(b, wrap, cg_i32(g, 0), n, ""),
 	                        LLVMBuildXor(b, p->phase, LLVMBuildZExt(b, wrap, g->t_i32, ""), "")};
-	LLVMValueRef zero = cg_i32(g, 0), phi[2] = {p->buf, p->phase}, start[2] = {zero, zero};
+	LLVMValueRef zero = cg_i32(g, 0), phi[2] = {p->buf, p->phase};
 	LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
-	if (p->g0) {
-		/* With ws the run starts at the ring's place g0, before the loop. */
-		LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(pre));
-		start[0] = ring_of(f, p, p->g0, &start[1]);
-		LLVMPositionBuilderAtEnd(b, latch);
-	}
 	for (int k = 0; k < 2; k++) {
-		LLVMAddIncoming(phi[k], &start[k], &pre, 1);
+		LLVMAddIncoming(phi[k], &zero, &pre, 1);
 		LLVMAddIncoming(phi[k], &next[k], &latch, 1);
 	}
 }
@@ -697,9 +603,16 @@ bool nv_pipe_dot_in_flight(const LoopPipe *p, int x)
 void nv_pipe_fence_carried(NvFn *f, const LoopPipe *p, int x)
 {
 	if (x == 0 && p->mbar) {
-		/* The previous iteration's buffer is read: its last group is
-		 * complete. */
-		ring_release(f, p, LLVMBuildICmp(f->g->b, LLVMIntNE, p->c, cg_i64(f->g, 0), ""));
+		/* The previous iteration's buffer (that of c + S - 1) is read:
+		 * its last group is complete. */
+		Cg *g = f->g;
+		LLVMBasicBlockRef then = cg_block(g, "empty.arrive"), join = cg_block(g, "empty.arrive.end");
+		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, p->c, cg_i64(g, 0), ""), then, join);
+		LLVMPositionBuilderAtEnd(g->b, then);
+		LLVMValueRef a = nv_mbar_at(f, mbars(f, p, true), ring_at(f, p, p->stages - 1, NULL));
+		nv_inline_ptx(f, g->t_void, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}", &a, 1);
+		LLVMBuildBr(g->b, join);
+		LLVMPositionBuilderAtEnd(g->b, join);
 	}
 	for (int d = 0; x == 0 && wg_pending(p) && d < p->ndots; d++)
 		if (p->late[d]) {
@@ -725,15 +638,6 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 			nv_wg_fence(f, v);
 			res[j] = v;
 		}
-	}
-	if (p->ws) {
-		/* The last iteration's groups are complete: its buffer goes back
-		 * (c is trips here), and the ring's next loop starts where this
-		 * one ends. */
-		Cg *g = f->g;
-		ring_release(f, p, LLVMBuildICmp(g->b, LLVMIntNE, p->trips, cg_i64(g, 0), ""));
-		LLVMBuildStore(g->b, LLVMBuildAdd(g->b, p->g0, p->trips, ""), p->ring->count);
-		return;
 	}
 	/* The next run of the loop (an enclosing loop, the next program of
 	 * the task) starts the barriers afresh. */
@@ -778,11 +682,9 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 	/* The first dot of the body moves the whole pipeline. */
 	if (x == 0 && (p->tma || p->mbar)) {
 		/* Phase c / S of buffer c % S: this iteration's copies are in
-		 * (the copy engine's boxes, or every thread's cp.async).  With
-		 * ws, the ring's place counts on from its earlier loops, and the
-		 * warps leave the wait together: no CTA barrier reconverges them. */
+		 * (the copy engine's boxes, or every thread's cp.async). */
 		LLVMValueRef ph, cb = ring_at(f, p, 0, &ph);
-		nv_tma_wait(f, p->tma ? pipe_bars(f, p) : mbars(f, p, false), cb, ph, p->ws);
+		nv_tma_wait(f, p->tma ? pipe_bars(f, p) : mbars(f, p, false), cb, ph);
 		/* This thread's wgmma (the async proxy) reads what they wrote. */
 		if (p->mbar)
 			nv_proxy_fence(f, true);
@@ -791,7 +693,7 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &pending, 1);
 		nv_proxy_fence(f, p->wg);
 	}
-	if (x == 0 && !p->ws) {
+	if (x == 0) {
 		/* Everyone's copies are in, and everyone is done with the buffer
 		 * the next copies overwrite (read in the previous iteration, or
 		 * the one before by wgmma groups still in flight then); with
@@ -803,93 +705,6 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 	}
 	pipe_stages(f, p, x, ring_at(f, p, 0, NULL), sa, sb);
 	return true;
-}
-
-void nv_pipe_dot_waited(NvFn *f, const LoopPipe *p, int x)
-{
-	if (!p->ws || x != 0)
-		return;
-	/* The first dot's wait leaves at most its own group in flight: every
-	 * group of the previous iteration is complete. */
-	ring_release(f, p, LLVMBuildICmp(f->g->b, LLVMIntNE, p->c, cg_i64(f->g, 0), ""));
-}
-
-/* Whether the producer's code has v for every iteration of loop: a
- * scalar of its body computed from the induction variable (pipe_loads
- * took only those), or a value the producer computed before it. */
-static bool producer_has(NvFn *f, const Inst *loop, const Value *v, int depth)
-{
-	const Region *body = loop->regions[0];
-	if (depth > 32)
-		return false;
-	if (v->def ? !region_within(v->def->parent, body) : v->region != body)
-		return f->ws_have[v->id];
-	for (int j = 0; v->def && j < v->def->nargs; j++)
-		if (!producer_has(f, loop, v->def->args[j], depth + 1))
-			return false;
-	return true;
-}
-
-bool nv_pipe_produce(NvFn *f, const LoopPipe *cp)
-{
-	Cg *g = f->g;
-	LLVMBuilderRef b = g->b;
-	const Inst *loop = cp->loop;
-	for (int a = 0; a < 3; a++)
-		if (!f->ws_have[loop->args[a]->id])
-			return false;
-	for (int x = 0; x < cp->ndots; x++)
-		for (int k = 0; k < 2; k++) {
-			const Inst *L = pipe_load(f, cp->dots[x], k);
-			for (int a = 1; L && a < L->nargs; a++)
-				if (!producer_has(f, loop, L->args[a], 0))
-					return false;
-		}
-	/* The loop's bounds and counter are the producer's own. */
-	LoopPipe p = *cp;
-	DType dt = loop->args[0]->type->dtype;
-	p.lo = nv_val(f, loop->args[0])->r[0];
-	p.step = nv_val(f, loop->args[2])->r[0];
-	p.trips = cg_for_trips(g, dt, p.lo, nv_val(f, loop->args[1])->r[0], p.step);
-	/* ... and its place in the ring (carried round its loop as the
-	 * consumers' is). */
-	p.g0 = LLVMBuildLoad2(b, g->t_i64, p.ring->pcount, "issued");
-	p.buf = p.phase = NULL;
-	NvCount l;
-	LLVMValueRef j = p.c = nv_count_begin(f, p.trips, &l, "produce");
-	LLVMBasicBlockRef body = LLVMGetInsertBlock(b);
-	LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(p.c)); /* the head, after c's phi */
-	nv_pipe_head(f, &p);
-	LLVMPositionBuilderAtEnd(b, body);
-	/* Iteration j's buffer once the consumers are done with what the
-	 * ring put there S iterations before: the phase before this one's
-	 * (a fresh barrier's first wait for it completes at once). */
-	LLVMValueRef ph, buf = ring_at(f, &p, 0, &ph);
-	nv_tma_wait(f, mbars(f, &p, true), buf, LLVMBuildXor(b, ph, cg_i32(g, 1), "parity"), true);
-	LLVMValueRef *c = arena_alloc(nv_arena(f), (size_t)(2 * NV_TMA_COORDS * p.ndots) * sizeof *c);
-	bool ok = pipe_issue(f, &p, j, buf, c);
-	LLVMBasicBlockRef join = nv_tma_leader(f, NULL);
-	nv_tma_expect(f, pipe_bars(f, &p), buf, tma_bytes(f, &p));
-	if (ok)
-		tma_issue(f, &p, buf, c);
-	nv_tma_leader_end(f, join);
-	nv_pipe_advance(f, &p, l.pre);
-	nv_count_end(f, &l);
-	LLVMBuildStore(b, LLVMBuildAdd(b, p.g0, p.trips, ""), p.ring->pcount);
-	return ok;
-}
-
-void nv_pipe_ws_init(NvFn *f)
-{
-	for (int j = 0; j < f->ws_pipes.len; j++) {
-		LoopPipe *p = f->ws_pipes.items[j];
-		if (p->ring != p)
-			continue;
-		/* Full: the producer's arrive.expect_tx and the boxes' bytes; empty:
-		 * one arrival a consumer warp. */
-		nv_tma_bars_setup(f, mbars(f, p, false), p->stages, 1);
-		nv_tma_bars_setup(f, mbars(f, p, true), p->stages, 1 << f->plan->lc->warpbits);
-	}
 }
 
 /* Whether dot i belongs to a pipelined loop being emitted (its index in

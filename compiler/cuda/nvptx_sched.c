@@ -165,11 +165,7 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail)
 	int threads = 32 << f->plan->lc->warpbits;
 	int64_t acc = type_numel(d->results[0]->type) / threads;
 	int s = 0, ctas;
-	/* Warp-specialized (nvptx_ws.c), the SM is one CTA's, as in CUTLASS's
-	 * and FlashAttention 3's kernels: the producer warp's registers left
-	 * two CTAs of attention at d64 94 registers a thread (ptxas: spills,
-	 * wgmma serialized, C7511). */
-	for (ctas = f->ws ? 1 : ctas_per_sm(threads, acc); ctas >= 1; ctas--) {
+	for (ctas = ctas_per_sm(threads, acc); ctas >= 1; ctas--) {
 		uint64_t budget = SM_SMEM / (uint64_t)ctas - CTA_SMEM_RESERVED - SCHED_TEMP_RESERVE;
 		if (budget > avail)
 			budget = avail;

@@ -106,9 +106,11 @@ LLVMValueRef nv_mbar_at(NvFn *f, LLVMValueRef bars, LLVMValueRef i)
 	return saddr(f, LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, bars, &off, 1, "mbar"));
 }
 
-/* i1: warp 0 [&& also], warp 0 read from lane 0 (once, in the entry
- * block) so that ptxas knows the branch warp-uniform. */
-static LLVMValueRef leader_warp(NvFn *f, LLVMValueRef also)
+/* One thread issues, as CUTLASS picks it: a branch that ptxas knows to be
+ * warp-uniform (warp 0, the warp index read from lane 0), then elect.sync.
+ * Under `tid == 0` ptxas could not prove one thread active and wrapped
+ * each UTMALDG in an ELECT / BRA.U.ANY loop over the active threads. */
+LLVMBasicBlockRef nv_tma_leader(NvFn *f, LLVMValueRef also)
 {
 	Cg *g = f->g;
 	if (!f->warp0) {
@@ -118,24 +120,10 @@ static LLVMValueRef leader_warp(NvFn *f, LLVMValueRef also)
 		f->warp0 = LLVMBuildICmp(g->b, LLVMIntEQ, w, cg_i32(g, 0), "warp0");
 		g->b = b;
 	}
-	return also ? LLVMBuildAnd(g->b, f->warp0, also, "") : f->warp0;
-}
-
-/* One thread issues, as CUTLASS picks it: a branch that ptxas knows to be
- * warp-uniform (warp 0, the warp index read from lane 0), then elect.sync.
- * Under `tid == 0` ptxas could not prove one thread active and wrapped
- * each UTMALDG in an ELECT / BRA.U.ANY loop over the active threads. */
-LLVMBasicBlockRef nv_tma_leader(NvFn *f, LLVMValueRef also)
-{
-	Cg *g = f->g;
+	LLVMValueRef p = also ? LLVMBuildAnd(g->b, f->warp0, also, "") : f->warp0;
 	LLVMBasicBlockRef elect = cg_block(g, "tma.elect"), then = cg_block(g, "tma.issue"),
 	                  join = cg_block(g, "tma.issue.end");
-	if (f->ws_producer) {
-		PKC_ASSERT(!also);
-		LLVMBuildBr(g->b, elect);
-	} else {
-		LLVMBuildCondBr(g->b, leader_warp(f, also), elect, join);
-	}
+	LLVMBuildCondBr(g->b, p, elect, join);
 	LLVMPositionBuilderAtEnd(g->b, elect);
 	LLVMValueRef one = nv_inline_ptx(f, g->t_i32, "{ .reg .pred p; elect.sync _|p, -1; selp.u32 $0, 1, 0, p; }",
 	                                 "=r", NULL, 0);
@@ -150,7 +138,7 @@ void nv_tma_leader_end(NvFn *f, LLVMBasicBlockRef join)
 	LLVMPositionBuilderAtEnd(f->g->b, join);
 }
 
-void nv_tma_bars_setup(NvFn *f, LLVMValueRef bars, int n, int count)
+void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, int n, int count)
 {
 	Cg *g = f->g;
 	LLVMBasicBlockRef join = nv_tma_leader(f, NULL);
@@ -161,11 +149,6 @@ void nv_tma_bars_setup(NvFn *f, LLVMValueRef bars, int n, int count)
 	/* The copy engine (the async proxy) sees the initialised barriers. */
 	nv_inline_ptx(f, g->t_void, "fence.mbarrier_init.release.cluster;", "~{memory}", NULL, 0);
 	nv_tma_leader_end(f, join);
-}
-
-void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, int n, int count)
-{
-	nv_tma_bars_setup(f, bars, n, count);
 	nv_barrier(f);
 }
 
@@ -260,7 +243,7 @@ void nv_tma_copy(NvFn *f, const Inst *L, const GpuTma *t, int slot, LLVMValueRef
 	}
 }
 
-void nv_tma_wait(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef parity, bool warp)
+void nv_tma_wait(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef parity)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
@@ -270,11 +253,8 @@ void nv_tma_wait(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef pari
 	LLVMPositionBuilderAtEnd(b, loop);
 	LLVMValueRef args[2] = {bar, parity};
 	LLVMValueRef ok = nv_inline_ptx(f, g->t_i32,
-	                                warp ? "{ .reg .pred p, q; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2; "
-	                                       "vote.sync.all.pred q, p, -1; selp.u32 $0, 1, 0, q; }"
-	                                     : "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2; "
-	                                       "selp.u32 $0, 1, 0, p; }",
-	                                "=r,r,r,~{memory}", args, 2);
+	                                "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2; "
+	                                "selp.u32 $0, 1, 0, p; }", "=r,r,r,~{memory}", args, 2);
 	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, ok, cg_i32(g, 0), ""), done, loop);
 	LLVMPositionBuilderAtEnd(b, done);
 }

@@ -143,7 +143,7 @@ def main():
     ap.add_argument("--size", action="append", default=[], help="NAME=VALUE")
     ap.add_argument("--scalar", action="append", default=[], help="NAME=VALUE")
     ap.add_argument("--define", "-D", action="append", default=[], help="NAME=VALUE for pkc -D")
-    ap.add_argument("--pkc-option", action="append", default=[], help="one more pkc option (--gpu-no-tma, --gpu-warp-specialize)")
+    ap.add_argument("--pkc-option", action="append", default=[], help="one more pkc option (--gpu-no-tma)")
     ap.add_argument("--seed", type=int, help="seed of the inputs (default 1; with --run: the one given at build)")
     ap.add_argument("--int-range", default="0,7", help="LO,HI of random integer inputs")
     ap.add_argument("--default-size", type=int, default=37, help="value of size symbols not given")
