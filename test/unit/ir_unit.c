@@ -236,7 +236,7 @@ static char *print_kernel(const IrKernel *k)
 
 static bool verify_kernel_ok(IrKernel *k)
 {
-	IrModule m = {"t.pk", &k, 1};
+	IrModule m = {.source = "t.pk", .kernels = &k, .nkernels = 1};
 	return ir_verify(&m, "unit");
 }
 
@@ -803,7 +803,7 @@ static void test_wellformed(void)
 
 	/* Module printing separates kernels with a blank line. */
 	IrKernel *ks[] = {k, c};
-	IrModule m = {"t.pk", ks, 2};
+	IrModule m = {.source = "t.pk", .kernels = ks, .nkernels = 2};
 	f = tmpfile();
 	ir_print_module(f, &m);
 	long n = ftell(f);
