@@ -90,28 +90,29 @@ LLVMValueRef nv_intrinsic(NvFn *f, const char *name, LLVMTypeRef *ov, int nov, L
 	return LLVMBuildCall2(g->b, fty, fn, args, (unsigned)nargs, "");
 }
 
-LLVMValueRef nv_inline_ptx(NvFn *f, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args, int n)
+/* A call of inline PTX text returning ret; with side_effects false LLVM
+ * may hoist, merge or drop it like any pure value. */
+static LLVMValueRef inline_asm(NvFn *f, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
+                               int n, bool side_effects)
 {
 	LLVMTypeRef *pt = arena_alloc(nv_arena(f), (size_t)(n + 1) * sizeof *pt);
 	for (int j = 0; j < n; j++)
 		pt[j] = LLVMTypeOf(args[j]);
 	LLVMTypeRef fty = LLVMFunctionType(ret, pt, (unsigned)n, 0);
-	LLVMValueRef asm_ = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0,
+	LLVMValueRef asm_ = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), side_effects, 0,
 	                                     LLVMInlineAsmDialectATT, 0);
 	return LLVMBuildCall2(f->g->b, fty, asm_, args, (unsigned)n, "");
 }
 
+LLVMValueRef nv_inline_ptx(NvFn *f, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args, int n)
+{
+	return inline_asm(f, ret, text, cons, args, n, true);
+}
+
 LLVMValueRef nv_pack_b64(NvFn *f, LLVMValueRef lo, LLVMValueRef hi)
 {
-	Cg *g = f->g;
-	LLVMTypeRef pt[2] = {g->t_i32, g->t_i32};
-	LLVMTypeRef fty = LLVMFunctionType(g->t_i64, pt, 2, 0);
-	static const char text[] = "mov.b64 $0, {$1, $2};", cons[] = "=l,r,r";
-	/* No side effects: LLVM may hoist, merge or drop it like any pure value. */
-	LLVMValueRef asm_ = LLVMGetInlineAsm(fty, (char *)text, sizeof text - 1, (char *)cons, sizeof cons - 1, 0, 0,
-	                                     LLVMInlineAsmDialectATT, 0);
 	LLVMValueRef args[2] = {lo, hi};
-	return LLVMBuildCall2(g->b, fty, asm_, args, 2, "");
+	return inline_asm(f, f->g->t_i64, "mov.b64 $0, {$1, $2};", "=l,r,r", args, 2, false);
 }
 
 void nv_barrier(NvFn *f)

@@ -479,11 +479,9 @@ static void rolled_stages(NvFn *f, const Pipeline *p, LLVMValueRef buf, Stage *s
 	sa->base = base;
 	*sb = p->sb[0];
 	sb->base = LLVMBuildInBoundsGEP2(b, g->t_i8, base, &aoff, 1, "");
-	if (sa->wg) {
-		LLVMValueRef off16 = LLVMBuildMul(b, buf, cg_i32(g, (int32_t)(p->buf_bytes / 16)), "");
-		sa->field = nv_wg_field(f, p->sa[0].base, off16);
-		sb->field = LLVMBuildAdd(b, sa->field, cg_i32(g, (int32_t)(p->a_bytes / 16)), "");
-	}
+	if (sa->wg)
+		nv_wg_stage_fields(f, p->sa[0].base, LLVMBuildMul(b, buf, cg_i32(g, (int32_t)(p->buf_bytes / 16)), ""),
+		                   p->a_bytes, sa, sb);
 }
 
 /* cp.async copies of slice j (i32) of both operands into buffer buf (i32);
@@ -991,6 +989,12 @@ LLVMValueRef nv_wg_field(NvFn *f, LLVMValueRef ptr, LLVMValueRef off16)
 	LLVMValueRef a = LLVMBuildPtrToInt(b, ptr, g->t_i32, "");
 	a = LLVMBuildLShr(b, LLVMBuildAnd(b, a, cg_i32(g, 0x3FFFF), ""), cg_i32(g, 4), "");
 	return off16 ? LLVMBuildAdd(b, a, off16, "desc.addr") : a;
+}
+
+void nv_wg_stage_fields(NvFn *f, LLVMValueRef area, LLVMValueRef off16, uint64_t a_bytes, Stage *sa, Stage *sb)
+{
+	sa->field = nv_wg_field(f, area, off16);
+	sb->field = LLVMBuildAdd(f->g->b, sa->field, cg_i32(f->g, (int32_t)(a_bytes / 16)), "");
 }
 
 /* The matrix descriptor of stage s (field: its field, plus any run-time

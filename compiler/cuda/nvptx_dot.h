@@ -67,6 +67,9 @@ void nv_wg_fence(NvFn *f, GV *v);
  * memory at ptr + off16 * 16 bytes (off16: i32, or NULL for 0): the
  * address >> 4, one add per offset (nvptx_dot.c says why it is exact). */
 LLVMValueRef nv_wg_field(NvFn *f, LLVMValueRef ptr, LLVMValueRef off16);
+/* The fields of a buffer's stages: A's at area + off16 * 16 bytes, B's
+ * a_bytes after it. */
+void nv_wg_stage_fields(NvFn *f, LLVMValueRef area, LLVMValueRef off16, uint64_t a_bytes, Stage *sa, Stage *sb);
 /* Copies the elements of o whose coordinate along o->kd lies in [k0, k0 +
  * kc) into stage s; with `live` (i1) false, cp.async writes zeros. */
 void nv_stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const Stage *s, LLVMValueRef live);

@@ -359,8 +359,7 @@ static void pipe_stages(NvFn *f, const LoopPipe *p, int x, LLVMValueRef buf, Sta
 		/* The area's field (loop-invariant) plus the buffer's offset / 16. */
 		LLVMValueRef off16 = LLVMBuildAdd(b, cg_i32(g, (int32_t)(p->off[x] / 16)),
 		                                  LLVMBuildMul(b, buf, cg_i32(g, (int32_t)(p->bytes[x] / 16)), ""), "");
-		sa->field = nv_wg_field(f, f->smem_pipe, off16);
-		sb->field = LLVMBuildAdd(b, sa->field, cg_i32(g, (int32_t)(pipe_a_bytes(f, d) / 16)), "");
+		nv_wg_stage_fields(f, f->smem_pipe, off16, pipe_a_bytes(f, d), sa, sb);
 	}
 }
 

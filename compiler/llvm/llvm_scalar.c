@@ -189,9 +189,10 @@ static LLVMValueRef fc(Cg *g, double v) { return LLVMConstReal(g->t_f32, v); }
 
 /* e^x in float, after Cephes expf: x = k ln 2 + r with k = rint(x log2 e)
  * (Cody-Waite: ln 2 in two parts), e^r by a degree-7 polynomial on
- * |r| <= ln 2 / 2 (on the GPU by ex2.approx), then times 2^k in two steps so that results near
- * overflow and in the subnormal range come out right.  Within 2 ulp of the
- * correctly rounded result; inf, 0 and NaN as expf.  Branch-free straight
+ * |r| <= ln 2 / 2 (on the GPU by ex2.approx), then times 2^k in two steps
+ * so that results near overflow and in the subnormal range come out right.
+ * Within 2 ulp of the correctly rounded result on the host, 3 on the GPU
+ * (lang-spec §4.1); inf, 0 and NaN as expf.  Branch-free straight
  * line code, so a loop of it vectorises (libm's expf would stay a scalar
  * call per element). */
 static LLVMValueRef build_expf(Cg *g, LLVMValueRef x)
