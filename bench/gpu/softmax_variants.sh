@@ -8,7 +8,7 @@
 # a row instead of one an element; not the same rounding, an experiment
 # only), ex2 (exp2((v - max) * log2 e): the hardware's ex2.approx instead
 # of exp's polynomial, as Triton's tl.exp), expsum (o = exp(v - max): no
-# sum, no division), w8 / w4 / w32 (num_warps).
+# sum, no division), w8 / w4 / w32 (num_warps); $VARIANTS picks some.
 #
 #   bench/gpu/softmax_variants.sh build build/smx      here (needs pkc)
 #   bench/gpu/softmax_variants.sh run build/smx        on the GPU machine
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/../.." || exit 1
 mode=${1:-}
 D=${2:-}
 [ -n "$mode" ] && [ -n "$D" ] || { echo "usage: $0 build|run DIR" >&2; exit 2; }
-VARIANTS="as-is recip ex2 expsum w8 w4 w32"
+VARIANTS=${VARIANTS:-"as-is recip ex2 expsum w8 w4 w32"}
 
 variant() { # NAME: the .pk text on stdout
 	local src=bench/gpu/bench_softmax.pk

@@ -187,16 +187,43 @@ static LLVMValueRef math_fn(Cg *g, const char *intrinsic, const char *fname, LLV
 
 static LLVMValueRef fc(Cg *g, double v) { return LLVMConstReal(g->t_f32, v); }
 
+/* e^x in float on the GPU: 2^h · 2^w, h = x log2 e rounded to float and
+ * w the rest (h's rounding error by one FMA, log2 e's low part by another),
+ * |w| <= 2^-17.  2^h is one MUFU.EX2 (ex2.approx: 2 ulp, inf from h = 128
+ * on, results below 2^-126 flushed, which §4.1 allows), and 2^w = 1 + w ln 2
+ * to within 2^-36, applied by one FMA: within 2.5 ulp in 9 instructions,
+ * where the reduction to |r| <= ln 2 / 2 and two scalings by 2^k took 20
+ * (softmax was compute-bound on the H200, bench/RESULTS.md).  Beyond
+ * |x| = ln FLT_MAX the FMAs would make NaN of inf and 0 times inf; 2^h alone
+ * is right there (inf or 0; inf and NaN pass through). */
+static LLVMValueRef build_expf_gpu(Cg *g, LLVMValueRef x)
+{
+	LLVMBuilderRef b = g->b;
+	const double log2e = 1.44269504088896340736;
+	LLVMValueRef l_hi = fc(g, (float)log2e), l_lo = fc(g, log2e - (double)(float)log2e);
+	LLVMValueRef h = LLVMBuildFMul(b, x, l_hi, "h");
+	LLVMValueRef p = cg_intrinsic(g, "llvm.nvvm.ex2.approx.ftz", g->t_f32, &h, 1);
+	LLVMValueRef a1[3] = {x, l_hi, LLVMBuildFNeg(b, h, "")};
+	LLVMValueRef w = cg_intrinsic(g, "llvm.fma", g->t_f32, a1, 3);
+	LLVMValueRef a2[3] = {x, l_lo, w};
+	w = cg_intrinsic(g, "llvm.fma", g->t_f32, a2, 3);
+	LLVMValueRef a3[3] = {p, LLVMBuildFMul(b, w, fc(g, 0.69314718055994530942), ""), p};
+	LLVMValueRef r = cg_intrinsic(g, "llvm.fma", g->t_f32, a3, 3);
+	LLVMValueRef ax = cg_intrinsic(g, "llvm.fabs", g->t_f32, &x, 1);
+	return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, ax, fc(g, 88.72283172607421875), ""), p, r, "");
+}
+
 /* e^x in float, after Cephes expf: x = k ln 2 + r with k = rint(x log2 e)
  * (Cody-Waite: ln 2 in two parts), e^r by a degree-7 polynomial on
- * |r| <= ln 2 / 2 (on the GPU by ex2.approx), then times 2^k in two steps
- * so that results near overflow and in the subnormal range come out right.
- * Within 2 ulp of the correctly rounded result on the host, 3 on the GPU
- * (lang-spec §4.1); inf, 0 and NaN as expf.  Branch-free straight
- * line code, so a loop of it vectorises (libm's expf would stay a scalar
- * call per element). */
+ * |r| <= ln 2 / 2, then times 2^k in two steps so that results near
+ * overflow and in the subnormal range come out right.  Within 2 ulp of the
+ * correctly rounded result (lang-spec §4.1); inf, 0 and NaN as expf.
+ * Branch-free straight line code, so a loop of it vectorises (libm's expf
+ * would stay a scalar call per element).  The GPU's: build_expf_gpu. */
 static LLVMValueRef build_expf(Cg *g, LLVMValueRef x)
 {
+	if (g->nvptx)
+		return build_expf_gpu(g, x);
 	LLVMBuilderRef b = g->b;
 	/* Clamp (NaN passes through): beyond these the result is inf or 0. */
 	LLVMValueRef xc = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, fc(g, 89.0), ""), fc(g, 89.0), x, "");
@@ -209,23 +236,13 @@ static LLVMValueRef build_expf(Cg *g, LLVMValueRef x)
 	LLVMValueRef ki = LLVMBuildSub(b, LLVMBuildBitCast(b, tm, g->t_i32, ""), u32c(g, 0x4b400000u), "");
 	LLVMValueRef r = LLVMBuildFSub(b, xc, LLVMBuildFMul(b, kf, fc(g, 0.693359375), ""), "");
 	r = LLVMBuildFAdd(b, r, LLVMBuildFMul(b, kf, fc(g, 2.12194440e-4), ""), "r");
-	LLVMValueRef p;
-	if (g->nvptx) {
-		/* e^r = 2^(r log2 e), |r| <= ln 2 / 2: one MUFU.EX2 (2 ulp; its
-		 * result in [0.7, 1.42] is never flushed) where the polynomial
-		 * took 14 operations an element, which made softmax compute-bound
-		 * on the H200 (bench/RESULTS.md).  Within §4.1's few ulp. */
-		LLVMValueRef t = LLVMBuildFMul(b, r, fc(g, 1.44269504088896341), "");
-		p = cg_intrinsic(g, "llvm.nvvm.ex2.approx.ftz", g->t_f32, &t, 1);
-	} else {
-		static const double pc[6] = {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
-		                             1.6666665459e-1, 5.0000001201e-1};
-		p = fc(g, pc[0]);
-		for (int i = 1; i < 6; i++)
-			p = LLVMBuildFAdd(b, LLVMBuildFMul(b, p, r, ""), fc(g, pc[i]), "");
-		p = LLVMBuildFMul(b, p, LLVMBuildFMul(b, r, r, ""), "");
-		p = LLVMBuildFAdd(b, LLVMBuildFAdd(b, p, r, ""), fc(g, 1.0), "");
-	}
+	static const double pc[6] = {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
+	                             1.6666665459e-1, 5.0000001201e-1};
+	LLVMValueRef p = fc(g, pc[0]);
+	for (int i = 1; i < 6; i++)
+		p = LLVMBuildFAdd(b, LLVMBuildFMul(b, p, r, ""), fc(g, pc[i]), "");
+	p = LLVMBuildFMul(b, p, LLVMBuildFMul(b, r, r, ""), "");
+	p = LLVMBuildFAdd(b, LLVMBuildFAdd(b, p, r, ""), fc(g, 1.0), "");
 	/* p * 2^k1 * 2^k2, k1 + k2 = k, each factor a normal float. */
 	LLVMValueRef k1 = LLVMBuildAShr(b, ki, u32c(g, 1), "");
 	LLVMValueRef k2 = LLVMBuildSub(b, ki, k1, "");
