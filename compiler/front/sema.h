@@ -221,6 +221,8 @@ extern const BinInfo bin_min, bin_max, bin_add, bin_sub, bin_floordiv, bin_mod, 
 	bin_atan2;
 Ex sema_binop(Sema *s, const BinInfo *bi, Loc loc, Ex a, Ex b);
 Ex sema_binary_ast(Sema *s, AstOp op, Loc loc, Ex a, Ex b);
+/* -x, +x, ~x, not x (sema_expr.c). */
+Ex sema_unary(Sema *s, AstOp op, Loc loc, Ex x);
 
 /* Expressions. */
 Ex sema_expr(Sema *s, AstExpr *e);
@@ -338,10 +340,15 @@ typedef enum Compat {
 	COMPAT_SIGN, COMPAT_CLIP, COMPAT_SQUARE, COMPAT_RECIPROCAL, COMPAT_ISNAN, COMPAT_ISFINITE,
 	COMPAT_SWAPAXES, COMPAT_MULTIPLE_OF, COMPAT_MAX_CONTIGUOUS,
 	COMPAT_TRUNC, COMPAT_ERF_INV, COMPAT_POPCNT, COMPAT_CLZ, COMPAT_SHIFT_RIGHT_LOGICAL, COMPAT_BITCAST,
-	COMPAT_SELECT_N, COMPAT_COUNT
+	COMPAT_SELECT_N,
+	/* jax.nn activations and float functions built from §7.2-§7.10's operations */
+	COMPAT_NEXTAFTER, COMPAT_COPYSIGN, COMPAT_SIGNBIT, COMPAT_LOGADDEXP, COMPAT_RELU, COMPAT_RELU6,
+	COMPAT_SOFTPLUS, COMPAT_LOG_SIGMOID, COMPAT_SILU, COMPAT_GELU, COMPAT_LEAKY_RELU, COMPAT_ELU,
+	COMPAT_HARD_TANH, COMPAT_COUNT
 } Compat;
 
-/* which of args[0 .. nargs - 1] (nargs as the builtin table checked). */
+/* which of args[0 .. nargs - 1] (nargs as the builtin table checked; for
+ * gelu, leaky_relu and elu, args[1] is their keyword's value or None). */
 Ex sema_compat(Sema *s, Compat which, Loc loc, const Ex *args, int nargs);
 /* where(cond, a, b) (§7.16: sema_builtins.c). */
 Ex sema_where(Sema *s, Loc loc, Ex cond, Ex a, Ex b);
@@ -376,6 +383,8 @@ Ex call_fn(Sema *s, Binding *fb, AstExpr *call);
 Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb);
 Ex sema_transpose(Sema *s, Loc loc, Ex x, const int64_t *perm, int nperm);
 bool is_builtin_name(const char *name);
+/* A builtin name no declaration may take (§5.10): not §7.20's hideable ones. */
+bool is_reserved_name(const char *name);
 /* A predeclared constant (pi, §7.18): its value in *out. */
 bool builtin_constant(const char *name, Loc loc, Ex *out);
 /* finfo(T).max, iinfo(T).min (§7.18): field is a FIELD whose base

@@ -13,12 +13,13 @@
 typedef enum Kw {
 	KW_AXIS, KW_KEEPDIMS, KW_MASK, KW_OTHER, KW_ACC, KW_TRANS_A, KW_TRANS_B, KW_DIM, KW_DTYPE, KW_K,
 	KW_CONSTANT_VALUES, KW_OFFSET, KW_AXIS1, KW_AXIS2, /* pad, diagonal (§7.20) */
+	KW_APPROXIMATE, KW_NEGATIVE_SLOPE, KW_ALPHA,       /* gelu, leaky_relu, elu (§7.20) */
 	KW_COUNT
 } Kw;
 
 static const char *const kw_names[KW_COUNT] = {
 	"axis", "keepdims", "mask", "other", "acc", "trans_a", "trans_b", "dim", "dtype", "k",
-	"constant_values", "offset", "axis1", "axis2",
+	"constant_values", "offset", "axis1", "axis2", "approximate", "negative_slope", "alpha",
 };
 
 #define K(x) (1u << KW_##x)
@@ -1126,6 +1127,16 @@ static Ex bi_compat(Sema *s, Call *c)
 	return sema_compat(s, (Compat)c->bi->arg, c->loc, c->pos, c->npos);
 }
 
+/* gelu(x, approximate), leaky_relu(x, negative_slope), elu(x, alpha): the
+ * keyword's value (or a second positional argument) second, None if
+ * absent. */
+static Ex bi_compat_kw(Sema *s, Call *c)
+{
+	Kw k = (Kw)c->bi->pos_kw;
+	Ex a[2] = {c->pos[0], c->has[k] ? c->kw[k] : (Ex){.kind = EX_NONE, .loc = c->loc}};
+	return sema_compat(s, (Compat)c->bi->arg, c->loc, a, 2);
+}
+
 static Ex bi_roll(Sema *s, Call *c)
 {
 	return sema_roll(s, c->loc, c->pos[0], c->pos[1], c->has[KW_AXIS] ? &c->kw[KW_AXIS] : NULL);
@@ -1232,6 +1243,14 @@ static const Builtin builtins[] = {
 	COMPAT("population_count", 1, POPCNT), COMPAT("clz", 1, CLZ),
 	COMPAT("shift_right_logical", 2, SHIFT_RIGHT_LOGICAL), COMPAT("bitcast_convert_type", 2, BITCAST),
 	{"select_n", 2, MAXPOS, NOKW, 0, "§7.20", bi_compat, COMPAT_SELECT_N, false},
+	/* float functions and jax.nn's activations (§7.20, sema_compat.c) */
+	COMPAT("nextafter", 2, NEXTAFTER), COMPAT("copysign", 2, COPYSIGN), COMPAT("signbit", 1, SIGNBIT),
+	COMPAT("logaddexp", 2, LOGADDEXP), COMPAT("relu", 1, RELU), COMPAT("relu6", 1, RELU6),
+	COMPAT("softplus", 1, SOFTPLUS), COMPAT("log_sigmoid", 1, LOG_SIGMOID), COMPAT("silu", 1, SILU),
+	COMPAT("swish", 1, SILU), COMPAT("hard_tanh", 1, HARD_TANH),
+	{"gelu", 1, 1, KW_APPROXIMATE, K(APPROXIMATE), "§7.20", bi_compat_kw, COMPAT_GELU, false},
+	{"leaky_relu", 1, 1, KW_NEGATIVE_SLOPE, K(NEGATIVE_SLOPE), "§7.20", bi_compat_kw, COMPAT_LEAKY_RELU, false},
+	{"elu", 1, 1, KW_ALPHA, K(ALPHA), "§7.20", bi_compat_kw, COMPAT_ELU, false},
 	{"flip", 1, 1, KW_AXIS, K(AXIS), "§7.20", bi_flip, 0, false},
 	{"pad", 2, 2, NOKW, K(CONSTANT_VALUES), "§7.20", bi_pad, 0, false},
 	{"diagonal", 1, 1, KW_OFFSET, K(OFFSET) | K(AXIS1) | K(AXIS2), "§7.20", bi_diagonal, 0, false},
@@ -1275,6 +1294,22 @@ bool is_builtin_name(const char *name)
 	return find_builtin(name) != NULL || strcmp(name, "range") == 0;
 }
 
+/* §7.20's jax.nn activations and float functions are predeclared but not
+ * reserved (§5.10): kernels wrote their own `fn gelu` before pkc had one,
+ * and a declaration of the name hides the builtin, as one of pi does. */
+static const char *const hideable[] = {
+	"nextafter", "copysign", "signbit", "logaddexp", "relu", "relu6", "softplus", "log_sigmoid",
+	"silu", "swish", "gelu", "leaky_relu", "elu", "hard_tanh",
+};
+
+bool is_reserved_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof hideable / sizeof hideable[0]; i++)
+		if (strcmp(name, hideable[i]) == 0)
+			return false;
+	return is_builtin_name(name);
+}
+
 const char *builtin_suggestion(const char *name)
 {
 	const char *names[NBUILTINS];
@@ -1309,7 +1344,7 @@ static const PallasName pallas_names[] = {
 	{"int64", "i64", "§4.1"}, {"uint8", "u8", "§4.1"}, {"uint16", "u16", "§4.1"}, {"uint32", "u32", "§4.1"},
 	{"uint64", "u64", "§4.1"}, {"bool_", "bool", "§4.1"},
 	{"arange", "iota(n)", "§7.12"}, {"broadcasted_iota", "iota(shape, dim = d, dtype = t)", "§7.12"},
-	{"relu", "max(x, 0.0)", "§7.10"}, {"power", "pow(a, b) or a ** b", "§7.10"},
+	{"power", "pow(a, b) or a ** b", "§7.10"},
 	{"floor_divide", "a // b or floordiv(a, b)", "§7.2"}, {"remainder", "a % b", "§7.2"}, {"mod", "a % b", "§7.2"},
 	{"true_divide", "a / b", "§7.2"}, {"divide", "a / b", "§7.2"}, {"matmul", "a @ b or dot(a, b)", "§7.13"},
 	{"dot_general", "dot(a, b, trans_a = ..., trans_b = ...)", "§7.13"},

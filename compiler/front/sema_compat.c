@@ -3,9 +3,11 @@
  * reciprocal, isnan, isfinite, swapaxes, the hints multiple_of and
  * max_contiguous, trunc, erf_inv, select_n and shift_right_logical; and the
  * bit operations with an IR op of their own (population_count, clz,
- * bitcast_convert_type: §7.4, §7.14).  Each is what jnp computes, written
- * with the elementwise operations of §7.2-§7.4 where it can be, so every
- * target takes it as it takes those.
+ * bitcast_convert_type: §7.4, §7.14); nextafter, copysign, signbit,
+ * logaddexp and jax.nn's activations (relu, relu6, softplus, log_sigmoid,
+ * silu, gelu, leaky_relu, elu, hard_tanh).  Each is what jnp computes,
+ * written with the elementwise operations of §7.2-§7.10 where it can be, so
+ * every target takes it as it takes those.
  * (lax.clamp is not one: `clamp` is a common fn name; a hint says clip.) */
 #include "sema.h"
 
@@ -19,6 +21,11 @@ static const char *const compat_names[COMPAT_COUNT] = {
 	[COMPAT_MAX_CONTIGUOUS] = "max_contiguous", [COMPAT_TRUNC] = "trunc", [COMPAT_ERF_INV] = "erf_inv",
 	[COMPAT_POPCNT] = "population_count", [COMPAT_CLZ] = "clz", [COMPAT_SHIFT_RIGHT_LOGICAL] = "shift_right_logical",
 	[COMPAT_BITCAST] = "bitcast_convert_type", [COMPAT_SELECT_N] = "select_n",
+	[COMPAT_NEXTAFTER] = "nextafter", [COMPAT_COPYSIGN] = "copysign", [COMPAT_SIGNBIT] = "signbit",
+	[COMPAT_LOGADDEXP] = "logaddexp", [COMPAT_RELU] = "relu", [COMPAT_RELU6] = "relu6",
+	[COMPAT_SOFTPLUS] = "softplus", [COMPAT_LOG_SIGMOID] = "log_sigmoid", [COMPAT_SILU] = "silu",
+	[COMPAT_GELU] = "gelu", [COMPAT_LEAKY_RELU] = "leaky_relu", [COMPAT_ELU] = "elu",
+	[COMPAT_HARD_TANH] = "hard_tanh",
 };
 
 static Ex weak_int(int64_t i, Loc loc)
@@ -260,6 +267,185 @@ static Ex select_n(Sema *s, Loc loc, const Ex *args, int nargs)
 	return r;
 }
 
+/* ---- float functions and jax.nn's activations ------------------------------------ */
+
+static Ex fconst(double f, Loc loc)
+{
+	return ex_const(const_float(f, DT_F32, true), loc);
+}
+
+/* The signed integer dtype of float dtype dt's width. */
+static DType bits_dtype(DType dt)
+{
+	return dtype_bits(dt) == 64 ? DT_I64 : dtype_bits(dt) == 16 ? DT_I16 : DT_I32;
+}
+
+static Ex bits_as(Sema *s, Loc loc, Ex x, DType dt)
+{
+	Value *v = as_value(s, x);
+	return ex_value(emit(s, IR_BITCAST, loc, type_with_dtype(s->a, v->type, dt), 1, v), false, loc);
+}
+
+static Ex abs_ex(Sema *s, Loc loc, Ex x)
+{
+	if (x.kind == EX_CONST) {
+		x.c.f = fabs(x.c.f);
+		return x;
+	}
+	return ex_value(emit(s, IR_ABS, loc, x.v->type, 1, x.v), x.weak, loc);
+}
+
+/* The operands of a float function of two arguments in their promoted
+ * dtype, integers as f32 (jnp's promote_args_inexact); false after an
+ * error. */
+static bool float_pair(Sema *s, Compat which, Loc loc, Ex *a, Ex *b, bool *weak)
+{
+	DType dt = promote_dtypes(ex_dtype(a), ex_weak(a), ex_dtype(b), ex_weak(b), weak);
+	if (dt == DT_NONE || dt == DT_BOOL) {
+		error_at(s->cc, loc, "%s() needs two numbers, found %s and %s [§7.20]", compat_names[which],
+		         ex_type_str(s, a), ex_type_str(s, b));
+		return false;
+	}
+	if (!dtype_is_float(dt))
+		dt = DT_F32;
+	*a = sema_cast(s, *a, dt, loc);
+	*b = sema_cast(s, *b, dt, loc);
+	return a->kind != EX_ERROR && b->kind != EX_ERROR;
+}
+
+/* jnp.nextafter(x, y): the next float after x toward y, by one step of x's
+ * bits (magnitude up when y lies beyond x from zero, else down); from ±0
+ * the smallest subnormal of y's sign; y when x == y; NaN when either is. */
+static Ex nextafter_ex(Sema *s, Loc loc, Ex x, Ex y)
+{
+	bool weak;
+	if (!float_pair(s, COMPAT_NEXTAFTER, loc, &x, &y, &weak))
+		return ex_error(loc);
+	DType dt = ex_dtype(&x), it = bits_dtype(dt);
+	Ex bx = bits_as(s, loc, x, it), by = bits_as(s, loc, y, it);
+	Ex one = ex_const(const_int(1, it, false), loc);
+	Ex sign = ex_const(const_int(dtype_bits(dt) == 64 ? INT64_MIN : -(INT64_C(1) << (dtype_bits(dt) - 1)), it, false),
+	                   loc);
+	Ex tiny = sema_binary_ast(s, OP_BITOR, loc, sema_binary_ast(s, OP_BITAND, loc, by, sign), one);
+	Ex up = sema_binary_ast(s, OP_NE, loc, sema_binary_ast(s, OP_LT, loc, x, y),
+	                        sema_binary_ast(s, OP_LT, loc, x, weak_int(0, loc)));
+	Ex step = sema_where(s, loc, up, one, sema_unary(s, OP_NEG, loc, one));
+	Ex bits = sema_where(s, loc, sema_binary_ast(s, OP_EQ, loc, x, weak_int(0, loc)), tiny,
+	                     sema_binary_ast(s, OP_ADD, loc, bx, step));
+	if (bits.kind == EX_ERROR)
+		return bits;
+	Ex r = sema_where(s, loc, sema_binary_ast(s, OP_EQ, loc, x, y), y, bits_as(s, loc, bits, dt));
+	Ex nan = sema_binary_ast(s, OP_OR, loc, sema_binary_ast(s, OP_NE, loc, x, x), sema_binary_ast(s, OP_NE, loc, y, y));
+	return with_weak(sema_where(s, loc, nan, sema_binary_ast(s, OP_ADD, loc, x, y), r), weak);
+}
+
+/* jnp.signbit: the sign bit of a float (set for -0 and negative NaNs);
+ * x < 0 for an integer. */
+static Ex signbit_ex(Sema *s, Loc loc, Ex x)
+{
+	DType dt = ex_dtype(&x);
+	if (!dtype_is_float(dt))
+		return sema_binary_ast(s, OP_LT, loc, x, weak_int(0, loc));
+	if (x.kind == EX_CONST)
+		return ex_const(const_int(signbit(x.c.f) != 0, DT_BOOL, false), loc);
+	return sema_binary_ast(s, OP_LT, loc, bits_as(s, loc, x, bits_dtype(dt)), weak_int(0, loc));
+}
+
+/* jnp.copysign(x, y): |x| with y's sign bit. */
+static Ex copysign_ex(Sema *s, Loc loc, Ex x, Ex y)
+{
+	bool weak;
+	if (!float_pair(s, COMPAT_COPYSIGN, loc, &x, &y, &weak))
+		return ex_error(loc);
+	Ex ax = abs_ex(s, loc, x);
+	return with_weak(sema_where(s, loc, signbit_ex(s, loc, y), sema_unary(s, OP_NEG, loc, ax), ax), weak);
+}
+
+/* jnp.logaddexp(a, b) = log(e^a + e^b) as jnp computes it:
+ * max(a, b) + log1p(e^-|a - b|), and a + b where a - b is NaN (a NaN
+ * operand, or infinities of one sign). */
+static Ex logaddexp_ex(Sema *s, Loc loc, Ex a, Ex b)
+{
+	bool weak;
+	if (!float_pair(s, COMPAT_LOGADDEXP, loc, &a, &b, &weak))
+		return ex_error(loc);
+	Ex amax = sema_binop(s, &bin_max, loc, a, b);
+	Ex delta = sema_binary_ast(s, OP_SUB, loc, a, b);
+	if (delta.kind == EX_ERROR)
+		return delta;
+	Ex e = sema_math(s, IR_EXP, loc, sema_unary(s, OP_NEG, loc, abs_ex(s, loc, delta)), "logaddexp");
+	Ex r = sema_binary_ast(s, OP_ADD, loc, amax, sema_math(s, IR_LOG1P, loc, e, "logaddexp"));
+	Ex nan = sema_binary_ast(s, OP_NE, loc, delta, delta);
+	return with_weak(sema_where(s, loc, nan, sema_binary_ast(s, OP_ADD, loc, a, b), r), weak);
+}
+
+/* x as a float: integers as f32, as jax.nn's functions take them. */
+static Ex as_float(Sema *s, Loc loc, Ex x)
+{
+	return dtype_is_float(ex_dtype(&x)) ? x : with_weak(sema_cast(s, x, DT_F32, loc), ex_weak(&x));
+}
+
+/* jax.nn.gelu: x Φ(x); approximate (the default) by 0.5 (1 + tanh(√(2/π)
+ * (x + 0.044715 x³))), exactly by (erf(x / √2) + 1) / 2. */
+static Ex gelu(Sema *s, Loc loc, Ex x, Ex approximate)
+{
+	bool approx = true;
+	if (approximate.kind != EX_NONE && !const_bool_arg(s, approximate, "approximate=", "§7.20", &approx))
+		return ex_error(loc);
+	x = as_float(s, loc, x);
+	if (!approx) {
+		Ex e = sema_math(s, IR_ERF, loc, sema_binary_ast(s, OP_DIV, loc, x, fconst(sqrt(2.0), loc)), "gelu");
+		return sema_binary_ast(s, OP_DIV, loc,
+		                       sema_binary_ast(s, OP_MUL, loc, x, sema_binary_ast(s, OP_ADD, loc, e, fconst(1.0, loc))),
+		                       fconst(2.0, loc));
+	}
+	Ex x3 = sema_binary_ast(s, OP_MUL, loc, sema_binary_ast(s, OP_MUL, loc, x, x), x);
+	Ex inner = sema_binary_ast(s, OP_ADD, loc, x, sema_binary_ast(s, OP_MUL, loc, fconst(0.044715, loc), x3));
+	Ex t = sema_math(s, IR_TANH, loc, sema_binary_ast(s, OP_MUL, loc, fconst(sqrt(2.0 / 3.14159265358979323846), loc), inner), "gelu");
+	Ex cdf = sema_binary_ast(s, OP_MUL, loc, fconst(0.5, loc), sema_binary_ast(s, OP_ADD, loc, fconst(1.0, loc), t));
+	return sema_binary_ast(s, OP_MUL, loc, x, cdf);
+}
+
+/* jax.nn.leaky_relu(x, negative_slope = 0.01) and jax.nn.elu(x, alpha =
+ * 1.0): x where x is positive (leaky_relu: or zero), else slope * x /
+ * alpha * expm1(x) (expm1 of 0 where x > 0, so no inf is formed). */
+static Ex leaky_or_elu(Sema *s, Compat which, Loc loc, Ex x, Ex k)
+{
+	x = as_float(s, loc, x);
+	if (k.kind == EX_NONE)
+		k = fconst(which == COMPAT_ELU ? 1.0 : 0.01, loc);
+	if (which == COMPAT_LEAKY_RELU)
+		return sema_where(s, loc, sema_binary_ast(s, OP_GE, loc, x, weak_int(0, loc)), x,
+		                  sema_binary_ast(s, OP_MUL, loc, k, x));
+	Ex pos = sema_binary_ast(s, OP_GT, loc, x, weak_int(0, loc));
+	Ex safe = sema_where(s, loc, pos, fconst(0.0, loc), x);
+	Ex neg = sema_binary_ast(s, OP_MUL, loc, k, sema_math(s, IR_EXPM1, loc, safe, "elu"));
+	return sema_where(s, loc, pos, x, neg);
+}
+
+/* The jax.nn activations of one argument. */
+static Ex activation(Sema *s, Compat which, Loc loc, Ex x)
+{
+	switch (which) {
+	case COMPAT_RELU: /* jnp.maximum(x, 0) */
+		return sema_binop(s, &bin_max, loc, x, weak_int(0, loc));
+	case COMPAT_RELU6: /* jnp.minimum(jnp.maximum(x, 0), 6.) */
+		return sema_binop(s, &bin_min, loc, sema_binop(s, &bin_max, loc, x, weak_int(0, loc)), fconst(6.0, loc));
+	case COMPAT_SOFTPLUS: /* jnp.logaddexp(x, 0) */
+		return logaddexp_ex(s, loc, x, weak_int(0, loc));
+	case COMPAT_LOG_SIGMOID: /* -softplus(-x) */
+		return sema_unary(s, OP_NEG, loc, logaddexp_ex(s, loc, sema_unary(s, OP_NEG, loc, x), weak_int(0, loc)));
+	case COMPAT_SILU: /* x * sigmoid(x) */
+		x = as_float(s, loc, x);
+		return sema_binary_ast(s, OP_MUL, loc, x, sema_math(s, IR_SIGMOID, loc, x, "silu"));
+	case COMPAT_HARD_TANH: /* jnp.where(x > 1, 1, jnp.where(x < -1, -1, x)) */
+		return sema_where(s, loc, sema_binary_ast(s, OP_GT, loc, x, weak_int(1, loc)), weak_int(1, loc),
+		                  sema_where(s, loc, sema_binary_ast(s, OP_LT, loc, x, weak_int(-1, loc)), weak_int(-1, loc), x));
+	default: break;
+	}
+	internal_error("sema_compat: activation %d", (int)which);
+}
+
 Ex sema_compat(Sema *s, Compat which, Loc loc, const Ex *args, int nargs)
 {
 	if (which == COMPAT_SELECT_N)
@@ -301,6 +487,15 @@ Ex sema_compat(Sema *s, Compat which, Loc loc, const Ex *args, int nargs)
 	case COMPAT_POPCNT:
 	case COMPAT_CLZ: return bit_count(s, which, loc, a[0]);
 	case COMPAT_SHIFT_RIGHT_LOGICAL: return shift_right_logical(s, loc, a[0], a[1]);
+	case COMPAT_NEXTAFTER: return nextafter_ex(s, loc, a[0], a[1]);
+	case COMPAT_COPYSIGN: return copysign_ex(s, loc, a[0], a[1]);
+	case COMPAT_SIGNBIT: return signbit_ex(s, loc, a[0]);
+	case COMPAT_LOGADDEXP: return logaddexp_ex(s, loc, a[0], a[1]);
+	case COMPAT_GELU: return gelu(s, loc, a[0], a[1]);
+	case COMPAT_LEAKY_RELU:
+	case COMPAT_ELU: return leaky_or_elu(s, which, loc, a[0], a[1]);
+	case COMPAT_RELU: case COMPAT_RELU6: case COMPAT_SOFTPLUS: case COMPAT_LOG_SIGMOID: case COMPAT_SILU:
+	case COMPAT_HARD_TANH: return activation(s, which, loc, a[0]);
 	case COMPAT_BITCAST:
 	case COMPAT_SELECT_N:
 	case COMPAT_COUNT: break;

@@ -886,7 +886,7 @@ Ex sema_binary_ast(Sema *s, AstOp op, Loc loc, Ex a, Ex b)
 }
 
 /* -x, +x, ~x, not x. */
-static Ex sema_unary(Sema *s, AstOp op, Loc loc, Ex x)
+Ex sema_unary(Sema *s, AstOp op, Loc loc, Ex x)
 {
 	x = rvalue(s, x);
 	if (x.kind == EX_ERROR)

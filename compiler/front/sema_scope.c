@@ -147,11 +147,12 @@ void report_unknown_name(Sema *s, const char *name, Loc loc, const char *what, c
 		error_at(s->cc, loc, "unknown %s '%s' [§5.10]", what, name);
 }
 
-/* The names a declaration may not take (§5.10): builtins (and range),
- * and anything declared in the scopes from `sc` outwards (no shadowing). */
+/* The names a declaration may not take (§5.10): builtins (and range) but
+ * the hideable ones, and anything declared in the scopes from `sc`
+ * outwards (no shadowing). */
 bool check_new_name(Sema *s, Scope *sc, const char *name, Loc loc)
 {
-	if (is_builtin_name(name)) {
+	if (is_reserved_name(name)) {
 		error_at(s->cc, loc, "'%s' is the name of a builtin and cannot be declared [§5.10]", name);
 		return false;
 	}
