@@ -341,7 +341,8 @@ typedef enum Compat {
 	COMPAT_SWAPAXES, COMPAT_MULTIPLE_OF, COMPAT_MAX_CONTIGUOUS,
 	COMPAT_TRUNC, COMPAT_ERF_INV, COMPAT_POPCNT, COMPAT_CLZ, COMPAT_SHIFT_RIGHT_LOGICAL, COMPAT_BITCAST,
 	COMPAT_SELECT_N,
-	/* jax.nn activations and float functions built from §7.2-§7.10's operations */
+	/* jax.nn activations and float functions built from §7.2-§7.10's operations;
+	 * from here on the names are not reserved (is_reserved_name, §5.10) */
 	COMPAT_NEXTAFTER, COMPAT_COPYSIGN, COMPAT_SIGNBIT, COMPAT_LOGADDEXP, COMPAT_RELU, COMPAT_RELU6,
 	COMPAT_SOFTPLUS, COMPAT_LOG_SIGMOID, COMPAT_SILU, COMPAT_GELU, COMPAT_LEAKY_RELU, COMPAT_ELU,
 	COMPAT_HARD_TANH, COMPAT_COUNT
@@ -354,6 +355,8 @@ Ex sema_compat(Sema *s, Compat which, Loc loc, const Ex *args, int nargs);
 Ex sema_where(Sema *s, Loc loc, Ex cond, Ex a, Ex b);
 /* astype(x, dt) (§7.14): a strong value; constants fold. */
 Ex sema_cast(Sema *s, Ex x, DType dt, Loc loc);
+/* abs(x) (§7.10): a number's magnitude, folded for a constant. */
+Ex sema_abs(Sema *s, Loc loc, Ex x);
 /* A §7.10 math function (op F_MATH) of x, folded for a constant; fname
  * names it in messages. */
 Ex sema_math(Sema *s, Op op, Loc loc, Ex x, const char *fname);

@@ -399,15 +399,15 @@ static Ex bi_atan2(Sema *s, Call *c)
 	return sema_binop(s, &bin_atan2, c->loc, c->pos[0], c->pos[1]);
 }
 
-static Ex bi_abs(Sema *s, Call *c)
+Ex sema_abs(Sema *s, Loc loc, Ex x)
 {
-	Ex x = val(s, c->pos[0]);
+	x = val(s, x);
 	if (x.kind == EX_ERROR)
 		return x;
 	DType dt = ex_dtype(&x);
 	if (dt == DT_BOOL) {
 		error_at(s->cc, x.loc, "abs() needs a number, found %s [§7.10]", ex_type_str(s, &x));
-		return ex_error(c->loc);
+		return ex_error(loc);
 	}
 	if (x.kind == EX_CONST) {
 		ConstVal r = x.c;
@@ -415,13 +415,18 @@ static Ex bi_abs(Sema *s, Call *c)
 			r.f = r.f < 0 ? -r.f : r.f;
 		} else if (r.i == INT64_MIN) {
 			error_at(s->cc, x.loc, "integer overflow in a constant expression [§4.3]");
-			return ex_error(c->loc);
+			return ex_error(loc);
 		} else {
 			r.i = r.i < 0 ? -r.i : r.i;
 		}
-		return ex_const(r, c->loc);
+		return ex_const(r, loc);
 	}
-	return ex_value(emit(s, IR_ABS, c->loc, x.v->type, 1, x.v), x.weak, c->loc);
+	return ex_value(emit(s, IR_ABS, loc, x.v->type, 1, x.v), x.weak, loc);
+}
+
+static Ex bi_abs(Sema *s, Call *c)
+{
+	return sema_abs(s, c->loc, c->pos[0]);
 }
 
 /* pow(a, b) and floordiv(a, b) are the operators ** and //. */
@@ -1294,19 +1299,15 @@ bool is_builtin_name(const char *name)
 	return find_builtin(name) != NULL || strcmp(name, "range") == 0;
 }
 
-/* §7.20's jax.nn activations and float functions are predeclared but not
- * reserved (§5.10): kernels wrote their own `fn gelu` before pkc had one,
- * and a declaration of the name hides the builtin, as one of pi does. */
-static const char *const hideable[] = {
-	"nextafter", "copysign", "signbit", "logaddexp", "relu", "relu6", "softplus", "log_sigmoid",
-	"silu", "swish", "gelu", "leaky_relu", "elu", "hard_tanh",
-};
-
+/* §7.20's jax.nn activations and float functions (the Compat rows from
+ * COMPAT_NEXTAFTER on) are predeclared but not reserved (§5.10): kernels
+ * wrote their own `fn gelu` before pkc had one, and a declaration of the
+ * name hides the builtin, as one of pi does. */
 bool is_reserved_name(const char *name)
 {
-	for (size_t i = 0; i < sizeof hideable / sizeof hideable[0]; i++)
-		if (strcmp(name, hideable[i]) == 0)
-			return false;
+	const Builtin *bi = find_builtin(name);
+	if (bi && (bi->fn == bi_compat || bi->fn == bi_compat_kw) && bi->arg >= COMPAT_NEXTAFTER)
+		return false;
 	return is_builtin_name(name);
 }
 

@@ -33,6 +33,12 @@ static Ex weak_int(int64_t i, Loc loc)
 	return ex_const(const_int(i, DT_I32, true), loc);
 }
 
+/* A weakly typed float constant (a literal's type, §4.7). */
+static Ex fconst(double f, Loc loc)
+{
+	return ex_const(const_float(f, DT_F32, true), loc);
+}
+
 /* jnp.sign: -1, 0 or 1 in x's dtype; a float NaN or zero is itself. */
 static Ex sign(Sema *s, Loc loc, Ex x)
 {
@@ -138,10 +144,10 @@ static Ex trunc_ex(Sema *s, Loc loc, Ex x)
 /* p(w) = c[0] w^(n-1) + ... + c[n-1], by Horner's rule in w's dtype. */
 static Ex horner(Sema *s, Loc loc, Ex w, const double *c, int n)
 {
-	Ex p = ex_const(const_float(c[0], DT_F32, true), loc);
+	Ex p = fconst(c[0], loc);
 	for (int k = 1; k < n && p.kind != EX_ERROR; k++)
 		p = sema_binary_ast(s, OP_ADD, loc, sema_binary_ast(s, OP_MUL, loc, p, w),
-		                    ex_const(const_float(c[k], DT_F32, true), loc));
+		                    fconst(c[k], loc));
 	return p;
 }
 
@@ -156,7 +162,7 @@ static Ex erf_inv(Sema *s, Loc loc, Ex x)
 	                             -0.00125372503, -0.00417768164, 0.246640727, 1.50140941};
 	static const double hi[9] = {-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
 	                             -0.0076224613, 0.00943887047, 1.00167406, 2.83297682};
-	Ex one = ex_const(const_float(1.0, DT_F32, true), loc);
+	Ex one = fconst(1.0, loc);
 	DType dt = ex_dtype(&x);
 	bool weak = ex_weak(&x);
 	/* integers and bool as f32, 16-bit floats computed in f32 (§7.10) */
@@ -167,13 +173,13 @@ static Ex erf_inv(Sema *s, Loc loc, Ex x)
 	Ex opx = sema_binary_ast(s, OP_ADD, loc, one, x);
 	Ex w = sema_binary_ast(s, OP_MUL, loc, omx, opx);
 	w = sema_binary_ast(s, OP_SUB, loc, weak_int(0, loc), sema_math(s, IR_LOG, loc, w, "erf_inv"));
-	Ex small = sema_binary_ast(s, OP_LT, loc, w, ex_const(const_float(5.0, DT_F32, true), loc));
-	Ex pl = horner(s, loc, sema_binary_ast(s, OP_SUB, loc, w, ex_const(const_float(2.5, DT_F32, true), loc)), lo, 9);
+	Ex small = sema_binary_ast(s, OP_LT, loc, w, fconst(5.0, loc));
+	Ex pl = horner(s, loc, sema_binary_ast(s, OP_SUB, loc, w, fconst(2.5, loc)), lo, 9);
 	Ex ph = horner(s, loc, sema_binary_ast(s, OP_SUB, loc, sema_math(s, IR_SQRT, loc, w, "erf_inv"),
-	                                       ex_const(const_float(3.0, DT_F32, true), loc)), hi, 9);
+	                                       fconst(3.0, loc)), hi, 9);
 	Ex r = sema_binary_ast(s, OP_MUL, loc, sema_where(s, loc, small, pl, ph), x);
 	Ex edge = sema_binary_ast(s, OP_EQ, loc, sema_binary_ast(s, OP_MUL, loc, x, x), one);
-	Ex inf = sema_binary_ast(s, OP_MUL, loc, x, ex_const(const_float(INFINITY, DT_F32, true), loc));
+	Ex inf = sema_binary_ast(s, OP_MUL, loc, x, fconst(INFINITY, loc));
 	return with_weak(sema_cast(s, sema_where(s, loc, edge, inf, r), rt, loc), weak);
 }
 
@@ -220,6 +226,13 @@ static Ex shift_right_logical(Sema *s, Loc loc, Ex a, Ex b)
 	return with_weak(sema_cast(s, sema_binary_ast(s, OP_SHR, loc, ua, ub), dt, loc), weak);
 }
 
+/* x's bits as dtype dt of the same width (a strong value). */
+static Ex bits_as(Sema *s, Loc loc, Ex x, DType dt)
+{
+	Value *v = as_value(s, x);
+	return ex_value(emit(s, IR_BITCAST, loc, type_with_dtype(s->a, v->type, dt), 1, v), false, loc);
+}
+
 /* lax.bitcast_convert_type(x, T): x's bits as dtype T of the same width
  * (§7.14). */
 static Ex bitcast(Sema *s, Loc loc, Ex x, Ex t)
@@ -238,10 +251,7 @@ static Ex bitcast(Sema *s, Loc loc, Ex x, Ex t)
 		         "[§7.14]", ex_type_str(s, &x), dtype_str(t.dt));
 		return ex_error(loc);
 	}
-	Value *v = as_value(s, x);
-	if (from == t.dt)
-		return ex_value(v, false, loc);
-	return ex_value(emit(s, IR_BITCAST, loc, type_with_dtype(s->a, v->type, t.dt), 1, v), false, loc);
+	return from == t.dt ? ex_value(as_value(s, x), false, loc) : bits_as(s, loc, x, t.dt);
 }
 
 /* lax.select_n(which, *cases): cases[which]; a bool `which` picks between
@@ -269,30 +279,10 @@ static Ex select_n(Sema *s, Loc loc, const Ex *args, int nargs)
 
 /* ---- float functions and jax.nn's activations ------------------------------------ */
 
-static Ex fconst(double f, Loc loc)
-{
-	return ex_const(const_float(f, DT_F32, true), loc);
-}
-
 /* The signed integer dtype of float dtype dt's width. */
 static DType bits_dtype(DType dt)
 {
 	return dtype_bits(dt) == 64 ? DT_I64 : dtype_bits(dt) == 16 ? DT_I16 : DT_I32;
-}
-
-static Ex bits_as(Sema *s, Loc loc, Ex x, DType dt)
-{
-	Value *v = as_value(s, x);
-	return ex_value(emit(s, IR_BITCAST, loc, type_with_dtype(s->a, v->type, dt), 1, v), false, loc);
-}
-
-static Ex abs_ex(Sema *s, Loc loc, Ex x)
-{
-	if (x.kind == EX_CONST) {
-		x.c.f = fabs(x.c.f);
-		return x;
-	}
-	return ex_value(emit(s, IR_ABS, loc, x.v->type, 1, x.v), x.weak, loc);
 }
 
 /* The operands of a float function of two arguments in their promoted
@@ -357,7 +347,7 @@ static Ex copysign_ex(Sema *s, Loc loc, Ex x, Ex y)
 	bool weak;
 	if (!float_pair(s, COMPAT_COPYSIGN, loc, &x, &y, &weak))
 		return ex_error(loc);
-	Ex ax = abs_ex(s, loc, x);
+	Ex ax = sema_abs(s, loc, x);
 	return with_weak(sema_where(s, loc, signbit_ex(s, loc, y), sema_unary(s, OP_NEG, loc, ax), ax), weak);
 }
 
@@ -373,7 +363,7 @@ static Ex logaddexp_ex(Sema *s, Loc loc, Ex a, Ex b)
 	Ex delta = sema_binary_ast(s, OP_SUB, loc, a, b);
 	if (delta.kind == EX_ERROR)
 		return delta;
-	Ex e = sema_math(s, IR_EXP, loc, sema_unary(s, OP_NEG, loc, abs_ex(s, loc, delta)), "logaddexp");
+	Ex e = sema_math(s, IR_EXP, loc, sema_unary(s, OP_NEG, loc, sema_abs(s, loc, delta)), "logaddexp");
 	Ex r = sema_binary_ast(s, OP_ADD, loc, amax, sema_math(s, IR_LOG1P, loc, e, "logaddexp"));
 	Ex nan = sema_binary_ast(s, OP_NE, loc, delta, delta);
 	return with_weak(sema_where(s, loc, nan, sema_binary_ast(s, OP_ADD, loc, a, b), r), weak);
@@ -473,7 +463,7 @@ Ex sema_compat(Sema *s, Compat which, Loc loc, const Ex *args, int nargs)
 	case COMPAT_SIGN: return sign(s, loc, a[0]);
 	case COMPAT_CLIP: return clip(s, loc, a[0], a[1], a[2]);
 	case COMPAT_SQUARE: return sema_binary_ast(s, OP_MUL, loc, a[0], a[0]);
-	case COMPAT_RECIPROCAL: return sema_binary_ast(s, OP_DIV, loc, ex_const(const_float(1.0, DT_F32, true), loc), a[0]);
+	case COMPAT_RECIPROCAL: return sema_binary_ast(s, OP_DIV, loc, fconst(1.0, loc), a[0]);
 	case COMPAT_ISNAN: return sema_binary_ast(s, OP_NE, loc, a[0], a[0]);
 	case COMPAT_ISFINITE: /* x - x is 0 unless x is inf or NaN */
 		if (!dtype_is_float(dt))
