@@ -89,6 +89,7 @@ typedef struct Job {
 	bool gpu_no_tma;        /* --gpu-no-tma */
 	bool gpu_no_reblock;    /* --gpu-no-reblock */
 	bool gpu_no_persistent; /* --gpu-no-persistent */
+	bool gpu_no_cluster;    /* --gpu-no-cluster */
 	GpuEmit gpu_emit;       /* what nvptx produces, from --emit */
 	GpuOutput gpu;          /* after nvptx: the GPU images (or --emit=ptx/cubin/nvvm text) */
 	bool syntax_only;       /* -fsyntax-only: check, write nothing but a depfile */
@@ -187,7 +188,8 @@ static bool pass_llvm_host(Job *j)
 static bool pass_nvptx(Job *j)
 {
 	GpuOptions o = {j->gpu_targets, j->ngpu, j->cg.opt_level, j->ptxas, j->resource_usage, j->gpu_emit,
-	                 j->gpu_mma_sync, j->gpu_no_tma, j->gpu_no_persistent, j->gpu_no_reblock};
+	                 j->gpu_mma_sync, j->gpu_no_tma, j->gpu_no_persistent, j->gpu_no_reblock,
+	                 j->gpu_no_cluster};
 	name_source(j, MAP_DEBUG);
 	/* Its images are made in a thread beside the host back end: LLVM's
 	 * targets are registered before, not while it runs. */
@@ -711,6 +713,11 @@ static const Option options[] = {
 	 "one CTA per task for kernels with tensor-core dots (by default\n"
 	 "on sm_90 targets, persistent CTAs, as many as the GPU holds\n"
 	 "at once, each running every task gridDim.x apart)"},
+	{"--gpu-no-cluster", ARG_NONE, FLAG(gpu_no_cluster), "--gpu-no-cluster",
+	 "no thread-block clusters (by default, on sm_90a, a persistent\n"
+	 "matmul runs neighbouring programs on the two CTAs of a cluster,\n"
+	 "which copy the operand tile both read once, multicast,\n"
+	 "for tiles of lines under 128 bytes)"},
 	{"-H", ARG_SEPARATE, VALUE(header_path), "-H FILE",
 	 "write the C header declaring the kernels to FILE\n"
 	 "(default with --emit=obj: the object's name with .h); it is\n"

@@ -74,6 +74,8 @@ typedef struct cuda_api {
 	pkcu_tensor_map_encode_tiled_fn tensor_map_encode_tiled; /* cuTensorMapEncodeTiled (optional: NULL) */
 	pkcu_occupancy_max_active_blocks_fn occupancy;     /* cuOccupancyMaxActiveBlocksPerMultiprocessor
 	                                                      (optional: NULL) */
+	pkcu_func_get_attribute_fn func_get_attribute;     /* cuFuncGetAttribute (optional: NULL) */
+	pkcu_occupancy_max_active_clusters_fn max_clusters; /* cuOccupancyMaxActiveClusters (optional: NULL) */
 } cuda_api;
 
 /* Filled once by load_driver (under pthread_once), read-only afterwards. */
@@ -242,6 +244,11 @@ static bool resolve(void *lib, const char *path)
 	/* Optional: without it persistent launches take one CTA per SM. */
 	p = dlsym(lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
 	memcpy(&cu.occupancy, &p, sizeof p);
+	/* Optional: without it no kernel is taken for one of clusters. */
+	p = dlsym(lib, "cuFuncGetAttribute");
+	memcpy(&cu.func_get_attribute, &p, sizeof p);
+	p = dlsym(lib, "cuOccupancyMaxActiveClusters");
+	memcpy(&cu.max_clusters, &p, sizeof p);
 	return true;
 }
 
@@ -761,6 +768,8 @@ struct cuda_function {
 	uint32_t dynamic_limit; /* dynamic shared bytes it may use (48 KiB, raised on demand) */
 	uint32_t resident;      /* persistent launches: CTAs the device holds at once (0: not yet known) */
 	uint32_t resident_block, resident_shared; /* ... of this block size and dynamic shared memory */
+	uint32_t cluster;       /* CTAs a cluster (the entry's .reqnctapercluster x; 1: no clusters): the
+	                           grid's x is a multiple of it */
 };
 
 /* One module loaded into one context. */
@@ -934,6 +943,13 @@ static pk_status get_function(pk_cuda_module *m, const cuda_device *cd, const ch
 		f->name = copy;
 		f->handle = h;
 		f->dynamic_limit = PKCU_DEFAULT_DYNAMIC_SHARED;
+		int width = 0;
+		f->cluster = cu.func_get_attribute &&
+		                     cu.func_get_attribute(&width, PKCU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, h) ==
+		                         PKCU_SUCCESS &&
+		                     width > 1
+		                 ? (uint32_t)width
+		                 : 1;
 		f->next = ld->functions;
 		ld->functions = f;
 	}
@@ -975,8 +991,10 @@ static void last_kernel_note(const pk_stream *s, char *buf, size_t size)
 /* ---- launch ------------------------------------------------------------------------ */
 
 /* The CTAs of l the device holds at once (SMs x CTAs an SM for its block
- * size and shared memory), at least 1, remembered per function; under the
- * module's lock. */
+ * size and shared memory; for a kernel of clusters, the driver's count of
+ * clusters that fit at once, which a GPC's SMs bound: a cluster's CTAs
+ * share one), at least 1, remembered per function; under the module's
+ * lock. */
 static uint32_t resident_ctas(const cuda_device *cd, cuda_function *f, const pk_cuda_launch *l)
 {
 	if (f->resident && f->resident_block == l->block[0] && f->resident_shared == l->shared_bytes)
@@ -986,9 +1004,16 @@ static uint32_t resident_ctas(const cuda_device *cd, cuda_function *f, const pk_
 	    per_sm < 1)
 		per_sm = 1;
 	uint64_t n = (uint64_t)(cd->sms > 0 ? cd->sms : 1) * (uint64_t)per_sm;
+	int clusters = 0;
+	pkcu_launch_config cfg = {{f->cluster, 1, 1}, {l->block[0], l->block[1], l->block[2]}, l->shared_bytes, NULL, NULL, 0};
+	if (f->cluster > 1 && cu.max_clusters && cu.max_clusters(&clusters, f->handle, &cfg) == PKCU_SUCCESS &&
+	    clusters > 0 && (uint64_t)clusters * f->cluster < n)
+		n = (uint64_t)clusters * f->cluster;
 	if (persistent_most && n > persistent_most)
 		n = persistent_most;
-	f->resident = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	/* Whole clusters (the persistent loop takes any number of them). */
+	n = n < f->cluster ? f->cluster : n / f->cluster * f->cluster;
+	f->resident = n > UINT32_MAX ? UINT32_MAX / f->cluster * f->cluster : (uint32_t)n;
 	f->resident_block = l->block[0];
 	f->resident_shared = l->shared_bytes;
 	return f->resident;
@@ -1029,11 +1054,19 @@ static pk_status launch(pk_stream *s, const pk_cuda_launch *l, bool persistent)
 		return st;
 	/* A persistent kernel loops over grid[0] tasks on fewer CTAs. */
 	uint32_t gx = persistent && l->grid[0] > resident ? resident : l->grid[0];
+	if (gx % f->cluster) {
+		/* A kernel of clusters: whole ones (the kernel gives the CTAs past
+		 * its tasks none); the stub checked that the tasks fit in 2^31. */
+		if (!persistent)
+			return pk_set_error(PK_ERR_INTERNAL, "%s: a kernel of clusters of %u CTAs launched with %u CTAs", name,
+			                    f->cluster, gx);
+		gx += f->cluster - gx % f->cluster;
+	}
 	cuda_stream *cs = s->impl;
 	if (cuda_trace)
-		fprintf(stderr, "pk-cuda: launch %s grid (%u, %u, %u) block (%u, %u, %u) shared %u on %s%s\n", name,
+		fprintf(stderr, "pk-cuda: launch %s grid (%u, %u, %u) block (%u, %u, %u) shared %u on %s%s%s\n", name,
 		        gx, l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], l->shared_bytes,
-		        cd->name, persistent ? " (persistent)" : "");
+		        cd->name, persistent ? " (persistent)" : "", f->cluster > 1 ? " in clusters" : "");
 	pkcu_result r = cu.launch_kernel(f->handle, gx, l->grid[1], l->grid[2], l->block[0], l->block[1],
 	                                 l->block[2], l->shared_bytes, cs->handle, l->params, NULL);
 	if (r != PKCU_SUCCESS)

@@ -59,8 +59,8 @@ enum {
 	PKCU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97  /* bytes a CTA may opt into */
 };
 
-/* CUfunction_attribute: raises a function's dynamic shared memory limit. */
-enum { PKCU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8 };
+/* CUfunction_attribute: a function's dynamic shared memory limit (set); its cluster width (read). */
+enum { PKCU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8, PKCU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH = 11 };
 
 /* CUjit_option values for cuModuleLoadDataEx. */
 enum {
@@ -136,6 +136,16 @@ typedef pkcu_result (*pkcu_launch_kernel_fn)(pkcu_function fn, unsigned int gx, 
 /* Optional (CUDA 12 drivers on): a missing one fails only its callers. */
 typedef pkcu_result (*pkcu_occupancy_max_active_blocks_fn)(int *blocks, pkcu_function fn, int block_size,
                                                            size_t dynamic_shared);
+typedef pkcu_result (*pkcu_func_get_attribute_fn)(int *value, int attrib, pkcu_function fn);
+/* CUlaunchConfig (cuda.h), for cuOccupancyMaxActiveClusters. */
+typedef struct pkcu_launch_config {
+	unsigned int grid[3], block[3], shared_bytes;
+	pkcu_stream stream;
+	void *attrs;
+	unsigned int nattrs;
+} pkcu_launch_config;
+typedef pkcu_result (*pkcu_occupancy_max_active_clusters_fn)(int *clusters, pkcu_function fn,
+                                                             const pkcu_launch_config *config);
 typedef pkcu_result (*pkcu_tensor_map_encode_tiled_fn)(void *map, int dtype, unsigned int rank, void *base,
                                                        const unsigned long long *dims,
                                                        const unsigned long long *strides, const unsigned int *box,

@@ -663,6 +663,8 @@ static LLVMValueRef kernel_entry(Nv *nv, const IrKernel *k, const char *name, in
 	LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
 	cg_attr(g, fn, LLVMAttributeFunctionIndex, "nounwind", 0);
 	str_attr(g, fn, "nvvm.reqntid", arena_printf(a, "%d", warps * 32));
+	if (nv->pair_axis >= 0)
+		str_attr(g, fn, "nvvm.cluster_dim", "2,1,1");
 	for (int o = 0; o < k->noperands; o++) {
 		LLVMValueRef prm = LLVMGetParam(fn, (unsigned)o);
 		LLVMSetValueName2(prm, k->operands[o]->name, strlen(k->operands[o]->name));
@@ -700,6 +702,7 @@ static NvFn *new_fn(Nv *nv, const IrKernel *k, LLVMValueRef fn, int warpbits, LL
 	f->g = g;
 	f->k = k;
 	f->fn = fn;
+	f->pair_cand = -1;
 	if (!values_fit(f, k->body, warpbits))
 		return NULL;
 	f->plan = gpu_assign_layouts(a, k, warpbits, nv->wgmma);
@@ -849,13 +852,23 @@ static bool emit_tasks(NvFn *f, LLVMBasicBlockRef prog)
 {
 	Cg *g = f->g;
 	const IrKernel *k = f->k;
+	int pair = f->nv->pair_axis;
 	LLVMPositionBuilderAtEnd(g->b, prog);
 	LLVMValueRef tasks = cg_i32(g, 1);
-	for (int d = 0; d < k->ngrid; d++)
-		if (!(k->semantics && k->semantics[d] == AXIS_ARBITRARY))
-			tasks = LLVMBuildMul(g->b, tasks, f->nprog[d], "tasks");
-	LLVMValueRef first = sreg(f, "llvm.nvvm.read.ptx.sreg.ctaid.x");
-	LLVMValueRef step = sreg(f, "llvm.nvvm.read.ptx.sreg.nctaid.x");
+	for (int d = 0; d < k->ngrid; d++) {
+		if (k->semantics && k->semantics[d] == AXIS_ARBITRARY)
+			continue;
+		LLVMValueRef n = f->nprog[d];
+		if (d == pair) /* pairs of programs along it, the last one maybe alone */
+			n = LLVMBuildLShr(g->b, LLVMBuildAdd(g->b, n, cg_i32(g, 1), ""), cg_i32(g, 1), "pairs");
+		tasks = LLVMBuildMul(g->b, tasks, n, "tasks");
+	}
+	/* In 2-CTA clusters the cluster's two CTAs take the same task, a pair
+	 * of programs (nv_sched_program_ids). */
+	LLVMValueRef first = sreg(f, pair >= 0 ? "llvm.nvvm.read.ptx.sreg.clusterid.x" : "llvm.nvvm.read.ptx.sreg.ctaid.x");
+	LLVMValueRef step = sreg(f, pair >= 0 ? "llvm.nvvm.read.ptx.sreg.nclusterid.x" : "llvm.nvvm.read.ptx.sreg.nctaid.x");
+	if (pair >= 0)
+		f->rank = sreg(f, "llvm.nvvm.read.ptx.sreg.cluster.ctarank");
 	LLVMBasicBlockRef from = LLVMGetInsertBlock(g->b), head = cg_block(g, "task.head");
 	LLVMBasicBlockRef body = cg_block(g, "task"), done = cg_block(g, "task.done");
 	LLVMBuildBr(g->b, head);
@@ -865,8 +878,22 @@ static bool emit_tasks(NvFn *f, LLVMBasicBlockRef prog)
 	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, t, tasks, ""), body, done);
 	LLVMPositionBuilderAtEnd(g->b, body);
 	nv_sched_program_ids(f, t);
-	if (!emit_task(f, body))
+	LLVMBasicBlockRef run = body, skip = NULL;
+	if (pair >= 0) {
+		/* A lone program: rank 0's, rank 1 waits for the next task. */
+		run = cg_block(g, "task.run");
+		skip = cg_block(g, "task.next");
+		LLVMValueRef mine = LLVMBuildOr(g->b, f->paired, LLVMBuildICmp(g->b, LLVMIntEQ, f->rank, cg_i32(g, 0), ""), "");
+		LLVMBuildCondBr(g->b, mine, run, skip);
+	}
+	if (!emit_task(f, run))
 		return false;
+	if (skip) {
+		LLVMBuildBr(g->b, skip);
+		LLVMPositionBuilderAtEnd(g->b, skip);
+	}
+	if ((f->sched_shared || f->pipe_chain) && pair >= 0)
+		return nv_fail(f, k->loc, "%s: internal error: a kernel of clusters is not persistent", k->name);
 	if (f->sched_shared || f->pipe_chain) {
 		/* CTAs sharing an SM, or a pipeline of chained dots (attention:
 		 * more registers and no gain, causal d128 24 % slower with the copy
@@ -887,6 +914,10 @@ static bool emit_tasks(NvFn *f, LLVMBasicBlockRef prog)
 	LLVMAddIncoming(t, &next, &latch, 1);
 	LLVMBuildBr(g->b, head);
 	LLVMPositionBuilderAtEnd(g->b, done);
+	/* Neither CTA of a cluster leaves while copies the other issued may
+	 * still write its shared memory. */
+	if (pair >= 0)
+		nv_cluster_barrier(f, LLVMConstInt(g->t_i1, 1, 0));
 	return true;
 }
 
@@ -965,16 +996,21 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *
 	}
 	if (f->tma_want.len && !nv->tma_decl) {
 		/* Pipelines asked for tensor maps: again with the entry taking
-		 * them (nvptx_tma.c). */
+		 * them (nvptx_tma.c), in 2-CTA clusters where a pipeline can share
+		 * a tile between neighbouring programs and the CTAs stayed
+		 * persistent. */
+		int pair = f->persistent ? f->pair_cand : -1;
 		discard(f);
 		GpuTma *maps = arena_alloc(nv->cc->arena, (size_t)f->tma_want.len * sizeof *maps);
 		for (int j = 0; j < f->tma_want.len; j++)
 			maps[j] = *(const GpuTma *)f->tma_want.items[j];
 		nv->tma_decl = maps;
 		nv->ntma_decl = f->tma_want.len;
+		nv->pair_axis = pair;
 		bool ok = emit_kernel(nv, k, name, info);
 		nv->tma_decl = NULL;
 		nv->ntma_decl = 0;
+		nv->pair_axis = -1;
 		return ok;
 	}
 	if (nv->opt->resource_usage && !nv->assume_div16) {
@@ -1710,6 +1746,8 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	nv.reblock = hopper && !opt->no_reblock;
 	nv.tma = nv.wgmma && !opt->no_tma;
 	nv.persistent = !opt->no_persistent;
+	nv.cluster = nv.tma && !opt->no_cluster;
+	nv.pair_axis = -1;
 	for (int t = 0; t < opt->ntargets; t++)
 		nv.persistent &= opt->targets[t]->sm >= 90;
 	for (int t = 1; t < opt->ntargets; t++)

@@ -150,6 +150,10 @@ typedef struct Nv {
 	                             GPU_ALIGNED_DIV */
 	bool tma;                 /* wgmma pipelines may copy with the copy engine (nvptx_tma.c) */
 	bool persistent;          /* every target sm_90 or newer, no --gpu-no-persistent */
+	bool cluster;             /* wgmma pipelines may share tiles in 2-CTA clusters (no --gpu-no-cluster) */
+	int pair_axis;            /* the entry being emitted runs in 2-CTA clusters, the programs of grid
+	                             axis pair_axis 2r and 2r + 1 on the cluster's CTAs (nvptx_sched.c);
+	                             -1: not */
 	const GpuTma *tma_decl;   /* the tensor maps the entry being emitted takes (NULL: none yet) */
 	int ntma_decl;
 	Vec builders;             /* LLVMBuilderRef: the kernels' entry builders, disposed at the end */
@@ -226,6 +230,12 @@ typedef struct LoopPipe {
 	                             mbar: of the `stages` "full" ones, then the `stages` "empty" ones */
 	int *slot;                /* with tma: per dot, per operand (2x + k): its tensor map, or -1 */
 	bool *inflight;           /* per dot: its wgmma group may stay in flight into the next iteration */
+	int mcast;                /* with tma in a 2-CTA cluster: the operand (0 A, 1 B) of dots[0] that both
+	                             programs of the cluster read, each CTA copying half of its rows into
+	                             both (multicast) when the pair is whole; -1: none */
+	int mslot;                /* with mcast: the tensor map of the half boxes */
+	LLVMValueRef coupled;     /* with mcast: i1, the pair is whole and the loop long enough: the CTAs
+	                             multicast and release buffers to each other (nv_pipe_prologue) */
 	const Value **late;       /* per dot: the body argument carrying its accumulator when that is
 	                             read only after the first dot (acc_read_late), else NULL */
 } LoopPipe;
@@ -277,6 +287,11 @@ typedef struct NvFn {
 	                             engine (plan_tma): one task a CTA */
 	bool sched_raised;        /* a pipeline took more stages than num_stages (nv_sched_stages) */
 	Vec tma_want;             /* GpuTma *: the tensor maps the pipelines asked for (nv_tma_slot) */
+	int pair_cand;            /* a pipeline could share a tile between the programs of this grid axis
+	                             (plan_tma; -1: none): emit again in 2-CTA clusters */
+	LLVMValueRef rank;        /* in 2-CTA clusters: this CTA's rank in its cluster (i32, 0 or 1) */
+	LLVMValueRef paired;      /* in 2-CTA clusters: i1, the task's pair of programs is whole (both CTAs
+	                             run one; otherwise rank 0 runs the first alone) */
 } NvFn;
 
 /* The compilation's arena (layouts, values, plans of this function). */
@@ -310,6 +325,11 @@ LLVMValueRef nv_inline_ptx(NvFn *f, LLVMTypeRef ret, const char *text, const cha
 LLVMValueRef nv_pack_b64(NvFn *f, LLVMValueRef lo, LLVMValueRef hi);
 /* A CTA-wide barrier (bar.sync 0); forgets the tracked accesses. */
 void nv_barrier(NvFn *f);
+/* Where `paired` (i1, the same in every thread of the cluster) holds, a
+ * barrier of both CTAs of the 2-CTA cluster (release and acquire: each
+ * CTA's prior accesses, its shared memory's included, come before the
+ * other's later ones); elsewhere, or with paired NULL, nv_barrier. */
+void nv_cluster_barrier(NvFn *f, LLVMValueRef paired);
 /* Opens/closes a scope (a region being emitted): conversions made inside die with it. */
 void nv_scope_push(NvFn *f);
 void nv_scope_pop(NvFn *f);
@@ -505,6 +525,9 @@ bool nv_pipe_dot_in_flight(const LoopPipe *p, int x);
  * flight from the previous iteration and read late, fenced for their
  * readers. */
 void nv_pipe_fence_carried(NvFn *f, const LoopPipe *p, int x);
+/* After the wait of dot x that leaves `pending` groups in flight: in a
+ * 2-CTA cluster, the release of the buffer it completed to both CTAs. */
+void nv_pipe_release(NvFn *f, const LoopPipe *p, int x, int pending);
 
 /* ---- nvptx_sched.c ---------------------------------------------------------------- */
 
@@ -517,8 +540,14 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail);
  * it, its iterations copying `bytes` (both operands of every dot). */
 bool nv_sched_tma(uint64_t bytes);
 /* This program's ids on the parallel axes from blockIdx.x (lin, i32), in
- * f->pid. */
+ * f->pid; in 2-CTA clusters (nv->pair_axis) from the pair index lin and
+ * f->rank, with f->paired. */
 void nv_sched_program_ids(NvFn *f, LLVMValueRef lin);
+/* The grid axis along which the programs of the persistent entry f could
+ * run in pairs on 2-CTA clusters: that of the rows of the grouped order
+ * (neighbouring programs share their column's blocks); -1 when f runs no
+ * such order or clusters are off. */
+int nv_sched_pair_axis(NvFn *f);
 /* Whether kernel k's CTAs are persistent: each runs the tasks blockIdx.x,
  * + gridDim.x, ... (codegen_nvptx.c), the stub launching as many as the
  * GPU holds at once (pk_launch_cuda_persistent). */

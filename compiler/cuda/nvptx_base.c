@@ -124,6 +124,26 @@ void nv_barrier(NvFn *f)
 	f->smem_busy = false;
 }
 
+void nv_cluster_barrier(NvFn *f, LLVMValueRef paired)
+{
+	Cg *g = f->g;
+	if (!paired) {
+		nv_barrier(f);
+		return;
+	}
+	LLVMBasicBlockRef both = cg_block(g, "cluster.sync"), alone = cg_block(g, "cta.sync"),
+	                  join = cg_block(g, "sync.end");
+	LLVMBuildCondBr(g->b, paired, both, alone);
+	LLVMPositionBuilderAtEnd(g->b, both);
+	nv_intrinsic(f, "llvm.nvvm.barrier.cluster.arrive.aligned", NULL, 0, NULL, 0);
+	nv_intrinsic(f, "llvm.nvvm.barrier.cluster.wait.aligned", NULL, 0, NULL, 0);
+	LLVMBuildBr(g->b, join);
+	LLVMPositionBuilderAtEnd(g->b, alone);
+	nv_barrier(f);
+	LLVMBuildBr(g->b, join);
+	LLVMPositionBuilderAtEnd(g->b, join);
+}
+
 void nv_scope_push(NvFn *f)
 {
 	f->depth++;

@@ -1132,6 +1132,8 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 		return false;
 	LLVMValueRef pending = cg_i64(g, x->pending);
 	nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &pending, 1);
+	if (x->pipe)
+		nv_pipe_release(f, x->pipe, x->px, x->pending);
 	if (!x->pending)
 		nv_wg_fence(f, x->D);
 	if (x->pipe && !x->pending)

@@ -103,9 +103,10 @@ int nv_tma_slot(NvFn *f, const GpuTma *t);
 LLVMBasicBlockRef nv_tma_leader(NvFn *f, LLVMValueRef also);
 void nv_tma_leader_end(NvFn *f, LLVMBasicBlockRef join);
 /* The n mbarriers at bars (shared, 8 bytes each): initialised for
- * `count` arrivals a phase, then a CTA barrier; or a CTA barrier, then
+ * `count` arrivals a phase, then a CTA barrier (of the cluster where
+ * `paired` holds: nv_cluster_barrier); or a CTA barrier, then
  * invalidated. */
-void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, int n, int count);
+void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, int n, int count, LLVMValueRef paired);
 void nv_tma_bars_inval(NvFn *f, LLVMValueRef bars, int n);
 /* The shared-space address (i32) of mbarrier i (i32) of those at bars. */
 LLVMValueRef nv_mbar_at(NvFn *f, LLVMValueRef bars, LLVMValueRef i);
@@ -122,9 +123,12 @@ void nv_tma_expect(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, uint64_t bytes)
 void nv_tma_coords(NvFn *f, const Inst *L, const GpuTma *t, LLVMValueRef *c);
 /* The leader: copies load L's tile through map `slot` (t) at the
  * coordinates c (nv_tma_coords) into the stage at dst, completing on
- * mbarrier buf of bars. */
+ * mbarrier buf of bars.  With `half` (i32, the CTA's rank in a 2-CTA
+ * cluster), `slot` is a map of boxes of t->box_rows / 2 rows, and the
+ * copy is rows [half, half + 1) * box_rows / 2 of each box into the same
+ * place of both CTAs' stages, completing on both CTAs' mbarrier buf. */
 void nv_tma_copy(NvFn *f, const Inst *L, const GpuTma *t, int slot, LLVMValueRef dst, const LLVMValueRef *c,
-                 LLVMValueRef bars, LLVMValueRef buf);
+                 LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef half);
 /* Every thread: waits until mbarrier buf of bars has completed the phase
  * of parity `parity` (i32). */
 void nv_tma_wait(NvFn *f, LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef parity);

@@ -200,6 +200,76 @@ static void take_bars(NvFn *f, LoopPipe *p, int n)
 		f->smem_pipe_bytes = f->smem_pipe_live;
 }
 
+/* Iterations a pipelined loop runs at least for the CTAs of a pair to run
+ * it coupled (nv_pipe_prologue). */
+#define PIPE_COUPLE_TRIPS 32
+
+/* Whether scalar v is the same in every program of the grid axis `axis`
+ * (the others fixed) and in every iteration of `loop` but through its
+ * induction variable: built without that program id, effects or the
+ * loop's carried values. */
+static bool axis_free(const NvFn *f, const Value *v, int axis, const Inst *loop, int depth)
+{
+	const Inst *d = v->def;
+	if (depth > 32)
+		return false;
+	if (!d) /* the kernel's operands, scalars and sizes; the loop's iv */
+		return v->region == f->k->body || (v->region == loop->regions[0] && v->index == 0);
+	if (d->op == IR_PROGRAM_ID)
+		return d->ival != axis;
+	if (d->nregions || (op_info[d->op].flags & F_EFFECT))
+		return false;
+	for (int j = 0; j < d->nargs; j++)
+		if (!axis_free(f, d->args[j], axis, loop, depth + 1))
+			return false;
+	return true;
+}
+
+/* 2-CTA clusters (issue 13): in a persistent entry running its programs
+ * in the grouped order, neighbouring rows of blocks read the same column
+ * block (a matmul's B).  When p is the loop of one wgmma dot at the top of
+ * the kernel's body, with a trip count and one operand's tile (maps t)
+ * the same for both rows, the rows run in pairs on the two CTAs of a
+ * cluster (nv_sched_program_ids), and each CTA copies half of that tile's
+ * rows into both CTAs' stages (.multicast::cluster): the L2 serves it
+ * once.  The CTAs then release each buffer to both (nv_pipe_release).
+ * Only for a tile of lines under 128 bytes (96 16-bit columns: three
+ * 64-byte boxes), whose copies take the L2 twice the requests a byte of
+ * 128-byte lines does: on the H200, 128 x 96 blocks ran L2-bound at
+ * 0.67-0.78x cuBLAS, and clusters made them 1.03x faster (geomean of 24
+ * rows: BlockSpec and ds forms, 4 shapes, f16 and bf16; 0.93-1.14x in
+ * two calls), while 128 x 128, 128 x 192 and 128 x 256 blocks (128-byte
+ * lines) ran 0.90-0.98x as fast (bench/RESULTS.md, session 11).  Records
+ * the candidate axis in f->pair_cand and the half-box map as wanted; sets
+ * p->mcast when the entry is emitted in clusters. */
+static void plan_cluster(NvFn *f, LoopPipe *p, const GpuTma *t)
+{
+	int axis = nv_sched_pair_axis(f);
+	const Inst *loop = p->loop;
+	if (axis < 0 || p->ndots != 1 || loop->parent != f->k->body || p->ahead < 2)
+		return;
+	for (int j = 0; j < 3; j++)
+		if (!axis_free(f, loop->args[j], axis, loop, 0))
+			return;
+	for (int k = 0; k < 2; k++) {
+		const Inst *L = pipe_load(f, p->dots[0], k);
+		bool shared = L && t[k].box_rows % 16 == 0 && t[k].swizzle < 128;
+		for (int j = 1; shared && j < L->nargs; j++)
+			shared = axis_free(f, L->args[j], axis, loop, 0);
+		if (!shared)
+			continue;
+		GpuTma half = t[k];
+		half.box_rows /= 2;
+		int slot = nv_tma_slot(f, &half);
+		f->pair_cand = axis;
+		if (f->nv->pair_axis == axis && slot >= 0) {
+			p->mcast = k;
+			p->mslot = slot;
+		}
+		return;
+	}
+}
+
 /* The copy engine copies p's operands when every one fits it, the schedule
  * takes it (nv_sched_tma) and the entry takes the maps (nv_tma_slot),
  * completing on `stages` mbarriers. */
@@ -219,15 +289,18 @@ static void plan_tma(NvFn *f, LoopPipe *p)
 	}
 	if (!nv_sched_tma(tma_bytes(f, p)))
 		return;
+	plan_cluster(f, p, t);
 	bool all = true;
 	for (int x = 0; x < p->ndots; x++)
 		for (int k = 0; k < 2; k++) {
 			p->slot[2 * x + k] = pipe_load(f, p->dots[x], k) ? nv_tma_slot(f, &t[2 * x + k]) : -1;
 			all &= !pipe_load(f, p->dots[x], k) || p->slot[2 * x + k] >= 0;
 		}
-	if (!all)
+	if (!all) {
+		p->mcast = -1;
 		return;
-	take_bars(f, p, p->stages);
+	}
+	take_bars(f, p, p->mcast >= 0 ? 2 * p->stages : p->stages);
 	p->tma = true;
 	f->pipe_chain |= p->ndots >= 2;
 }
@@ -281,6 +354,7 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 	p->loop = loop;
 	p->stages = S;
 	p->ahead = S - 1;
+	p->mcast = -1;
 	p->dots = arena_alloc(nv_arena(f), (size_t)n * sizeof *p->dots);
 	p->off = arena_alloc(nv_arena(f), (size_t)n * sizeof *p->off);
 	p->bytes = arena_alloc(nv_arena(f), (size_t)n * sizeof *p->bytes);
@@ -406,8 +480,24 @@ static void tma_issue(NvFn *f, const LoopPipe *p, LLVMValueRef buf, LLVMValueRef
 				continue; /* wgmma's register A */
 			GpuTma t;
 			nv_tma_fits(f, L, &t);
-			nv_tma_copy(f, L, &t, p->slot[2 * x + k], st[k].base, c + NV_TMA_COORDS * (2 * x + k), pipe_bars(f, p),
-			            buf);
+			LLVMValueRef *ck = c + NV_TMA_COORDS * (2 * x + k);
+			if (x == 0 && k == p->mcast) {
+				/* Half of the tile into both CTAs of a whole pair, all of it
+				 * for a lone program. */
+				Cg *g = f->g;
+				LLVMBasicBlockRef both = cg_block(g, "tma.multicast"), alone = cg_block(g, "tma.alone"),
+				                  join = cg_block(g, "tma.copied");
+				LLVMBuildCondBr(g->b, p->coupled, both, alone);
+				LLVMPositionBuilderAtEnd(g->b, both);
+				nv_tma_copy(f, L, &t, p->mslot, st[k].base, ck, pipe_bars(f, p), buf, f->rank);
+				LLVMBuildBr(g->b, join);
+				LLVMPositionBuilderAtEnd(g->b, alone);
+				nv_tma_copy(f, L, &t, p->slot[2 * x + k], st[k].base, ck, pipe_bars(f, p), buf, NULL);
+				LLVMBuildBr(g->b, join);
+				LLVMPositionBuilderAtEnd(g->b, join);
+				continue;
+			}
+			nv_tma_copy(f, L, &t, p->slot[2 * x + k], st[k].base, ck, pipe_bars(f, p), buf, NULL);
 		}
 	}
 }
@@ -476,6 +566,17 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 		LLVMValueRef *c = arena_alloc(nv_arena(f), (size_t)(2 * NV_TMA_COORDS * p->ndots) * sizeof *c);
 		bool ok = pipe_issue(f, p, j, buf, c);
 		LLVMBasicBlockRef join = nv_tma_leader(f, in);
+		if (p->mcast >= 0) {
+			/* Both CTAs of a whole pair released the buffer (phase j / S - 1
+			 * of its empty barrier: nv_pipe_release), where it was used. */
+			LLVMBasicBlockRef wait = cg_block(g, "empty.wait"), go = cg_block(g, "empty.done");
+			LLVMValueRef used = LLVMBuildICmp(g->b, LLVMIntUGE, j, cg_i64(g, p->stages), "");
+			LLVMBuildCondBr(g->b, LLVMBuildAnd(g->b, used, p->coupled, ""), wait, go);
+			LLVMPositionBuilderAtEnd(g->b, wait);
+			nv_tma_wait(f, mbars(f, p, true), buf, LLVMBuildXor(g->b, jphase, cg_i32(g, 1), "parity"));
+			LLVMBuildBr(g->b, go);
+			LLVMPositionBuilderAtEnd(g->b, go);
+		}
 		nv_tma_expect(f, pipe_bars(f, p), buf, tma_bytes(f, p));
 		if (ok)
 			tma_issue(f, p, buf, c);
@@ -514,10 +615,22 @@ void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 	 * (split-loops' two loops share them). */
 	if (p->reuse)
 		nv_barrier(f);
+	if (p->mcast >= 0) {
+		/* Both rows of a whole pair run the loop coupled when it is long
+		 * enough to pay for the coupling (the barrier of the cluster
+		 * here, the releases): on the H200, 128 x 96 blocks with K 1024
+		 * (16 slices) ran 3-5 % slower coupled (bench/RESULTS.md, session
+		 * 11).  Otherwise each CTA runs its row alone. */
+		p->coupled = LLVMBuildAnd(f->g->b, f->paired,
+		                          LLVMBuildICmp(f->g->b, LLVMIntUGE, p->trips, cg_i64(f->g, PIPE_COUPLE_TRIPS), ""),
+		                          "coupled");
+	}
 	if (p->tma)
-		nv_tma_bars_init(f, pipe_bars(f, p), p->stages, 1);
+		nv_tma_bars_init(f, pipe_bars(f, p), p->stages, 1, NULL);
+	if (p->mcast >= 0) /* a release by each warp of each CTA a phase (nv_pipe_release) */
+		nv_tma_bars_init(f, mbars(f, p, true), p->stages, 2 << f->plan->lc->warpbits, p->coupled);
 	if (p->mbar)
-		nv_tma_bars_init(f, mbars(f, p, false), 2 * p->stages, 32 << f->plan->lc->warpbits);
+		nv_tma_bars_init(f, mbars(f, p, false), 2 * p->stages, 32 << f->plan->lc->warpbits, NULL);
 	for (int j = 0; j < p->ahead; j++)
 		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j), cg_i32(f->g, 0));
 }
@@ -656,15 +769,57 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
  * (bench/RESULTS.md, "attn6"). */
 static bool issues_late(NvFn *f, const LoopPipe *p)
 {
+	if (p->mcast >= 0) /* the copies wait for both CTAs' release */
+		return true;
 	return p->mbar && f->sched_shared && f->plan->wgmma[p->dots[0]->results[0]->id];
 }
 
 /* Starts the copies p->ahead iterations ahead of the current one. */
 static bool issue_ahead(NvFn *f, const LoopPipe *p)
 {
+	bool phase = p->mbar || p->mcast >= 0;
 	LLVMValueRef j = LLVMBuildAdd(f->g->b, p->c, cg_i64(f->g, p->ahead), "");
-	LLVMValueRef ph, nb = ring_at(f, p, p->ahead, p->mbar ? &ph : NULL);
-	return pipe_issue_guarded(f, p, j, nb, p->mbar ? ph : NULL);
+	LLVMValueRef ph, nb = ring_at(f, p, p->ahead, phase ? &ph : NULL);
+	return pipe_issue_guarded(f, p, j, nb, phase ? ph : NULL);
+}
+
+/* In a whole pair of a 2-CTA cluster (p->mcast), after the wait of
+ * iteration c that completes the wgmma group of iteration c - pending,
+ * each warp of both CTAs releases that iteration's buffer to both: lane 0
+ * arrives on the buffer's "empty" mbarrier in each CTA (2 x warps
+ * arrivals a phase), and the leader's copies into a buffer wait for it
+ * (pipe_issue_guarded) instead of a CTA barrier each iteration.  A barrier
+ * of the cluster each iteration ran 2.4x slower on the H200, as did
+ * arrives with release semantics at the cluster's scope; a release by each
+ * CTA's leader after its CTA barrier, with the copies one iteration less
+ * ahead, 1-11 % slower than plain CTAs on 128 x 128 blocks.  Only buffers
+ * a later iteration refills are released, so every arrive is waited for
+ * before the loop ends and none reaches the next task's barriers. */
+void nv_pipe_release(NvFn *f, const LoopPipe *p, int x, int pending)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	if (x != 0 || p->mcast < 0)
+		return;
+	int S = p->stages;
+	LLVMValueRef refill = LLVMBuildAdd(b, p->c, cg_i64(g, S - pending), "");
+	LLVMValueRef go = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntUGE, refill, cg_i64(g, S), ""),
+	                               LLVMBuildICmp(b, LLVMIntULT, refill, p->trips, ""), "");
+	go = LLVMBuildAnd(b, LLVMBuildAnd(b, go, p->coupled, ""),
+	                  LLVMBuildICmp(b, LLVMIntEQ, f->lane, cg_i32(g, 0), ""), "release");
+	LLVMBasicBlockRef then = cg_block(g, "release"), join = cg_block(g, "release.end");
+	LLVMBuildCondBr(b, go, then, join);
+	LLVMPositionBuilderAtEnd(b, then);
+	LLVMValueRef bar = nv_mbar_at(f, mbars(f, p, true), ring_at(f, p, (S - pending) % S, NULL));
+	for (int rank = 0; rank < 2; rank++) {
+		LLVMValueRef a[2] = {bar, cg_i32(g, rank)};
+		nv_inline_ptx(f, g->t_void,
+		              "{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
+		              "mbarrier.arrive.shared::cluster.b64 _, [ra]; }",
+		              "r,n,~{memory}", a, 2);
+	}
+	LLVMBuildBr(b, join);
+	LLVMPositionBuilderAtEnd(b, join);
 }
 
 bool nv_pipe_issue_late(NvFn *f, const LoopPipe *p, int x)
@@ -697,8 +852,18 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 		 * the next copies overwrite (read in the previous iteration, or
 		 * the one before by wgmma groups still in flight then); with
 		 * mbar, the barriers say so. */
-		if (!p->mbar)
+		if (p->mcast >= 0) {
+			/* The CTA barrier, unless the pair runs coupled (nv_pipe_release). */
+			LLVMBasicBlockRef lone = cg_block(g, "lone.sync"), join = cg_block(g, "lone.sync.end");
+			LLVMBuildCondBr(g->b, p->coupled, join, lone);
+			LLVMPositionBuilderAtEnd(g->b, lone);
+			LLVMValueRef zero = cg_i32(g, 0);
+			nv_intrinsic(f, "llvm.nvvm.barrier.cta.sync.aligned.all", NULL, 0, &zero, 1);
+			LLVMBuildBr(g->b, join);
+			LLVMPositionBuilderAtEnd(g->b, join);
+		} else if (!p->mbar) {
 			nv_barrier(f);
+		}
 		if (!issues_late(f, p) && !issue_ahead(f, p))
 			return false;
 	}

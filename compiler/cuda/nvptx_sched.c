@@ -58,7 +58,14 @@
  *   Nor with a pipeline of chained dots (NvFn.pipe_chain): on mbarriers,
  *   attention d128 went from 178 to 206 registers, 1-2 % slower in one
  *   H100 call, no faster in any; copied by the copy engine, causal d128
- *   went from 460 to 371 TFLOP/s, full no faster (bench/RESULTS.md). */
+ *   went from 460 to 371 TFLOP/s, full no faster (bench/RESULTS.md).
+ * - 2-CTA clusters (sm_90a, persistent, grouped order): when a pipeline can
+ *   share one operand's tile between neighbouring rows of blocks
+ *   (nvptx_pipe.c: plan_cluster), the entry is emitted again with
+ *   nv->pair_axis set: a task is a pair of rows 2r, 2r + 1 of one column
+ *   (groups of SCHED_GROUP / 2 pairs), run by the cluster's CTAs (rank 0
+ *   the first), clusters looping over the tasks as CTAs do; a lone last
+ *   row runs on rank 0 (f->paired false). */
 #include <string.h>
 
 #include "nvptx.h"
@@ -371,39 +378,74 @@ static LLVMValueRef heavy_first(NvFn *f, LLVMValueRef lin, int axis, uint64_t sh
 	return LLVMBuildTrunc(b, LLVMBuildAdd(b, first, LLVMBuildURem(b, x, gs, ""), ""), g->t_i32, "");
 }
 
+/* How the programs of kernel k are ordered: its last two parallel axes
+ * (par[0] the last, *np of them), whether it has tensor-core dots, and
+ * the shared axis (shared_axis: -1 none; its bytes in *sbytes). */
+typedef struct Order {
+	int par[2], np;
+	bool mma;
+	int inner;
+	uint64_t sbytes;
+} Order;
+
+static Order order_of(NvFn *f)
+{
+	const IrKernel *k = f->k;
+	Order o = {{-1, -1}, 0, false, -1, 0};
+	for (int d = k->ngrid - 1; d >= 0 && o.np < 2; d--)
+		if (!(k->semantics && k->semantics[d] == AXIS_ARBITRARY))
+			o.par[o.np++] = d;
+	for (int v = 0; v <= k->nvalues && !o.mma; v++)
+		o.mma = f->plan->mma[v];
+	o.inner = o.mma ? shared_axis(k, o.par, o.np, f->nv->cc->arena, &o.sbytes) : -1;
+	return o;
+}
+
+int nv_sched_pair_axis(NvFn *f)
+{
+	if (!f->nv->cluster || !f->persistent)
+		return -1;
+	Order o = order_of(f);
+	return o.inner < 0 && o.mma && o.np == 2 ? o.par[1] : -1;
+}
+
 void nv_sched_program_ids(NvFn *f, LLVMValueRef lin)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
 	const IrKernel *k = f->k;
-	int par[2] = {-1, -1}, np = 0;
-	for (int d = k->ngrid - 1; d >= 0 && np < 2; d--)
-		if (!(k->semantics && k->semantics[d] == AXIS_ARBITRARY))
-			par[np++] = d;
-	bool mma = false;
-	for (int v = 0; v <= k->nvalues && !mma; v++)
-		mma = f->plan->mma[v];
-	uint64_t sbytes = 0;
-	int skip = -1, inner = mma ? shared_axis(k, par, np, f->nv->cc->arena, &sbytes) : -1;
+	Order o = order_of(f);
+	const int *par = o.par, inner = o.inner;
+	int skip = -1;
 	if (inner >= 0 && loops_grow(k->body, inner, k->body) == GROW_UP) {
-		lin = heavy_first(f, lin, inner, sbytes);
+		lin = heavy_first(f, lin, inner, o.sbytes);
 	} else if (inner >= 0) {
 		f->pid[inner] = LLVMBuildURem(b, lin, f->nprog[inner], "pid");
 		lin = LLVMBuildUDiv(b, lin, f->nprog[inner], "");
-	} else if (mma && np == 2) {
-		/* par[1] (rows) and par[0] (columns) from the lowest part of lin. */
-		LLVMValueRef nr = LLVMBuildZExt(b, f->nprog[par[1]], g->t_i64, "");
+	} else if (o.mma && o.np == 2) {
+		/* par[1] (rows) and par[0] (columns) from the lowest part of lin;
+		 * in 2-CTA clusters lin counts pairs of rows, rows 2r and 2r + 1
+		 * on the cluster's CTAs (its rank), in groups of as many rows. */
+		bool pairs = f->nv->pair_axis == par[1];
+		int64_t group = pairs ? SCHED_GROUP / 2 : SCHED_GROUP;
+		LLVMValueRef rows = LLVMBuildZExt(b, f->nprog[par[1]], g->t_i64, "");
+		LLVMValueRef nr = pairs ? LLVMBuildLShr(b, LLVMBuildAdd(b, rows, cg_i64(g, 1), ""), cg_i64(g, 1), "") : rows;
 		LLVMValueRef nc = LLVMBuildZExt(b, f->nprog[par[0]], g->t_i64, "");
 		LLVMValueRef l = LLVMBuildZExt(b, lin, g->t_i64, "");
 		LLVMValueRef plane = LLVMBuildMul(b, nr, nc, "");
 		LLVMValueRef x = LLVMBuildURem(b, l, plane, "");
-		LLVMValueRef per = LLVMBuildMul(b, nc, cg_i64(g, SCHED_GROUP), "");
-		LLVMValueRef first = LLVMBuildMul(b, LLVMBuildUDiv(b, x, per, ""), cg_i64(g, SCHED_GROUP), "");
+		LLVMValueRef per = LLVMBuildMul(b, nc, cg_i64(g, group), "");
+		LLVMValueRef first = LLVMBuildMul(b, LLVMBuildUDiv(b, x, per, ""), cg_i64(g, group), "");
 		LLVMValueRef left = LLVMBuildSub(b, nr, first, "");
-		LLVMValueRef gs = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, left, cg_i64(g, SCHED_GROUP), ""), left,
-		                                  cg_i64(g, SCHED_GROUP), "group");
+		LLVMValueRef gs = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, left, cg_i64(g, group), ""), left,
+		                                  cg_i64(g, group), "group");
 		LLVMValueRef in = LLVMBuildURem(b, x, per, "");
 		LLVMValueRef row = LLVMBuildAdd(b, first, LLVMBuildURem(b, in, gs, ""), "");
+		if (pairs) {
+			LLVMValueRef two = LLVMBuildShl(b, row, cg_i64(g, 1), "");
+			f->paired = LLVMBuildICmp(b, LLVMIntULT, LLVMBuildAdd(b, two, cg_i64(g, 1), ""), rows, "paired");
+			row = LLVMBuildAdd(b, two, LLVMBuildZExt(b, f->rank, g->t_i64, ""), "");
+		}
 		f->pid[par[1]] = LLVMBuildTrunc(b, row, g->t_i32, "pid");
 		f->pid[par[0]] = LLVMBuildTrunc(b, LLVMBuildUDiv(b, in, gs, ""), g->t_i32, "pid");
 		lin = LLVMBuildTrunc(b, LLVMBuildUDiv(b, l, plane, ""), g->t_i32, "");

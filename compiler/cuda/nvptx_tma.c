@@ -138,7 +138,7 @@ void nv_tma_leader_end(NvFn *f, LLVMBasicBlockRef join)
 	LLVMPositionBuilderAtEnd(f->g->b, join);
 }
 
-void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, int n, int count)
+void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, int n, int count, LLVMValueRef paired)
 {
 	Cg *g = f->g;
 	LLVMBasicBlockRef join = nv_tma_leader(f, NULL);
@@ -146,10 +146,11 @@ void nv_tma_bars_init(NvFn *f, LLVMValueRef bars, int n, int count)
 		LLVMValueRef a[2] = {nv_mbar_at(f, bars, cg_i32(g, i)), cg_i32(g, count)};
 		nv_inline_ptx(f, g->t_void, "mbarrier.init.shared::cta.b64 [$0], $1;", "r,n,~{memory}", a, 2);
 	}
-	/* The copy engine (the async proxy) sees the initialised barriers. */
+	/* The copy engine (the async proxy) sees the initialised barriers,
+	 * the other CTA's copies into this one's too (paired). */
 	nv_inline_ptx(f, g->t_void, "fence.mbarrier_init.release.cluster;", "~{memory}", NULL, 0);
 	nv_tma_leader_end(f, join);
-	nv_barrier(f);
+	nv_cluster_barrier(f, paired);
 }
 
 void nv_tma_bars_inval(NvFn *f, LLVMValueRef bars, int n)
@@ -212,7 +213,7 @@ void nv_tma_coords(NvFn *f, const Inst *L, const GpuTma *t, LLVMValueRef *c)
 }
 
 void nv_tma_copy(NvFn *f, const Inst *L, const GpuTma *t, int slot, LLVMValueRef dst, const LLVMValueRef *c,
-                 LLVMValueRef bars, LLVMValueRef buf)
+                 LLVMValueRef bars, LLVMValueRef buf, LLVMValueRef half)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
@@ -220,26 +221,36 @@ void nv_tma_copy(NvFn *f, const Inst *L, const GpuTma *t, int slot, LLVMValueRef
 	LLVMValueRef map = LLVMGetParam(f->fn, (unsigned)(k->noperands + k->nscalars + k->nsizes + k->ngrid + slot));
 	LLVMValueRef bar = nv_mbar_at(f, bars, buf);
 	/* cp.async.bulk.tensor.Nd [dst], [map, {column, then the other
-	 * dimensions innermost first}], [bar]. */
-	char ptx[256], cons[64];
-	int at = snprintf(ptx, sizeof ptx, "cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-	                  "[$0], [$1, {$2", t->rank);
+	 * dimensions innermost first}], [bar] (, the CTAs of the cluster it
+	 * writes: both). */
+	char ptx[320], cons[64];
+	int at = snprintf(ptx, sizeof ptx, "cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes%s "
+	                  "[$0], [$1, {$2", t->rank, half ? ".multicast::cluster" : "");
 	for (int d = 1; d < t->rank; d++)
 		at += snprintf(ptx + at, sizeof ptx - (size_t)at, ", $%d", d + 2);
-	snprintf(ptx + at, sizeof ptx - (size_t)at, "}], [$%d];", t->rank + 2);
+	at += snprintf(ptx + at, sizeof ptx - (size_t)at, "}], [$%d]", t->rank + 2);
+	snprintf(ptx + at, sizeof ptx - (size_t)at, half ? ", $%d;" : ";", t->rank + 3);
 	at = snprintf(cons, sizeof cons, "r,l");
 	for (int d = 0; d <= t->rank; d++)
 		at += snprintf(cons + at, sizeof cons - (size_t)at, ",r");
-	snprintf(cons + at, sizeof cons - (size_t)at, ",~{memory}");
+	snprintf(cons + at, sizeof cons - (size_t)at, half ? ",h,~{memory}" : ",~{memory}");
+	/* Half boxes: rows [half * rows / 2, (half + 1) * rows / 2) of each. */
+	uint32_t hr = t->box_rows / 2;
+	LLVMValueRef row0 = half ? LLVMBuildMul(b, half, cg_i32(g, (int32_t)hr), "") : NULL;
 	for (int n = 0; n < tma_boxes(t, L->results[0]->type->dims[1]); n++) {
 		/* Block n of the stage: rows x line bytes. */
 		LLVMValueRef off = cg_i32(g, (int32_t)(n * t->box_rows * (uint32_t)t->swizzle));
-		LLVMValueRef args[NV_TMA_MAX_RANK + 3] = {saddr(f, LLVMBuildInBoundsGEP2(b, g->t_i8, dst, &off, 1, "")), map,
+		if (half)
+			off = LLVMBuildAdd(b, off, LLVMBuildMul(b, row0, cg_i32(g, t->swizzle), ""), "");
+		LLVMValueRef args[NV_TMA_MAX_RANK + 4] = {saddr(f, LLVMBuildInBoundsGEP2(b, g->t_i8, dst, &off, 1, "")), map,
 		                                          c[t->rank - 1 + n]};
 		for (int d = 1; d < t->rank; d++)
 			args[2 + d] = c[t->rank - 1 - d];
+		if (half)
+			args[2 + t->rank - 1 - t->row] = LLVMBuildAdd(b, args[2 + t->rank - 1 - t->row], row0, "");
 		args[t->rank + 2] = bar;
-		nv_inline_ptx(f, g->t_void, ptx, cons, args, t->rank + 3);
+		args[t->rank + 3] = LLVMConstInt(LLVMInt16TypeInContext(g->ctx), 3, 0);
+		nv_inline_ptx(f, g->t_void, ptx, cons, args, t->rank + 3 + (half != NULL));
 	}
 }
 

@@ -82,7 +82,8 @@ SAMPLES
 # epilogue staged through their dead buffers; causal attention's two split
 # loops in the longest-first program order (nvptx_sched.c: heavy_first);
 # K loops run with other slices than written (nvptx_reblock.c); tensor-core
-# dots of 96 and 192 columns (staged at their real extents).
+# dots of 96 and 192 columns (staged at their real extents); 2-CTA
+# clusters multicasting a tile into both CTAs' stages.
 sanitize_kernels() {
 	cat <<'KERNELS'
 flash_attention-causal-d64|memcheck racecheck synccheck
@@ -109,6 +110,8 @@ flash_attention-d96|memcheck racecheck synccheck
 flash_attention-causal-bf16-d96|memcheck racecheck synccheck
 flash_attention-causal-bk96-d96|memcheck racecheck synccheck
 flash_attention-tma-edges-d96|memcheck racecheck synccheck
+cluster|memcheck racecheck synccheck
+cluster-odd|memcheck racecheck synccheck
 KERNELS
 }
 
