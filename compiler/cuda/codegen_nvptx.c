@@ -865,8 +865,10 @@ static bool emit_tasks(NvFn *f, LLVMBasicBlockRef prog)
 	}
 	/* In 2-CTA clusters the cluster's two CTAs take the same task, a pair
 	 * of programs (nv_sched_program_ids). */
-	LLVMValueRef first = sreg(f, pair >= 0 ? "llvm.nvvm.read.ptx.sreg.clusterid.x" : "llvm.nvvm.read.ptx.sreg.ctaid.x");
-	LLVMValueRef step = sreg(f, pair >= 0 ? "llvm.nvvm.read.ptx.sreg.nclusterid.x" : "llvm.nvvm.read.ptx.sreg.nctaid.x");
+	LLVMValueRef first =
+	    sreg(f, pair >= 0 ? "llvm.nvvm.read.ptx.sreg.clusterid.x" : "llvm.nvvm.read.ptx.sreg.ctaid.x");
+	LLVMValueRef step =
+	    sreg(f, pair >= 0 ? "llvm.nvvm.read.ptx.sreg.nclusterid.x" : "llvm.nvvm.read.ptx.sreg.nctaid.x");
 	if (pair >= 0)
 		f->rank = sreg(f, "llvm.nvvm.read.ptx.sreg.cluster.ctarank");
 	LLVMBasicBlockRef from = LLVMGetInsertBlock(g->b), head = cg_block(g, "task.head");
@@ -892,8 +894,8 @@ static bool emit_tasks(NvFn *f, LLVMBasicBlockRef prog)
 		LLVMBuildBr(g->b, skip);
 		LLVMPositionBuilderAtEnd(g->b, skip);
 	}
-	if ((f->sched_shared || f->pipe_chain) && pair >= 0)
-		return nv_fail(f, k->loc, "%s: internal error: a kernel of clusters is not persistent", k->name);
+	/* plan_cluster asked for clusters only where the CTAs stayed persistent. */
+	PKC_ASSERT(pair < 0 || !(f->sched_shared || f->pipe_chain));
 	if (f->sched_shared || f->pipe_chain) {
 		/* CTAs sharing an SM, or a pipeline of chained dots (attention:
 		 * more registers and no gain, causal d128 24 % slower with the copy

@@ -224,8 +224,10 @@ void nv_tma_copy(NvFn *f, const Inst *L, const GpuTma *t, int slot, LLVMValueRef
 	 * dimensions innermost first}], [bar] (, the CTAs of the cluster it
 	 * writes: both). */
 	char ptx[320], cons[64];
-	int at = snprintf(ptx, sizeof ptx, "cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes%s "
-	                  "[$0], [$1, {$2", t->rank, half ? ".multicast::cluster" : "");
+	int at = snprintf(ptx, sizeof ptx,
+	                  "cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes%s "
+	                  "[$0], [$1, {$2",
+	                  t->rank, half ? ".multicast::cluster" : "");
 	for (int d = 1; d < t->rank; d++)
 		at += snprintf(ptx + at, sizeof ptx - (size_t)at, ", $%d", d + 2);
 	at += snprintf(ptx + at, sizeof ptx - (size_t)at, "}], [$%d]", t->rank + 2);
