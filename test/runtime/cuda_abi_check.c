@@ -38,6 +38,7 @@ SAME(PKCU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, CU_DEVICE_ATTRIBUTE_COMPUTE
 SAME(PKCU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
 SAME(PKCU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
 SAME(PKCU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+SAME(PKCU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH);
 SAME(PKCU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER);
 SAME(PKCU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES);
 SAME(PKCU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER);
@@ -60,6 +61,15 @@ _Static_assert(sizeof(pkcu_deviceptr) == sizeof(CUdeviceptr), "CUdeviceptr");
 _Static_assert(sizeof(int) == sizeof(CUjit_option), "CUjit_option");
 _Static_assert(sizeof(int) == sizeof(CUdevice_attribute), "CUdevice_attribute");
 _Static_assert(sizeof(int) == sizeof(CUfunction_attribute), "CUfunction_attribute");
+/* pkcu_launch_config is CUlaunchConfig, field by field. */
+#include <stddef.h>
+_Static_assert(sizeof(pkcu_launch_config) == sizeof(CUlaunchConfig), "CUlaunchConfig");
+SAME(offsetof(pkcu_launch_config, grid), offsetof(CUlaunchConfig, gridDimX));
+SAME(offsetof(pkcu_launch_config, block), offsetof(CUlaunchConfig, blockDimX));
+SAME(offsetof(pkcu_launch_config, shared_bytes), offsetof(CUlaunchConfig, sharedMemBytes));
+SAME(offsetof(pkcu_launch_config, stream), offsetof(CUlaunchConfig, hStream));
+SAME(offsetof(pkcu_launch_config, attrs), offsetof(CUlaunchConfig, attrs));
+SAME(offsetof(pkcu_launch_config, nattrs), offsetof(CUlaunchConfig, numAttrs));
 
 /* The signatures, modulo the handle types (same representation): the
  * <cuda.h> prototypes as the runtime's types with the handles renamed. */
@@ -95,6 +105,8 @@ CHECK_SIG(fsa, cuFuncSetAttribute, CUfunction, CUfunction_attribute, int)
 CHECK_SIG(tme, cuTensorMapEncodeTiled, CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
           const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
           CUtensorMapL2promotion, CUtensorMapFloatOOBfill)
+CHECK_SIG(fga, cuFuncGetAttribute, int *, CUfunction_attribute, CUfunction)
+CHECK_SIG(omac, cuOccupancyMaxActiveClusters, int *, CUfunction, const CUlaunchConfig *)
 CHECK_SIG(lk, cuLaunchKernel, CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,
           unsigned int, unsigned int, CUstream, void **, void **)
 
@@ -103,5 +115,5 @@ void *cuda_abi_check_refs[] = {
 	&init_check, &gen_check, &ges_check, &dgc_check, &dg_check, &dgn_check, &dga_check, &pcr_check, &cgc_check,
 	&csc_check, &sc_check, &sd_check, &ss_check, &ec_check, &ed_check, &er_check, &es_check, &eet_check,
 	&ma_check, &mf_check, &h2d_check, &d2h_check, &d2d_check, &ms8_check, &mld_check, &mgf_check, &fsa_check,
-	&lk_check, &tme_check,
+	&lk_check, &tme_check, &fga_check, &omac_check,
 };

@@ -173,6 +173,7 @@ static void test_events(void)
 static const char ok_k1[] = "FAKE-OK kernels: k1 k2 store_i32 fail_launch";
 static const char ok_k1b[] = "FAKE-OK kernels: k1 store_i32";
 static const char ok_k1c[] = "FAKE-OK kernels: k1";
+static const char ok_cluster[] = "FAKE-OK kernels: cluster_k";
 
 /* Launches kernel `name` of m with a 1x1x1 grid on dev d's default stream;
  * returns the status. */
@@ -348,6 +349,33 @@ static void test_params_and_faults(void)
 	CHECK_OK(pk_free(dev[0], buf));
 }
 
+/* A kernel of 2-CTA clusters (the fake's cluster_* entries, through
+ * cuFuncGetAttribute): persistent launches take whole clusters, at most
+ * the driver's count of clusters at once (cuOccupancyMaxActiveClusters:
+ * 61 in the fake, below the 66 pairs of its 132 SMs), a task count
+ * rounded up to whole clusters (the kernel gives the extra CTA none);
+ * a launch of one CTA a task cannot be of clusters. */
+static void test_clusters(void)
+{
+	static const pk_cuda_image im[] = {IMG("sm_90", PK_CUDA_SASS, ok_cluster)};
+	static pk_cuda_module m = {im, 1, NULL};
+	pk_stream *s = NULL;
+	CHECK_OK(pk_stream_create(dev[0], &s));
+	pk_cuda_launch l = {"cluster_k", &m, {1000, 1, 1}, {256, 1, 1}, 150 * 1024, NULL};
+	CHECK_OK(pk_launch_cuda_persistent(s, &l));
+	CHECK(stats().last_grid[0] == 122);
+	l.grid[0] = 5;
+	CHECK_OK(pk_launch_cuda_persistent(s, &l));
+	CHECK(stats().last_grid[0] == 6);
+	l.grid[0] = 1;
+	CHECK_OK(pk_launch_cuda_persistent(s, &l));
+	CHECK(stats().last_grid[0] == 2);
+	l.grid[0] = 5;
+	CHECK_FAILS(pk_launch_cuda(s, &l), PK_ERR_INTERNAL, "cluster_k: a kernel of clusters of 2 CTAs launched with 5 CTAs");
+	CHECK_OK(pk_stream_synchronize(s));
+	CHECK_OK(pk_stream_destroy(s));
+}
+
 static void test_shared_memory(void)
 {
 	static const pk_cuda_image im[] = {IMG("sm_90", PK_CUDA_SASS, ok_k1)};
@@ -519,6 +547,7 @@ int main(void)
 	test_selection();
 	test_launch_errors();
 	test_params_and_faults();
+	test_clusters();
 	test_shared_memory();
 	test_cache_threads();
 	test_tensor_maps();

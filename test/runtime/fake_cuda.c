@@ -571,6 +571,31 @@ EXPORT pkcu_result cuFuncSetAttribute(pkcu_function f, int attrib, int value)
 	return PKCU_SUCCESS;
 }
 
+/* Entries named cluster_* stand for kernels of clusters of 2 CTAs
+ * (.reqnctapercluster 2, 1, 1). */
+static unsigned cluster_width(pkcu_function f)
+{
+	return strncmp(f->name, "cluster_", 8) ? 1 : 2;
+}
+
+EXPORT pkcu_result cuFuncGetAttribute(int *value, int attrib, pkcu_function f)
+{
+	if (!f || !value || attrib != PKCU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH)
+		return PKCU_ERROR_INVALID_VALUE;
+	*value = cluster_width(f) > 1 ? (int)cluster_width(f) : 0;
+	return PKCU_SUCCESS;
+}
+
+/* 61 clusters at once: fewer than the 66 pairs of SMs (as when a GPC has
+ * an odd SM out), so that the runtime's use of the count shows. */
+EXPORT pkcu_result cuOccupancyMaxActiveClusters(int *clusters, pkcu_function f, const pkcu_launch_config *config)
+{
+	if (!f || !clusters || !config || config->grid[0] % cluster_width(f) || config->nattrs)
+		return PKCU_ERROR_INVALID_VALUE;
+	*clusters = 61;
+	return PKCU_SUCCESS;
+}
+
 /* Two CTAs an SM, one when a CTA takes over half the shared memory. */
 EXPORT pkcu_result cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, pkcu_function f, int block_size,
                                                                size_t dynamic_shared)
@@ -646,7 +671,8 @@ EXPORT pkcu_result cuLaunchKernel(pkcu_function f, unsigned int gx, unsigned int
 		return PKCU_ERROR_INVALID_CONTEXT;
 	if (!stream_ok(s))
 		return PKCU_ERROR_INVALID_HANDLE;
-	if (extra || gx == 0 || gy == 0 || gz == 0 || bx * by * bz > 1024 || bx * by * bz == 0)
+	if (extra || gx == 0 || gy == 0 || gz == 0 || bx * by * bz > 1024 || bx * by * bz == 0 ||
+	    gx % cluster_width(f))
 		return PKCU_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&lock);
 	int limit = f->dynamic_limit;
