@@ -853,7 +853,9 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 		 * the one before by wgmma groups still in flight then); with
 		 * mbar, the barriers say so. */
 		if (p->mcast >= 0) {
-			/* The CTA barrier, unless the pair runs coupled (nv_pipe_release). */
+			/* The CTA barrier, unless the pair runs coupled (nv_pipe_release);
+			 * not nv_barrier, which would forget the tracked accesses on a
+			 * path the coupled CTAs do not take. */
 			LLVMBasicBlockRef lone = cg_block(g, "lone.sync"), join = cg_block(g, "lone.sync.end");
 			LLVMBuildCondBr(g->b, p->coupled, join, lone);
 			LLVMPositionBuilderAtEnd(g->b, lone);
