@@ -919,7 +919,7 @@ static bool emit_tasks(NvFn *f, LLVMBasicBlockRef prog)
 	/* Neither CTA of a cluster leaves while copies the other issued may
 	 * still write its shared memory. */
 	if (pair >= 0)
-		nv_cluster_barrier(f, LLVMConstInt(g->t_i1, 1, 0));
+		nv_cluster_sync(f);
 	return true;
 }
 

@@ -325,6 +325,11 @@ LLVMValueRef nv_inline_ptx(NvFn *f, LLVMTypeRef ret, const char *text, const cha
 LLVMValueRef nv_pack_b64(NvFn *f, LLVMValueRef lo, LLVMValueRef hi);
 /* A CTA-wide barrier (bar.sync 0); forgets the tracked accesses. */
 void nv_barrier(NvFn *f);
+/* bar.sync 0 alone, the tracked accesses kept: for a barrier on one path
+ * of several. */
+void nv_bar_sync(NvFn *f);
+/* A barrier of both CTAs of the 2-CTA cluster, every thread of each. */
+void nv_cluster_sync(NvFn *f);
 /* Where `paired` (i1, the same in every thread of the cluster) holds, a
  * barrier of both CTAs of the 2-CTA cluster (release and acquire: each
  * CTA's prior accesses, its shared memory's included, come before the

@@ -115,13 +115,30 @@ LLVMValueRef nv_pack_b64(NvFn *f, LLVMValueRef lo, LLVMValueRef hi)
 	return inline_asm(f, f->g->t_i64, "mov.b64 $0, {$1, $2};", "=l,r,r", args, 2, false);
 }
 
-void nv_barrier(NvFn *f)
+void nv_bar_sync(NvFn *f)
 {
 	LLVMValueRef zero = cg_i32(f->g, 0);
 	nv_intrinsic(f, "llvm.nvvm.barrier.cta.sync.aligned.all", NULL, 0, &zero, 1);
+}
+
+/* Every path since the last barrier met one: the tracked accesses go. */
+static void forget_accesses(NvFn *f)
+{
 	for (int s = 0; s < f->nrefs; s++)
 		f->rs[s] = (RefState){0};
 	f->smem_busy = false;
+}
+
+void nv_barrier(NvFn *f)
+{
+	nv_bar_sync(f);
+	forget_accesses(f);
+}
+
+void nv_cluster_sync(NvFn *f)
+{
+	nv_intrinsic(f, "llvm.nvvm.barrier.cluster.arrive.aligned", NULL, 0, NULL, 0);
+	nv_intrinsic(f, "llvm.nvvm.barrier.cluster.wait.aligned", NULL, 0, NULL, 0);
 }
 
 void nv_cluster_barrier(NvFn *f, LLVMValueRef paired)
@@ -135,13 +152,13 @@ void nv_cluster_barrier(NvFn *f, LLVMValueRef paired)
 	                  join = cg_block(g, "sync.end");
 	LLVMBuildCondBr(g->b, paired, both, alone);
 	LLVMPositionBuilderAtEnd(g->b, both);
-	nv_intrinsic(f, "llvm.nvvm.barrier.cluster.arrive.aligned", NULL, 0, NULL, 0);
-	nv_intrinsic(f, "llvm.nvvm.barrier.cluster.wait.aligned", NULL, 0, NULL, 0);
+	nv_cluster_sync(f);
 	LLVMBuildBr(g->b, join);
 	LLVMPositionBuilderAtEnd(g->b, alone);
-	nv_barrier(f);
+	nv_bar_sync(f);
 	LLVMBuildBr(g->b, join);
 	LLVMPositionBuilderAtEnd(g->b, join);
+	forget_accesses(f); /* a barrier of the cluster is one of the CTA too */
 }
 
 void nv_scope_push(NvFn *f)

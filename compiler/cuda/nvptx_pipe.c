@@ -859,8 +859,7 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 			LLVMBasicBlockRef lone = cg_block(g, "lone.sync"), join = cg_block(g, "lone.sync.end");
 			LLVMBuildCondBr(g->b, p->coupled, join, lone);
 			LLVMPositionBuilderAtEnd(g->b, lone);
-			LLVMValueRef zero = cg_i32(g, 0);
-			nv_intrinsic(f, "llvm.nvvm.barrier.cta.sync.aligned.all", NULL, 0, &zero, 1);
+			nv_bar_sync(f);
 			LLVMBuildBr(g->b, join);
 			LLVMPositionBuilderAtEnd(g->b, join);
 		} else if (!p->mbar) {
