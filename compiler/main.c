@@ -90,6 +90,7 @@ typedef struct Job {
 	bool gpu_no_reblock;    /* --gpu-no-reblock */
 	bool gpu_no_persistent; /* --gpu-no-persistent */
 	bool gpu_no_cluster;    /* --gpu-no-cluster */
+	bool gpu_no_pingpong;   /* --gpu-no-pingpong */
 	GpuEmit gpu_emit;       /* what nvptx produces, from --emit */
 	GpuOutput gpu;          /* after nvptx: the GPU images (or --emit=ptx/cubin/nvvm text) */
 	bool syntax_only;       /* -fsyntax-only: check, write nothing but a depfile */
@@ -189,7 +190,7 @@ static bool pass_nvptx(Job *j)
 {
 	GpuOptions o = {j->gpu_targets, j->ngpu, j->cg.opt_level, j->ptxas, j->resource_usage, j->gpu_emit,
 	                 j->gpu_mma_sync, j->gpu_no_tma, j->gpu_no_persistent, j->gpu_no_reblock,
-	                 j->gpu_no_cluster};
+	                 j->gpu_no_cluster, j->gpu_no_pingpong};
 	name_source(j, MAP_DEBUG);
 	/* Its images are made in a thread beside the host back end: LLVM's
 	 * targets are registered before, not while it runs. */
@@ -718,6 +719,11 @@ static const Option options[] = {
 	 "matmul runs neighbouring programs on the two CTAs of a cluster,\n"
 	 "which copy the operand tile both read once, multicast,\n"
 	 "for tiles of lines under 128 bytes)"},
+	{"--gpu-no-pingpong", ARG_NONE, FLAG(gpu_no_pingpong), "--gpu-no-pingpong",
+	 "the two warpgroups of a loop of chained tensor-core dots run\n"
+	 "in step behind a CTA barrier (by default, on sm_90a with the\n"
+	 "copy engine, they take turns at issuing their dots, FA3's\n"
+	 "ping-pong, and release buffers through mbarriers)"},
 	{"-H", ARG_SEPARATE, VALUE(header_path), "-H FILE",
 	 "write the C header declaring the kernels to FILE\n"
 	 "(default with --emit=obj: the object's name with .h); it is\n"

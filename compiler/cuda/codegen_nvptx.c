@@ -1749,6 +1749,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	nv.tma = nv.wgmma && !opt->no_tma;
 	nv.persistent = !opt->no_persistent;
 	nv.cluster = nv.tma && !opt->no_cluster;
+	nv.pingpong = nv.tma && !opt->no_pingpong;
 	nv.pair_axis = -1;
 	for (int t = 0; t < opt->ntargets; t++)
 		nv.persistent &= opt->targets[t]->sm >= 90;

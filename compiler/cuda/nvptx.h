@@ -151,6 +151,7 @@ typedef struct Nv {
 	bool tma;                 /* wgmma pipelines may copy with the copy engine (nvptx_tma.c) */
 	bool persistent;          /* every target sm_90 or newer, no --gpu-no-persistent */
 	bool cluster;             /* wgmma pipelines may share tiles in 2-CTA clusters (no --gpu-no-cluster) */
+	bool pingpong;            /* chained wgmma dots' warpgroups may take turns (no --gpu-no-pingpong) */
 	int pair_axis;            /* the entry being emitted runs in 2-CTA clusters, the programs of grid
 	                             axis pair_axis 2r and 2r + 1 on the cluster's CTAs (nvptx_sched.c);
 	                             -1: not */
@@ -238,6 +239,11 @@ typedef struct LoopPipe {
 	                             multicast and release buffers to each other (nv_pipe_prologue) */
 	const Value **late;       /* per dot: the body argument carrying its accumulator when that is
 	                             read only after the first dot (acc_read_late), else NULL */
+	bool turns;               /* with tma, chained dots on two warpgroups: they take turns at issuing
+	                             their dots (named barriers; FA3's ping-pong: nv_pipe_turn), and
+	                             each warp releases a buffer on its "empty" mbarrier once read, the
+	                             copies into it waiting for that: no CTA barrier in the loop
+	                             (plan_turns) */
 } LoopPipe;
 
 typedef struct NvFn {
@@ -531,8 +537,13 @@ bool nv_pipe_dot_in_flight(const LoopPipe *p, int x);
  * readers. */
 void nv_pipe_fence_carried(NvFn *f, const LoopPipe *p, int x);
 /* After the wait of dot x that leaves `pending` groups in flight: in a
- * 2-CTA cluster, the release of the buffer it completed to both CTAs. */
+ * 2-CTA cluster, the release of the buffer it completed to both CTAs;
+ * with turns, of the previous iteration's buffer to the CTA's leader. */
 void nv_pipe_release(NvFn *f, const LoopPipe *p, int x, int pending);
+/* Around the issue of dot x of p (before its fence: issued false; after
+ * its commit: true): with turns, the warpgroup waits for its turn or
+ * gives the other one its. */
+void nv_pipe_turn(NvFn *f, const LoopPipe *p, int x, bool issued);
 
 /* ---- nvptx_sched.c ---------------------------------------------------------------- */
 

@@ -1104,6 +1104,8 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 	 * descriptor is one of them plus a constant. */
 	LLVMValueRef fa = x->areg ? NULL : LLVMBuildAdd(b, sa->field, LLVMBuildMul(b, x->wrow, cg_i32(g, (int32_t)(la / 16)), ""), "");
 	LLVMValueRef fb = sb->field;
+	if (x->pipe)
+		nv_pipe_turn(f, x->pipe, x->px, false);
 	nv_intrinsic(f, "llvm.nvvm.wgmma.fence.sync.aligned", NULL, 0, NULL, 0);
 	for (int64_t kk = 0; kk < p->kc; kk += 16) {
 		int64_t kb = kk * es;
@@ -1128,6 +1130,8 @@ static bool wg_slice(NvFn *f, void *ctxp, const Pipeline *p, int buf, int64_t k0
 		}
 	}
 	nv_intrinsic(f, "llvm.nvvm.wgmma.commit_group.sync.aligned", NULL, 0, NULL, 0);
+	if (x->pipe)
+		nv_pipe_turn(f, x->pipe, x->px, true);
 	if (x->pipe && !nv_pipe_issue_late(f, x->pipe, x->px))
 		return false;
 	LLVMValueRef pending = cg_i64(g, x->pending);

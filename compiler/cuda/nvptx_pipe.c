@@ -10,7 +10,8 @@
  * wgmma pipelines may keep an iteration's group in flight into the next
  * (acc_only_carried); the epilogue then waits for it.  Chained wgmma dots
  * (attention) synchronise the copies with mbarriers instead of a CTA
- * barrier per iteration (plan_mbar). */
+ * barrier per iteration (plan_mbar for cp.async; with the copy engine,
+ * plan_turns, where the two warpgroups also take turns at their dots). */
 #include "nvptx_dot.h"
 
 #include <string.h>
@@ -270,6 +271,36 @@ static void plan_cluster(NvFn *f, LoopPipe *p, const GpuTma *t)
 	}
 }
 
+/* Named barriers of the warpgroups' turns (0 is the CTA's): warpgroup w
+ * waits at PIPE_TURN_BAR + w. */
+#define PIPE_TURN_BAR 1
+
+/* FA3's ping-pong (issue 14): in a copy-engine pipeline of two chained
+ * wgmma dots on two warpgroups, each owning its rows of both (attention:
+ * q kᵀ, then p v kept in flight into the next iteration), the warpgroups
+ * take turns at issuing their dots (nv_pipe_turn), so that one's softmax
+ * runs while the other's dots take the tensor cores instead of both doing
+ * either at once.  They can only drift apart without the CTA barrier of
+ * each iteration: each warp releases the buffer of the previous iteration
+ * on its "empty" mbarrier once the first dot's wait has completed that
+ * iteration's p v (nv_pipe_release), and the leader's copies into a
+ * buffer wait for it.  On the H200 (b 4, h 16, seq 4096, f16): d128 full
+ * 558-560 -> 577-579 TFLOP/s, causal 471-472 -> 506-508, d64 unchanged
+ * (473-475, 427-430); the releases without the turns were 1-2 % slower
+ * (bench/RESULTS.md, session 12). */
+static bool plan_turns(NvFn *f, const LoopPipe *p)
+{
+	if (!f->nv->pingpong || p->mcast >= 0 || p->ndots != 2 || p->inflight[0] || !p->late[1] ||
+	    f->plan->lc->warpbits != 3 || p->ahead > p->stages - 2)
+		return false;
+	for (int x = 0; x < p->ndots; x++) {
+		const Value *r = p->dots[x]->results[0];
+		if (!f->plan->wgmma[r->id] || f->plan->of[r->id]->warp_used != 7u)
+			return false;
+	}
+	return true;
+}
+
 /* The copy engine copies p's operands when every one fits it, the schedule
  * takes it (nv_sched_tma) and the entry takes the maps (nv_tma_slot),
  * completing on `stages` mbarriers. */
@@ -300,7 +331,8 @@ static void plan_tma(NvFn *f, LoopPipe *p)
 		p->mcast = -1;
 		return;
 	}
-	take_bars(f, p, p->mcast >= 0 ? 2 * p->stages : p->stages);
+	p->turns = plan_turns(f, p);
+	take_bars(f, p, p->mcast >= 0 || p->turns ? 2 * p->stages : p->stages);
 	p->tma = true;
 	f->pipe_chain |= p->ndots >= 2;
 }
@@ -566,12 +598,13 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 		LLVMValueRef *c = arena_alloc(nv_arena(f), (size_t)(2 * NV_TMA_COORDS * p->ndots) * sizeof *c);
 		bool ok = pipe_issue(f, p, j, buf, c);
 		LLVMBasicBlockRef join = nv_tma_leader(f, in);
-		if (p->mcast >= 0) {
-			/* Both CTAs of a whole pair released the buffer (phase j / S - 1
-			 * of its empty barrier: nv_pipe_release), where it was used. */
+		if (p->mcast >= 0 || p->turns) {
+			/* Both CTAs of a whole pair (every warp of the CTA) released
+			 * the buffer (phase j / S - 1 of its empty barrier:
+			 * nv_pipe_release), where it was used. */
 			LLVMBasicBlockRef wait = cg_block(g, "empty.wait"), go = cg_block(g, "empty.done");
 			LLVMValueRef used = LLVMBuildICmp(g->b, LLVMIntUGE, j, cg_i64(g, p->stages), "");
-			LLVMBuildCondBr(g->b, LLVMBuildAnd(g->b, used, p->coupled, ""), wait, go);
+			LLVMBuildCondBr(g->b, p->coupled ? LLVMBuildAnd(g->b, used, p->coupled, "") : used, wait, go);
 			LLVMPositionBuilderAtEnd(g->b, wait);
 			nv_tma_wait(f, mbars(f, p, true), buf, LLVMBuildXor(g->b, jphase, cg_i32(g, 1), "parity"));
 			LLVMBuildBr(g->b, go);
@@ -609,6 +642,61 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 	return ok;
 }
 
+/* bar.sync (arrive false) or bar.arrive on named barrier `id` (i32) of
+ * both warpgroups, where `when` (i1; NULL: always) holds. */
+static void turn_bar(NvFn *f, LLVMValueRef id, bool arrive, LLVMValueRef when)
+{
+	Cg *g = f->g;
+	LLVMBasicBlockRef join = NULL;
+	if (when) {
+		LLVMBasicBlockRef then = cg_block(g, "turn");
+		join = cg_block(g, "turn.end");
+		LLVMBuildCondBr(g->b, when, then, join);
+		LLVMPositionBuilderAtEnd(g->b, then);
+	}
+	nv_inline_ptx(f, g->t_void, arrive ? "bar.arrive $0, 256;" : "bar.sync $0, 256;", "r,~{memory}", &id, 1);
+	if (join) {
+		LLVMBuildBr(g->b, join);
+		LLVMPositionBuilderAtEnd(g->b, join);
+	}
+}
+
+/* The warpgroup's own turn barrier (arrive false: wait for it) or the
+ * other's (arrive true: give it its turn), where `when` holds. */
+static void turn(NvFn *f, bool arrive, LLVMValueRef when)
+{
+	Cg *g = f->g;
+	LLVMValueRef wg = LLVMBuildLShr(g->b, f->warp, cg_i32(g, 2), "wg");
+	if (arrive)
+		wg = LLVMBuildXor(g->b, wg, cg_i32(g, 1), "");
+	turn_bar(f, LLVMBuildAdd(g->b, wg, cg_i32(g, PIPE_TURN_BAR), ""), arrive, when);
+}
+
+/* Where the loop runs at all and the thread is in warpgroup wg. */
+static LLVMValueRef runs_in_wg(NvFn *f, const LoopPipe *p, int wg)
+{
+	Cg *g = f->g;
+	LLVMValueRef in = LLVMBuildICmp(g->b, wg ? LLVMIntUGE : LLVMIntULT, f->warp, cg_i32(g, 4), "");
+	return LLVMBuildAnd(g->b, in, LLVMBuildICmp(g->b, LLVMIntNE, p->trips, cg_i64(g, 0), ""), "");
+}
+
+/* FA3's ping-pong: warpgroup w issues its dots only in its turn, so that
+ * its softmax runs while the other's dots take the tensor cores instead
+ * of both doing either at once.  A turn is the issue of p v of iteration
+ * c - 1 and q kᵀ of iteration c (the first: q kᵀ of iteration 0 alone;
+ * the last: p v alone, given back at the loop's end by warpgroup 0).  Per
+ * run of the loop warpgroup 0 waits T + 1 times for warpgroup 1's prime
+ * and T arrives, warpgroup 1 T + 1 times for warpgroup 0's T + 1. */
+void nv_pipe_turn(NvFn *f, const LoopPipe *p, int x, bool issued)
+{
+	if (!p->turns || (issued && x != 0))
+		return;
+	if (issued)
+		turn(f, true, NULL);
+	else
+		turn(f, false, x ? NULL : LLVMBuildICmp(f->g->b, LLVMIntEQ, p->c, cg_i64(f->g, 0), ""));
+}
+
 void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 {
 	/* An earlier loop's last reads of these buffers come first
@@ -629,6 +717,12 @@ void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 		nv_tma_bars_init(f, pipe_bars(f, p), p->stages, 1, NULL);
 	if (p->mcast >= 0) /* a release by each warp of each CTA a phase (nv_pipe_release) */
 		nv_tma_bars_init(f, mbars(f, p, true), p->stages, 2 << f->plan->lc->warpbits, p->coupled);
+	if (p->turns) {
+		/* A release by each warp a phase (nv_pipe_release); warpgroup 0
+		 * takes the first turn, warpgroup 1 gives it. */
+		nv_tma_bars_init(f, mbars(f, p, true), p->stages, 1 << f->plan->lc->warpbits, NULL);
+		turn_bar(f, cg_i32(f->g, PIPE_TURN_BAR), true, runs_in_wg(f, p, 1));
+	}
 	if (p->mbar)
 		nv_tma_bars_init(f, mbars(f, p, false), 2 * p->stages, 32 << f->plan->lc->warpbits, NULL);
 	for (int j = 0; j < p->ahead; j++)
@@ -741,6 +835,8 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 	f->smem_pipe_live = p->base;
 	if (!p->tma)
 		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
+	if (p->turns) /* warpgroup 0 gives warpgroup 1 the turn of its last p v */
+		turn_bar(f, cg_i32(f->g, PIPE_TURN_BAR + 1), true, runs_in_wg(f, p, 0));
 	if (wg_pending(p)) {
 		LLVMValueRef none = cg_i64(f->g, 0);
 		nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &none, 1);
@@ -754,7 +850,7 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 	/* The next run of the loop (an enclosing loop, the next program of
 	 * the task) starts the barriers afresh. */
 	if (p->tma || p->mbar)
-		nv_tma_bars_inval(f, pipe_bars(f, p), p->tma ? p->stages : 2 * p->stages);
+		nv_tma_bars_inval(f, pipe_bars(f, p), p->tma && !p->turns ? p->stages : 2 * p->stages);
 }
 
 /* Whether the copies p->ahead iterations ahead wait until the first dot's
@@ -769,7 +865,7 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
  * (bench/RESULTS.md, "attn6"). */
 static bool issues_late(NvFn *f, const LoopPipe *p)
 {
-	if (p->mcast >= 0) /* the copies wait for both CTAs' release */
+	if (p->mcast >= 0 || p->turns) /* the copies wait for both CTAs' (warpgroups') release */
 		return true;
 	return p->mbar && f->sched_shared && f->plan->wgmma[p->dots[0]->results[0]->id];
 }
@@ -777,7 +873,7 @@ static bool issues_late(NvFn *f, const LoopPipe *p)
 /* Starts the copies p->ahead iterations ahead of the current one. */
 static bool issue_ahead(NvFn *f, const LoopPipe *p)
 {
-	bool phase = p->mbar || p->mcast >= 0;
+	bool phase = p->mbar || p->mcast >= 0 || p->turns;
 	LLVMValueRef j = LLVMBuildAdd(f->g->b, p->c, cg_i64(f->g, p->ahead), "");
 	LLVMValueRef ph, nb = ring_at(f, p, p->ahead, phase ? &ph : NULL);
 	return pipe_issue_guarded(f, p, j, nb, phase ? ph : NULL);
@@ -792,25 +888,37 @@ static bool issue_ahead(NvFn *f, const LoopPipe *p)
  * of the cluster each iteration ran 2.4x slower on the H200, as did
  * arrives with release semantics at the cluster's scope; a release by each
  * CTA's leader after its CTA barrier, with the copies one iteration less
- * ahead, 1-11 % slower than plain CTAs on 128 x 128 blocks.  Only buffers
- * a later iteration refills are released, so every arrive is waited for
+ * ahead, 1-11 % slower than plain CTAs on 128 x 128 blocks.  With turns
+ * (plan_turns), lane 0 of each warp of the CTA likewise releases the
+ * previous iteration's buffer (warps arrivals a phase).  Only buffers a
+ * later iteration refills are released, so every arrive is waited for
  * before the loop ends and none reaches the next task's barriers. */
 void nv_pipe_release(NvFn *f, const LoopPipe *p, int x, int pending)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
-	if (x != 0 || p->mcast < 0)
+	if (x != 0 || (p->mcast < 0 && !p->turns))
 		return;
 	int S = p->stages;
-	LLVMValueRef refill = LLVMBuildAdd(b, p->c, cg_i64(g, S - pending), "");
+	/* turns: the first dot's wait completed the previous iteration's p v,
+	 * the last reader of its buffer. */
+	int back = p->turns ? 1 : pending;
+	LLVMValueRef refill = LLVMBuildAdd(b, p->c, cg_i64(g, S - back), "");
 	LLVMValueRef go = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntUGE, refill, cg_i64(g, S), ""),
 	                               LLVMBuildICmp(b, LLVMIntULT, refill, p->trips, ""), "");
-	go = LLVMBuildAnd(b, LLVMBuildAnd(b, go, p->coupled, ""),
-	                  LLVMBuildICmp(b, LLVMIntEQ, f->lane, cg_i32(g, 0), ""), "release");
+	if (p->coupled)
+		go = LLVMBuildAnd(b, go, p->coupled, "");
+	go = LLVMBuildAnd(b, go, LLVMBuildICmp(b, LLVMIntEQ, f->lane, cg_i32(g, 0), ""), "release");
 	LLVMBasicBlockRef then = cg_block(g, "release"), join = cg_block(g, "release.end");
 	LLVMBuildCondBr(b, go, then, join);
 	LLVMPositionBuilderAtEnd(b, then);
-	LLVMValueRef bar = nv_mbar_at(f, mbars(f, p, true), ring_at(f, p, (S - pending) % S, NULL));
+	LLVMValueRef bar = nv_mbar_at(f, mbars(f, p, true), ring_at(f, p, (S - back) % S, NULL));
+	if (p->turns) {
+		nv_inline_ptx(f, g->t_void, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}", &bar, 1);
+		LLVMBuildBr(b, join);
+		LLVMPositionBuilderAtEnd(b, join);
+		return;
+	}
 	for (int rank = 0; rank < 2; rank++) {
 		LLVMValueRef a[2] = {bar, cg_i32(g, rank)};
 		nv_inline_ptx(f, g->t_void,
@@ -862,7 +970,7 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb)
 			nv_bar_sync(f);
 			LLVMBuildBr(g->b, join);
 			LLVMPositionBuilderAtEnd(g->b, join);
-		} else if (!p->mbar) {
+		} else if (!p->mbar && !p->turns) {
 			nv_barrier(f);
 		}
 		if (!issues_late(f, p) && !issue_ahead(f, p))
