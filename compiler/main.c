@@ -91,6 +91,7 @@ typedef struct Job {
 	bool gpu_no_persistent; /* --gpu-no-persistent */
 	bool gpu_no_cluster;    /* --gpu-no-cluster */
 	bool gpu_no_pingpong;   /* --gpu-no-pingpong */
+	bool gpu_pingpong;      /* --gpu-pingpong */
 	GpuEmit gpu_emit;       /* what nvptx produces, from --emit */
 	GpuOutput gpu;          /* after nvptx: the GPU images (or --emit=ptx/cubin/nvvm text) */
 	bool syntax_only;       /* -fsyntax-only: check, write nothing but a depfile */
@@ -190,7 +191,7 @@ static bool pass_nvptx(Job *j)
 {
 	GpuOptions o = {j->gpu_targets, j->ngpu, j->cg.opt_level, j->ptxas, j->resource_usage, j->gpu_emit,
 	                 j->gpu_mma_sync, j->gpu_no_tma, j->gpu_no_persistent, j->gpu_no_reblock,
-	                 j->gpu_no_cluster, j->gpu_no_pingpong};
+	                 j->gpu_no_cluster, j->gpu_no_pingpong, j->gpu_pingpong};
 	name_source(j, MAP_DEBUG);
 	/* Its images are made in a thread beside the host back end: LLVM's
 	 * targets are registered before, not while it runs. */
@@ -721,9 +722,13 @@ static const Option options[] = {
 	 "for tiles of lines under 128 bytes)"},
 	{"--gpu-no-pingpong", ARG_NONE, FLAG(gpu_no_pingpong), "--gpu-no-pingpong",
 	 "the two warpgroups of a loop of chained tensor-core dots run\n"
-	 "in step behind a CTA barrier (by default, on sm_90a with the\n"
-	 "copy engine, they take turns at issuing their dots, FA3's\n"
-	 "ping-pong, and release buffers through mbarriers)"},
+	 "in step behind a CTA barrier (by default, on sm_90a with a\n"
+	 "ptxas of CUDA 13.3 or later, they run apart: with the copy\n"
+	 "engine they take turns at issuing their dots, FA3's ping-pong)"},
+	{"--gpu-pingpong", ARG_NONE, FLAG(gpu_pingpong), "--gpu-pingpong",
+	 "let them run apart with any ptxas (CUDA 13.0's can give the\n"
+	 "registers of a loop-invariant wgmma operand to other values\n"
+	 "in such loops: wrong results)"},
 	{"-H", ARG_SEPARATE, VALUE(header_path), "-H FILE",
 	 "write the C header declaring the kernels to FILE\n"
 	 "(default with --emit=obj: the object's name with .h); it is\n"

@@ -197,6 +197,8 @@ static bool emit_for(NvFn *f, const Inst *i)
 	for (int j = 0; j < n; j++)
 		args[1 + j] = phis[j];
 	GV **ys = arena_alloc(g->cc->arena, (size_t)(n + 1) * sizeof *ys);
+	bool in_turn = f->in_turn;
+	f->in_turn |= pipe && pipe->turns;
 	if (!nv_region(f, body, args, ls, ys))
 		return false;
 	/* The next iteration's accesses against this one's, and its use of the
@@ -204,6 +206,7 @@ static bool emit_for(NvFn *f, const Inst *i)
 	nv_sync_regions(f, &body, 1);
 	if (f->smem_busy)
 		nv_barrier(f);
+	f->in_turn = in_turn;
 	LLVMValueRef c1 = LLVMBuildAdd(b, c, cg_i64(g, 1), "");
 	if (pipe)
 		nv_pipe_advance(f, pipe, pre);
@@ -987,6 +990,17 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *
 	if (!bind_body_args(f) || !(f->persistent ? emit_tasks(f, prog) : emit_task(f, prog)))
 		return false;
 	LLVMBuildRetVoid(f->g->b);
+	if (f->turns_blocked) {
+		/* A CTA barrier where a warpgroup of a turns loop may hold its
+		 * turn (nvptx_pipe.c: plan_turns) would deadlock: again with the
+		 * warpgroups in step. */
+		discard(f);
+		int apart = nv->apart;
+		nv->apart = -1;
+		bool ok = emit_kernel(nv, k, name, info);
+		nv->apart = apart;
+		return ok;
+	}
 	if (f->sched_raised && !nv->hint_stages && smem_total(f) > nv_smem_cap(nv)) {
 		/* The stages pkc added do not fit beside the rest: again with
 		 * num_stages. */
@@ -1749,7 +1763,8 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	nv.tma = nv.wgmma && !opt->no_tma;
 	nv.persistent = !opt->no_persistent;
 	nv.cluster = nv.tma && !opt->no_cluster;
-	nv.pingpong = nv.tma && !opt->no_pingpong;
+	nv.apart = opt->no_pingpong ? -1 : opt->pingpong ? 1 : 0;
+	nv.ptxas_release = -1;
 	nv.pair_axis = -1;
 	for (int t = 0; t < opt->ntargets; t++)
 		nv.persistent &= opt->targets[t]->sm >= 90;

@@ -45,6 +45,7 @@ typedef struct GpuOptions {
 	bool no_reblock;           /* --gpu-no-reblock: K loops keep their BK (nvptx_reblock.c) */
 	bool no_cluster;           /* --gpu-no-cluster: no 2-CTA clusters sharing operand tiles (nvptx_pipe.c) */
 	bool no_pingpong;          /* --gpu-no-pingpong: the warpgroups of chained dots run in step (nvptx_pipe.c) */
+	bool pingpong;             /* --gpu-pingpong: they run apart whatever the ptxas */
 } GpuOptions;
 
 typedef enum GpuImageKind { GPU_IMAGE_SASS, GPU_IMAGE_PTX } GpuImageKind;

@@ -151,7 +151,10 @@ typedef struct Nv {
 	bool tma;                 /* wgmma pipelines may copy with the copy engine (nvptx_tma.c) */
 	bool persistent;          /* every target sm_90 or newer, no --gpu-no-persistent */
 	bool cluster;             /* wgmma pipelines may share tiles in 2-CTA clusters (no --gpu-no-cluster) */
-	bool pingpong;            /* chained wgmma dots' warpgroups may take turns (no --gpu-no-pingpong) */
+	int apart;                /* chained wgmma dots' warpgroups may run apart (plan_mbar, plan_turns):
+	                             1 --gpu-pingpong, -1 --gpu-no-pingpong, 0 with a ptxas of CUDA
+	                             13.3 or later (nv_pipe_apart) */
+	int ptxas_release;        /* nv_ptxas_release's answer; -1: not asked yet */
 	int pair_axis;            /* the entry being emitted runs in 2-CTA clusters, the programs of grid
 	                             axis pair_axis 2r and 2r + 1 on the cluster's CTAs (nvptx_sched.c);
 	                             -1: not */
@@ -292,6 +295,11 @@ typedef struct NvFn {
 	bool pipe_chain;          /* a pipeline of chained wgmma dots on mbarriers (plan_mbar) or the copy
 	                             engine (plan_tma): one task a CTA */
 	bool sched_raised;        /* a pipeline took more stages than num_stages (nv_sched_stages) */
+	bool in_turn;             /* emitting a turns loop's body where the warpgroup may hold its turn
+	                             (nv_pipe_turn): a CTA barrier there would wait for the other
+	                             warpgroup, which waits for the turn */
+	bool turns_blocked;       /* a CTA barrier was emitted in_turn: the entry is emitted again
+	                             without turns (emit_kernel) */
 	Vec tma_want;             /* GpuTma *: the tensor maps the pipelines asked for (nv_tma_slot) */
 	int pair_cand;            /* a pipeline could share a tile between the programs of this grid axis
 	                             (plan_tma; -1: none): emit again in 2-CTA clusters */
@@ -472,6 +480,10 @@ const char *nv_find_libdevice(Compiler *cc, const char *ptxas_option);
  * a missing ptxas is an error.  --resource-usage notes come from here. */
 bool nv_ptxas_compile(Nv *nv, const GpuTarget *t, const char *ptx, size_t n, char **cubin, size_t *size,
                       bool required);
+/* ptxas's release as major * 100 + minor (1300: CUDA 13.0), from `ptxas
+ * --version`, asked once a compilation; 0 without ptxas or a release in
+ * what it says. */
+int nv_ptxas_release(Nv *nv);
 /* ptxas (nv_find_ptxas), or NULL with the error --ptxas= or `required` calls for. */
 const char *nv_ptxas_path(Nv *nv, bool required);
 /* Registers, once, the exit handler that ends the ptxas runs still under

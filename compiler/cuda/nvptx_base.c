@@ -117,6 +117,7 @@ LLVMValueRef nv_pack_b64(NvFn *f, LLVMValueRef lo, LLVMValueRef hi)
 
 void nv_bar_sync(NvFn *f)
 {
+	f->turns_blocked |= f->in_turn;
 	LLVMValueRef zero = cg_i32(f->g, 0);
 	nv_intrinsic(f, "llvm.nvvm.barrier.cta.sync.aligned.all", NULL, 0, &zero, 1);
 }

@@ -271,6 +271,21 @@ static void plan_cluster(NvFn *f, LoopPipe *p, const GpuTma *t)
 	}
 }
 
+/* Whether the warpgroups of chained wgmma dots may run apart, without the
+ * CTA barrier of each iteration (plan_mbar, plan_turns).  ptxas of CUDA
+ * 13.0 gives the registers of a loop-invariant wgmma register-A operand
+ * (attention's q) to other values of such loops (p, the next dot's A):
+ * the next iteration's q kᵀ then reads p.  On the H200 two attention
+ * kernels of 2-D arrays (test/gpu-codegen/Inputs/turnsv.pk) came out
+ * wrong that way, under turns and under cp.async mbarriers alike, while
+ * the sample's happened not to; ptxas 13.5 keeps them (SASS read here),
+ * and NVIDIA lists the fix among CUDA 13.3's.  So by default only with a
+ * ptxas of 13.3 or later (bench/RESULTS.md, session 12). */
+static bool apart(NvFn *f)
+{
+	return f->nv->apart ? f->nv->apart > 0 : nv_ptxas_release(f->nv) >= 1303;
+}
+
 /* Named barriers of the warpgroups' turns (0 is the CTA's): warpgroup w
  * waits at PIPE_TURN_BAR + w. */
 #define PIPE_TURN_BAR 1
@@ -287,18 +302,21 @@ static void plan_cluster(NvFn *f, LoopPipe *p, const GpuTma *t)
  * buffer wait for it.  On the H200 (b 4, h 16, seq 4096, f16): d128 full
  * 558-560 -> 577-579 TFLOP/s, causal 471-472 -> 506-508, d64 unchanged
  * (473-475, 427-430); the releases without the turns were 1-2 % slower
- * (bench/RESULTS.md, session 12). */
+ * (bench/RESULTS.md, session 12, measured with ptxas 13.0, which these
+ * kernels happened not to trip: see apart).  A CTA barrier where a
+ * warpgroup holds its turn would deadlock: the entry is then emitted
+ * again without turns (NvFn.turns_blocked). */
 static bool plan_turns(NvFn *f, const LoopPipe *p)
 {
-	if (!f->nv->pingpong || p->mcast >= 0 || p->ndots != 2 || p->inflight[0] || !p->late[1] ||
-	    f->plan->lc->warpbits != 3 || p->ahead > p->stages - 2)
+	if (p->mcast >= 0 || p->ndots != 2 || p->inflight[0] || !p->late[1] || f->plan->lc->warpbits != 3 ||
+	    p->ahead > p->stages - 2)
 		return false;
 	for (int x = 0; x < p->ndots; x++) {
 		const Value *r = p->dots[x]->results[0];
 		if (!f->plan->wgmma[r->id] || f->plan->of[r->id]->warp_used != 7u)
 			return false;
 	}
-	return true;
+	return apart(f);
 }
 
 /* The copy engine copies p's operands when every one fits it, the schedule
@@ -353,7 +371,7 @@ static void plan_tma(NvFn *f, LoopPipe *p)
  * "attn5"). */
 static void plan_mbar(NvFn *f, LoopPipe *p)
 {
-	if (p->tma || !p->wg || p->ndots < 2 || p->ahead > p->stages - 2 || p->inflight[0])
+	if (p->tma || !p->wg || p->ndots < 2 || p->ahead > p->stages - 2 || p->inflight[0] || !apart(f))
 		return;
 	take_bars(f, p, 2 * p->stages);
 	p->mbar = true;
@@ -691,6 +709,8 @@ void nv_pipe_turn(NvFn *f, const LoopPipe *p, int x, bool issued)
 {
 	if (!p->turns || (issued && x != 0))
 		return;
+	/* From q kᵀ's hand-off to p v's turn the warpgroup holds no turn. */
+	f->in_turn = !issued;
 	if (issued)
 		turn(f, true, NULL);
 	else

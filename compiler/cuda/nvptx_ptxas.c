@@ -464,6 +464,53 @@ bool nv_ptxas_finish(Compiler *cc, PtxasRun *r, char **cubin, size_t *size, char
 	return true;
 }
 
+int nv_ptxas_release(Nv *nv)
+{
+	if (nv->ptxas_release >= 0)
+		return nv->ptxas_release;
+	nv->ptxas_release = 0;
+	const char *ptxas = nv_find_ptxas(nv->cc, nv->opt->ptxas);
+	int fd[2];
+	if (!ptxas || pipe(fd) != 0)
+		return 0;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addclose(&fa, fd[0]);
+	posix_spawn_file_actions_addclose(&fa, fd[1]);
+	char *argv[] = {(char *)ptxas, "--version", NULL};
+	pid_t pid;
+	int rc = posix_spawn(&pid, ptxas, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[1]);
+	/* Read to the end (what does not fit is dropped), so that it never
+	 * waits on a full pipe. */
+	char buf[1024], rest[256];
+	size_t n = 0;
+	for (;;) {
+		char *to = n < sizeof buf - 1 ? buf + n : rest;
+		size_t room = n < sizeof buf - 1 ? sizeof buf - 1 - n : sizeof rest;
+		ssize_t r = rc == 0 ? read(fd[0], to, room) : 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (to == buf + n)
+			n += (size_t)r;
+	}
+	close(fd[0]);
+	int status;
+	while (rc == 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	buf[n] = '\0';
+	const char *p = strstr(buf, "release ");
+	int major, minor;
+	if (p && sscanf(p + 8, "%d.%d", &major, &minor) == 2 && major > 0 && major < 1000 && minor >= 0 && minor < 100)
+		nv->ptxas_release = major * 100 + minor;
+	return nv->ptxas_release;
+}
+
 /* ptxas itself: PATH, or --ptxas=; the error when there is none. */
 const char *nv_ptxas_path(Nv *nv, bool required)
 {

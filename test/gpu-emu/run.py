@@ -329,6 +329,10 @@ def check(a, tmp, so, ir, cuda):
                                                                  statuses[1][1] or statuses[0][1]))
                 bad += 1
             continue
+        if os.environ.get("PK_GPU_DUMP"):
+            for p, (dt, mode, arr) in arrays.items():
+                np.save(os.path.join(os.environ["PK_GPU_DUMP"], "%s_%s_host.npy" % (name, p)), results[0][p])
+                np.save(os.path.join(os.environ["PK_GPU_DUMP"], "%s_%s_cuda.npy" % (name, p)), results[1][p])
         for p, (dt, mode, arr) in arrays.items():
             if mode in ("in", "prefetch"):
                 continue
