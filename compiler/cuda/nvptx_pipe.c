@@ -601,6 +601,23 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 	return ok;
 }
 
+/* Before iteration j's copies into buffer buf (jphase: (j / S) & 1):
+ * the buffer was last read in iteration j - S, so wait for phase j / S - 1
+ * of its empty barrier (nv_pipe_release, or plan_mbar's every thread),
+ * when there was such an iteration and, in a 2-CTA cluster, the pair runs
+ * coupled. */
+static void wait_released(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf, LLVMValueRef jphase)
+{
+	Cg *g = f->g;
+	LLVMBasicBlockRef wait = cg_block(g, "empty.wait"), go = cg_block(g, "empty.done");
+	LLVMValueRef used = LLVMBuildICmp(g->b, LLVMIntUGE, j, cg_i64(g, p->stages), "");
+	LLVMBuildCondBr(g->b, p->coupled ? LLVMBuildAnd(g->b, used, p->coupled, "") : used, wait, go);
+	LLVMPositionBuilderAtEnd(g->b, wait);
+	nv_tma_wait(f, mbars(f, p, true), buf, LLVMBuildXor(g->b, jphase, cg_i32(g, 1), "parity"));
+	LLVMBuildBr(g->b, go);
+	LLVMPositionBuilderAtEnd(g->b, go);
+}
+
 /* if (j < trips) issue iteration j into buffer buf (j % stages; jphase:
  * (j / stages) & 1, i32); commit (a group even when empty, so that group n
  * always holds iteration n). */
@@ -616,18 +633,8 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 		LLVMValueRef *c = arena_alloc(nv_arena(f), (size_t)(2 * NV_TMA_COORDS * p->ndots) * sizeof *c);
 		bool ok = pipe_issue(f, p, j, buf, c);
 		LLVMBasicBlockRef join = nv_tma_leader(f, in);
-		if (p->mcast >= 0 || p->turns) {
-			/* Both CTAs of a whole pair (every warp of the CTA) released
-			 * the buffer (phase j / S - 1 of its empty barrier:
-			 * nv_pipe_release), where it was used. */
-			LLVMBasicBlockRef wait = cg_block(g, "empty.wait"), go = cg_block(g, "empty.done");
-			LLVMValueRef used = LLVMBuildICmp(g->b, LLVMIntUGE, j, cg_i64(g, p->stages), "");
-			LLVMBuildCondBr(g->b, p->coupled ? LLVMBuildAnd(g->b, used, p->coupled, "") : used, wait, go);
-			LLVMPositionBuilderAtEnd(g->b, wait);
-			nv_tma_wait(f, mbars(f, p, true), buf, LLVMBuildXor(g->b, jphase, cg_i32(g, 1), "parity"));
-			LLVMBuildBr(g->b, go);
-			LLVMPositionBuilderAtEnd(g->b, go);
-		}
+		if (p->mcast >= 0 || p->turns) /* both CTAs of a whole pair, or every warp, release */
+			wait_released(f, p, j, buf, jphase);
 		nv_tma_expect(f, pipe_bars(f, p), buf, tma_bytes(f, p));
 		if (ok)
 			tma_issue(f, p, buf, c);
@@ -637,17 +644,8 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 	LLVMBasicBlockRef then = cg_block(g, "prefetch"), join = cg_block(g, "prefetch.end");
 	LLVMBuildCondBr(g->b, in, then, join);
 	LLVMPositionBuilderAtEnd(g->b, then);
-	if (p->mbar) {
-		/* Buffer buf was last read in iteration j - S: wait for its phase
-		 * (j / S - 1) of the empty barrier, when there was one. */
-		int S = p->stages;
-		LLVMBasicBlockRef wait = cg_block(g, "empty.wait"), go = cg_block(g, "empty.done");
-		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntUGE, j, cg_i64(g, S), ""), wait, go);
-		LLVMPositionBuilderAtEnd(g->b, wait);
-		nv_tma_wait(f, mbars(f, p, true), buf, LLVMBuildXor(g->b, jphase, cg_i32(g, 1), "parity"));
-		LLVMBuildBr(g->b, go);
-		LLVMPositionBuilderAtEnd(g->b, go);
-	}
+	if (p->mbar)
+		wait_released(f, p, j, buf, jphase);
 	bool ok = pipe_issue(f, p, j, buf, NULL);
 	if (p->mbar) {
 		LLVMValueRef a = nv_mbar_at(f, mbars(f, p, false), buf);
@@ -690,12 +688,12 @@ static void turn(NvFn *f, bool arrive, LLVMValueRef when)
 	turn_bar(f, LLVMBuildAdd(g->b, wg, cg_i32(g, PIPE_TURN_BAR), ""), arrive, when);
 }
 
-/* Where the loop runs at all and the thread is in warpgroup wg. */
-static LLVMValueRef runs_in_wg(NvFn *f, const LoopPipe *p, int wg)
+/* Whether the thread is in warpgroup wg.  The prologue and epilogue of a
+ * turns loop run only where the loop runs (its p v stays in flight:
+ * emit_for's pipe.run guard), so each turn barrier sees every arrive. */
+static LLVMValueRef in_wg(NvFn *f, int wg)
 {
-	Cg *g = f->g;
-	LLVMValueRef in = LLVMBuildICmp(g->b, wg ? LLVMIntUGE : LLVMIntULT, f->warp, cg_i32(g, 4), "");
-	return LLVMBuildAnd(g->b, in, LLVMBuildICmp(g->b, LLVMIntNE, p->trips, cg_i64(g, 0), ""), "");
+	return LLVMBuildICmp(f->g->b, wg ? LLVMIntUGE : LLVMIntULT, f->warp, cg_i32(f->g, 4), "");
 }
 
 /* FA3's ping-pong: warpgroup w issues its dots only in its turn, so that
@@ -741,7 +739,7 @@ void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 		/* A release by each warp a phase (nv_pipe_release); warpgroup 0
 		 * takes the first turn, warpgroup 1 gives it. */
 		nv_tma_bars_init(f, mbars(f, p, true), p->stages, 1 << f->plan->lc->warpbits, NULL);
-		turn_bar(f, cg_i32(f->g, PIPE_TURN_BAR), true, runs_in_wg(f, p, 1));
+		turn_bar(f, cg_i32(f->g, PIPE_TURN_BAR), true, in_wg(f, 1));
 	}
 	if (p->mbar)
 		nv_tma_bars_init(f, mbars(f, p, false), 2 * p->stages, 32 << f->plan->lc->warpbits, NULL);
@@ -856,7 +854,7 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n)
 	if (!p->tma)
 		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
 	if (p->turns) /* warpgroup 0 gives warpgroup 1 the turn of its last p v */
-		turn_bar(f, cg_i32(f->g, PIPE_TURN_BAR + 1), true, runs_in_wg(f, p, 0));
+		turn_bar(f, cg_i32(f->g, PIPE_TURN_BAR + 1), true, in_wg(f, 0));
 	if (wg_pending(p)) {
 		LLVMValueRef none = cg_i64(f->g, 0);
 		nv_intrinsic(f, "llvm.nvvm.wgmma.wait_group.sync.aligned", NULL, 0, &none, 1);

@@ -484,19 +484,16 @@ int nv_ptxas_release(Nv *nv)
 	int rc = posix_spawn(&pid, ptxas, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(fd[1]);
-	/* Read to the end (what does not fit is dropped), so that it never
-	 * waits on a full pipe. */
-	char buf[1024], rest[256];
+	/* Read to the end, keeping what fits, so that it never waits on a
+	 * full pipe. */
+	char buf[1024], sink[256];
 	size_t n = 0;
-	for (;;) {
-		char *to = n < sizeof buf - 1 ? buf + n : rest;
-		size_t room = n < sizeof buf - 1 ? sizeof buf - 1 - n : sizeof rest;
-		ssize_t r = rc == 0 ? read(fd[0], to, room) : 0;
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
+	for (ssize_t r = 1; rc == 0 && r != 0;) {
+		bool room = n < sizeof buf - 1;
+		r = read(fd[0], room ? buf + n : sink, room ? sizeof buf - 1 - n : sizeof sink);
+		if (r < 0 && errno != EINTR)
 			break;
-		if (to == buf + n)
+		if (r > 0 && room)
 			n += (size_t)r;
 	}
 	close(fd[0]);
