@@ -722,12 +722,14 @@ static const Option options[] = {
 	 "for tiles of lines under 128 bytes)"},
 	{"--gpu-no-pingpong", ARG_NONE, FLAG(gpu_no_pingpong), "--gpu-no-pingpong",
 	 "the two warpgroups of a loop of chained tensor-core dots run\n"
-	 "in step behind a CTA barrier (by default, on sm_90a with a\n"
-	 "ptxas of CUDA 13.3 or later, they run apart: with the copy\n"
-	 "engine they take turns at issuing their dots, FA3's ping-pong)"},
+	 "in step behind a CTA barrier (by default, on sm_90a, they run\n"
+	 "apart: with the copy engine they take turns at issuing their\n"
+	 "dots, FA3's ping-pong; with a ptxas older than CUDA 13.3 only\n"
+	 "at a K of 128 or more, keeping the first dot's loop-invariant\n"
+	 "operand in shared memory)"},
 	{"--gpu-pingpong", ARG_NONE, FLAG(gpu_pingpong), "--gpu-pingpong",
-	 "let them run apart with any ptxas (CUDA 13.0's can give the\n"
-	 "registers of a loop-invariant wgmma operand to other values\n"
+	 "let them run apart with that operand in registers, with any\n"
+	 "ptxas (CUDA 13.0's can give its registers to other values\n"
 	 "in such loops: wrong results)"},
 	{"-H", ARG_SEPARATE, VALUE(header_path), "-H FILE",
 	 "write the C header declaring the kernels to FILE\n"

@@ -153,7 +153,8 @@ typedef struct Nv {
 	bool cluster;             /* wgmma pipelines may share tiles in 2-CTA clusters (no --gpu-no-cluster) */
 	int apart;                /* chained wgmma dots' warpgroups may run apart (plan_mbar, plan_turns):
 	                             1 --gpu-pingpong, -1 --gpu-no-pingpong, 0 with a ptxas of CUDA
-	                             13.3 or later (nv_pipe_apart) */
+	                             13.3 or later, or with q in shared memory (nvptx_pipe.c: apart,
+	                             plan_resident) */
 	int ptxas_release;        /* nv_ptxas_release's answer; -1: not asked yet */
 	int pair_axis;            /* the entry being emitted runs in 2-CTA clusters, the programs of grid
 	                             axis pair_axis 2r and 2r + 1 on the cluster's CTAs (nvptx_sched.c);
@@ -242,6 +243,9 @@ typedef struct LoopPipe {
 	                             multicast and release buffers to each other (nv_pipe_prologue) */
 	const Value **late;       /* per dot: the body argument carrying its accumulator when that is
 	                             read only after the first dot (acc_read_late), else NULL */
+	int64_t *resident;        /* per dot: wgmma's A loaded before the loop (attention's q), stored once
+	                             in the prologue to this offset of the pipeline area and read from
+	                             there by every iteration (plan_resident); -1: none */
 	bool turns;               /* with tma, chained dots on two warpgroups: they take turns at issuing
 	                             their dots (named barriers; FA3's ping-pong: nv_pipe_turn), and
 	                             each warp releases a buffer on its "empty" mbarrier once read, the
@@ -544,6 +548,9 @@ void nv_pipe_epilogue(NvFn *f, LoopPipe *p, GV **res, int n);
 bool nv_pipe_in_flight(const LoopPipe *p);
 /* Whether dot x's group stays in flight into the next iteration. */
 bool nv_pipe_dot_in_flight(const LoopPipe *p, int x);
+/* Whether dot x reads its A from the area the prologue stored it in
+ * (LoopPipe.resident) instead of from registers. */
+bool nv_pipe_resident(const LoopPipe *p, int x);
 /* After the wait of dot x (the first): the accumulators carried in
  * flight from the previous iteration and read late, fenced for their
  * readers. */

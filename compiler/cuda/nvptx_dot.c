@@ -1224,7 +1224,10 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	    !(C = initial_acc(f, i, LC, DT_F32)))
 		return false;
 	bool wg = f->plan->wgmma[res->id];
-	a.unstaged = wg && nv_wg_a_in_regs(f, a.regs, M, K);
+	int rx;
+	const LoopPipe *rp = nv_pipe_of(f, i, &rx);
+	/* Register A, unless the loop's prologue stored it for the stage. */
+	a.unstaged = wg && nv_wg_a_in_regs(f, a.regs, M, K) && !(rp && nv_pipe_resident(rp, rx));
 	MmaCtx x = {.ot = a.dt};
 	x.D = gv_new(f, LC, DT_F32);
 	memcpy(x.D->r, C->r, (size_t)C->n * sizeof *C->r);

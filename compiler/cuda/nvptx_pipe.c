@@ -177,6 +177,45 @@ static uint64_t pipe_bytes(NvFn *f, const Inst *d)
 	return nv_align_up(pipe_a_bytes(f, d) + y, buf_align(f));
 }
 
+/* Whether wgmma dot d of loop reads a register A loaded before the loop
+ * (attention's q): the same registers every iteration. */
+static bool a_before_loop(NvFn *f, const Inst *loop, const Inst *d)
+{
+	const Value *a = d->args[0];
+	return nv_wg_a_regs_planned(f, d) && a->def && !region_within(a->def->parent, loop->regions[0]);
+}
+
+/* Whether the A of dot d that a_before_loop finds is kept in shared
+ * memory instead (LoopPipe.resident): where chained dots on two
+ * warpgroups (plan_turns) may run apart only without it, ptxas being
+ * older than CUDA 13.3 (apart), and their turns pay for it.  wgmma then
+ * reads A as a shared-memory operand, stored once before the loop:
+ * copied by the copy engine with the first iteration's tiles, else from
+ * its registers.  Turns overlap one warpgroup's softmax with the other's
+ * dots, whose length grows with their K (attention's head dimension):
+ * with q in registers they gained at most 1 % at d64 and d96 and 3-7 % at
+ * d128 (session 12), while q in shared memory costs 3 % in step at d128
+ * (a stage fewer fits, and wgmma reads q every iteration).  On the H200
+ * (b 4, h 16, seq 4096, f16; bench/RESULTS.md, session 13) q in shared
+ * memory with turns took d128 full from 555-562 to 576-583 TFLOP/s and
+ * causal from 467-475 to 496-500 (q in registers with turns, given a
+ * ptxas that allows them: 575-580 and 505-510; in step with q in shared
+ * memory: 543 and 470). */
+static bool plan_resident(NvFn *f, const Inst *loop, const Inst *d, int ndots)
+{
+	return ndots == 2 && f->plan->lc->warpbits == 3 && d->args[0]->type->dims[1] >= 128 && f->nv->apart == 0 &&
+	       a_before_loop(f, loop, d) && nv_ptxas_release(f->nv) < 1303;
+}
+
+/* Bytes of dot d's resident A (plan_resident), 0 when none. */
+static uint64_t resident_bytes(NvFn *f, const Inst *loop, const Inst *d, int ndots)
+{
+	if (!plan_resident(f, loop, d, ndots))
+		return 0;
+	const Type *a = d->args[0]->type;
+	return nv_align_up((uint64_t)(nv_smem_elem(a->dtype) * a->dims[0] * a->dims[1]), buf_align(f));
+}
+
 /* Bytes the copy engine writes per iteration (every box whole). */
 static uint64_t tma_bytes(NvFn *f, const LoopPipe *p)
 {
@@ -280,10 +319,17 @@ static void plan_cluster(NvFn *f, LoopPipe *p, const GpuTma *t)
  * wrong that way, under turns and under cp.async mbarriers alike, while
  * the sample's happened not to; ptxas 13.5 keeps them (SASS read here),
  * and NVIDIA lists the fix among CUDA 13.3's.  So by default only with a
- * ptxas of 13.3 or later (bench/RESULTS.md, session 12). */
-static bool apart(NvFn *f)
+ * ptxas of 13.3 or later, or with no such operand: kept in shared memory
+ * (plan_resident), it passed the GPU suite under 13.0 (bench/RESULTS.md,
+ * sessions 12 and 13). */
+static bool apart(NvFn *f, const LoopPipe *p)
 {
-	return f->nv->apart ? f->nv->apart > 0 : nv_ptxas_release(f->nv) >= 1303;
+	bool invariant_a = false;
+	for (int x = 0; x < p->ndots; x++)
+		invariant_a |= p->resident[x] < 0 && a_before_loop(f, p->loop, p->dots[x]);
+	if (f->nv->apart)
+		return f->nv->apart > 0;
+	return !invariant_a || nv_ptxas_release(f->nv) >= 1303;
 }
 
 /* Named barriers of the warpgroups' turns (0 is the CTA's): warpgroup w
@@ -316,7 +362,7 @@ static bool plan_turns(NvFn *f, const LoopPipe *p)
 		if (!f->plan->wgmma[r->id] || f->plan->of[r->id]->warp_used != 7u)
 			return false;
 	}
-	return apart(f);
+	return apart(f, p);
 }
 
 /* The copy engine copies p's operands when every one fits it, the schedule
@@ -345,6 +391,17 @@ static void plan_tma(NvFn *f, LoopPipe *p)
 			p->slot[2 * x + k] = pipe_load(f, p->dots[x], k) ? nv_tma_slot(f, &t[2 * x + k]) : -1;
 			all &= !pipe_load(f, p->dots[x], k) || p->slot[2 * x + k] >= 0;
 		}
+	/* A resident A the copy engine can copy: its map in operand 0's slot
+	 * (wanted from the first emission on, as the others). */
+	for (int x = 0; x < p->ndots; x++) {
+		const Inst *L = p->dots[x]->args[0]->def;
+		if (p->resident[x] < 0 || p->mcast >= 0 || L->op != IR_LOAD)
+			continue;
+		const GRef *ref = f->refs[L->args[0]->id];
+		GpuTma q;
+		if (ref && ref->as == 1 && ref->readonly && !L->has_mask && !L->has_other && nv_tma_fits(f, L, &q))
+			p->slot[2 * x] = nv_tma_slot(f, &q);
+	}
 	if (!all) {
 		p->mcast = -1;
 		return;
@@ -371,7 +428,7 @@ static void plan_tma(NvFn *f, LoopPipe *p)
  * "attn5"). */
 static void plan_mbar(NvFn *f, LoopPipe *p)
 {
-	if (p->tma || !p->wg || p->ndots < 2 || p->ahead > p->stages - 2 || p->inflight[0] || !apart(f))
+	if (p->tma || !p->wg || p->ndots < 2 || p->ahead > p->stages - 2 || p->inflight[0] || !apart(f, p))
 		return;
 	take_bars(f, p, 2 * p->stages);
 	p->mbar = true;
@@ -383,7 +440,7 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 	int S = f->k->num_stages;
 	const Region *body = loop->regions[0];
 	int n = 0;
-	uint64_t per = 0;
+	uint64_t per = 0, res = 0;
 	const Inst *ld[2], *wd = NULL;
 	for (const Inst *d = body->first; d; d = d->next)
 		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld)) {
@@ -394,11 +451,14 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 		}
 	if (!n)
 		return NULL;
+	for (const Inst *d = body->first; d; d = d->next)
+		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld))
+			res += resident_bytes(f, loop, d, n);
 	/* wgmma pipelines: as deep as pkc chooses (nvptx_sched.c). */
-	uint64_t used = f->smem_pipe_live + f->smem_scratch, cap = nv_pipe_cap(f);
+	uint64_t used = f->smem_pipe_live + f->smem_scratch + res, cap = nv_pipe_cap(f);
 	if (wd)
 		S = nv_sched_stages(f, wd, per, cap > used ? cap - used : 0);
-	if (S < 2 || (uint64_t)S * per > cap)
+	if (S < 2 || (uint64_t)S * per + res > cap)
 		return NULL;
 	LoopPipe *p = arena_alloc(nv_arena(f), sizeof *p);
 	p->loop = loop;
@@ -408,12 +468,15 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 	p->dots = arena_alloc(nv_arena(f), (size_t)n * sizeof *p->dots);
 	p->off = arena_alloc(nv_arena(f), (size_t)n * sizeof *p->off);
 	p->bytes = arena_alloc(nv_arena(f), (size_t)n * sizeof *p->bytes);
+	p->resident = arena_alloc(nv_arena(f), (size_t)n * sizeof *p->resident);
 	p->base = f->smem_pipe_live;
 	f->smem_pipe_live = nv_align_up(f->smem_pipe_live, buf_align(f));
 	p->reuse = f->smem_pipe_bytes > f->smem_pipe_live;
 	for (const Inst *d = body->first; d; d = d->next)
 		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld)) {
 			p->dots[p->ndots] = d;
+			p->resident[p->ndots] = resident_bytes(f, loop, d, n) ? (int64_t)f->smem_pipe_live : -1;
+			f->smem_pipe_live += resident_bytes(f, loop, d, n);
 			p->bytes[p->ndots] = pipe_bytes(f, d);
 			p->off[p->ndots++] = f->smem_pipe_live;
 			f->smem_pipe_live += (uint64_t)S * pipe_bytes(f, d);
@@ -460,6 +523,73 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 	return p;
 }
 
+/* The area of dot x's resident A (plan_resident): wgmma's layout of the
+ * whole [M, K]. */
+static void resident_stage(NvFn *f, const LoopPipe *p, int x, Stage *s)
+{
+	Cg *g = f->g;
+	const Type *at = p->dots[x]->args[0]->type;
+	LLVMValueRef off = cg_i32(g, (int32_t)p->resident[x]);
+	*s = (Stage){LLVMBuildInBoundsGEP2(g->b, g->t_i8, f->smem_pipe, &off, 1, "resident"), at->dims[1],
+	             nv_smem_elem(at->dtype), true, true, at->dims[0], NULL};
+	s->field = nv_wg_field(f, f->smem_pipe, cg_i32(g, (int32_t)(p->resident[x] / 16)));
+}
+
+/* The load of dot x's resident A when the copy engine copies it with the
+ * first iteration's tiles (its map in slot 2x: plan_tma), else NULL. */
+static const Inst *resident_load(const LoopPipe *p, int x)
+{
+	return p->tma && p->resident[x] >= 0 && p->slot[2 * x] >= 0 ? p->dots[x]->args[0]->def : NULL;
+}
+
+/* Bytes of the resident A the copy engine copies (resident_load). */
+static uint64_t resident_tma_bytes(const LoopPipe *p)
+{
+	uint64_t n = 0;
+	for (int x = 0; x < p->ndots; x++)
+		if (resident_load(p, x))
+			n += (uint64_t)type_numel(p->dots[x]->args[0]->type) * (uint64_t)nv_smem_elem(p->dots[x]->args[0]->type->dtype);
+	return n;
+}
+
+/* The coordinates of the resident A's boxes (every thread: pipe_issue_guarded
+ * says why), c[NV_TMA_COORDS x] for dot x. */
+static LLVMValueRef *resident_coords(NvFn *f, const LoopPipe *p)
+{
+	LLVMValueRef *c = arena_alloc(nv_arena(f), (size_t)(NV_TMA_COORDS * p->ndots) * sizeof *c);
+	for (int x = 0; x < p->ndots; x++) {
+		GpuTma t;
+		if (resident_load(p, x) && nv_tma_fits(f, resident_load(p, x), &t))
+			nv_tma_coords(f, resident_load(p, x), &t, c + NV_TMA_COORDS * x);
+	}
+	return c;
+}
+
+/* Stores the resident A of p's dots (plan_resident) from their registers,
+ * for every iteration's wgmma to read: after the previous run of the loop
+ * (an enclosing loop, the task before) has read the area, and before this
+ * one does. */
+static void store_resident(NvFn *f, const LoopPipe *p)
+{
+	bool any = false;
+	for (int x = 0; x < p->ndots; x++)
+		any |= p->resident[x] >= 0 && !resident_load(p, x);
+	if (!any)
+		return;
+	nv_barrier(f);
+	for (int x = 0; x < p->ndots; x++) {
+		if (p->resident[x] < 0 || resident_load(p, x))
+			continue;
+		const Value *a = p->dots[x]->args[0];
+		Stage s;
+		resident_stage(f, p, x, &s);
+		Operand o = {nv_get(f, a, NULL), NULL, 1, a->type->dtype, false};
+		nv_stage_slice(f, &o, 0, a->type->dims[1], &s, NULL);
+	}
+	nv_proxy_fence(f, true);
+	nv_barrier(f);
+}
+
 /* The stages of dot x's operands in buffer buf (i32). */
 static void pipe_stages(NvFn *f, const LoopPipe *p, int x, LLVMValueRef buf, Stage *sa, Stage *sb)
 {
@@ -485,6 +615,8 @@ static void pipe_stages(NvFn *f, const LoopPipe *p, int x, LLVMValueRef buf, Sta
 		                                  LLVMBuildMul(b, buf, cg_i32(g, (int32_t)(p->bytes[x] / 16)), ""), "");
 		nv_wg_stage_fields(f, f->smem_pipe, off16, pipe_a_bytes(f, d), sa, sb);
 	}
+	if (p->resident[x] >= 0)
+		resident_stage(f, p, x, sa);
 }
 
 /* Emits the scalar chain of v for the iteration whose induction variable
@@ -601,6 +733,22 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 	return ok;
 }
 
+/* The leader's copies of the resident A into their areas, completing on
+ * buffer buf's mbarrier with the first iteration's tiles: the first dot's
+ * wait covers them. */
+static void copy_resident(NvFn *f, const LoopPipe *p, LLVMValueRef buf, LLVMValueRef *c)
+{
+	for (int x = 0; x < p->ndots; x++) {
+		GpuTma t;
+		Stage s;
+		if (!resident_load(p, x) || !nv_tma_fits(f, resident_load(p, x), &t))
+			continue;
+		resident_stage(f, p, x, &s);
+		nv_tma_copy(f, resident_load(p, x), &t, p->slot[2 * x], s.base, c + NV_TMA_COORDS * x, pipe_bars(f, p), buf,
+		            NULL);
+	}
+}
+
 /* Before iteration j's copies into buffer buf (jphase: (j / S) & 1):
  * the buffer was last read in iteration j - S, so wait for phase j / S - 1
  * of its empty barrier (nv_pipe_release, or plan_mbar's every thread),
@@ -621,7 +769,8 @@ static void wait_released(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueR
 /* if (j < trips) issue iteration j into buffer buf (j % stages; jphase:
  * (j / stages) & 1, i32); commit (a group even when empty, so that group n
  * always holds iteration n). */
-static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf, LLVMValueRef jphase)
+static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef buf, LLVMValueRef jphase,
+                               bool first)
 {
 	Cg *g = f->g;
 	LLVMValueRef in = LLVMBuildICmp(g->b, LLVMIntULT, j, p->trips, "");
@@ -632,12 +781,15 @@ static bool pipe_issue_guarded(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMV
 		 * into uniform registers at each copy (R2UR; H100: 0.7 % slower). */
 		LLVMValueRef *c = arena_alloc(nv_arena(f), (size_t)(2 * NV_TMA_COORDS * p->ndots) * sizeof *c);
 		bool ok = pipe_issue(f, p, j, buf, c);
+		LLVMValueRef *rc = first ? resident_coords(f, p) : NULL;
 		LLVMBasicBlockRef join = nv_tma_leader(f, in);
 		if (p->mcast >= 0 || p->turns) /* both CTAs of a whole pair, or every warp, release */
 			wait_released(f, p, j, buf, jphase);
-		nv_tma_expect(f, pipe_bars(f, p), buf, tma_bytes(f, p));
+		nv_tma_expect(f, pipe_bars(f, p), buf, tma_bytes(f, p) + (first ? resident_tma_bytes(p) : 0));
 		if (ok)
 			tma_issue(f, p, buf, c);
+		if (first)
+			copy_resident(f, p, buf, rc);
 		nv_tma_leader_end(f, join);
 		return ok;
 	}
@@ -743,8 +895,11 @@ void nv_pipe_prologue(NvFn *f, LoopPipe *p)
 	}
 	if (p->mbar)
 		nv_tma_bars_init(f, mbars(f, p, false), 2 * p->stages, 32 << f->plan->lc->warpbits, NULL);
+	PKC_ASSERT(p->ahead >= 1); /* iteration 0's copies, which bring the resident A */
 	for (int j = 0; j < p->ahead; j++)
-		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j), cg_i32(f->g, 0));
+		pipe_issue_guarded(f, p, cg_i64(f->g, j), cg_i32(f->g, j), cg_i32(f->g, 0), j == 0);
+	/* After the first copies: their latency hides the stores'. */
+	store_resident(f, p);
 }
 
 /* The buffer and phase of iteration c (c % S, (c / S) & 1) of a wgmma
@@ -824,6 +979,11 @@ bool nv_pipe_dot_in_flight(const LoopPipe *p, int x)
 	return wg_pending(p) && p->inflight[x];
 }
 
+bool nv_pipe_resident(const LoopPipe *p, int x)
+{
+	return p->resident[x] >= 0;
+}
+
 void nv_pipe_fence_carried(NvFn *f, const LoopPipe *p, int x)
 {
 	if (x == 0 && p->mbar) {
@@ -894,7 +1054,7 @@ static bool issue_ahead(NvFn *f, const LoopPipe *p)
 	bool phase = p->mbar || p->mcast >= 0 || p->turns;
 	LLVMValueRef j = LLVMBuildAdd(f->g->b, p->c, cg_i64(f->g, p->ahead), "");
 	LLVMValueRef ph, nb = ring_at(f, p, p->ahead, phase ? &ph : NULL);
-	return pipe_issue_guarded(f, p, j, nb, phase ? ph : NULL);
+	return pipe_issue_guarded(f, p, j, nb, phase ? ph : NULL, false);
 }
 
 /* In a whole pair of a 2-CTA cluster (p->mcast), after the wait of

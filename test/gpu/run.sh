@@ -103,6 +103,8 @@ flash_attention-ring-d128-notma|memcheck racecheck synccheck
 flash_attention-ring-d128-causal|memcheck racecheck synccheck
 flash_attention-ring-d128-pingpong|memcheck racecheck synccheck
 turns|memcheck racecheck synccheck
+turnsv-d128|memcheck racecheck synccheck
+turnsv-d128-notma|memcheck racecheck synccheck
 sched-wgmma|memcheck racecheck synccheck
 wgmma-epilogue|memcheck racecheck synccheck
 reblock|memcheck racecheck synccheck
