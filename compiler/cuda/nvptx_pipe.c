@@ -200,7 +200,8 @@ static bool a_before_loop(NvFn *f, const Inst *loop, const Inst *d)
  * memory with turns took d128 full from 555-562 to 576-583 TFLOP/s and
  * causal from 467-475 to 496-500 (q in registers with turns, given a
  * ptxas that allows them: 575-580 and 505-510; in step with q in shared
- * memory: 543 and 470). */
+ * memory: 543 and 470), d192 from 575 to 613-615 and causal from 481-483
+ * to 514-517. */
 static bool plan_resident(NvFn *f, const Inst *loop, const Inst *d, int ndots)
 {
 	return ndots == 2 && f->plan->lc->warpbits == 3 && d->args[0]->type->dims[1] >= 128 && f->nv->apart == 0 &&
@@ -435,7 +436,9 @@ static void plan_mbar(NvFn *f, LoopPipe *p)
 	f->pipe_chain = true;
 }
 
-LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
+/* The buffers, depth and in-flight groups of loop's pipeline, with
+ * resident A where plan_resident wants it and `resident` allows. */
+static LoopPipe *plan_buffers(NvFn *f, const Inst *loop, bool resident)
 {
 	int S = f->k->num_stages;
 	const Region *body = loop->regions[0];
@@ -451,7 +454,7 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 		}
 	if (!n)
 		return NULL;
-	for (const Inst *d = body->first; d; d = d->next)
+	for (const Inst *d = body->first; d && resident; d = d->next)
 		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld))
 			res += resident_bytes(f, loop, d, n);
 	/* wgmma pipelines: as deep as pkc chooses (nvptx_sched.c). */
@@ -475,8 +478,9 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 	for (const Inst *d = body->first; d; d = d->next)
 		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld)) {
 			p->dots[p->ndots] = d;
-			p->resident[p->ndots] = resident_bytes(f, loop, d, n) ? (int64_t)f->smem_pipe_live : -1;
-			f->smem_pipe_live += resident_bytes(f, loop, d, n);
+			uint64_t rb = resident ? resident_bytes(f, loop, d, n) : 0;
+			p->resident[p->ndots] = rb ? (int64_t)f->smem_pipe_live : -1;
+			f->smem_pipe_live += rb;
 			p->bytes[p->ndots] = pipe_bytes(f, d);
 			p->off[p->ndots++] = f->smem_pipe_live;
 			f->smem_pipe_live += (uint64_t)S * pipe_bytes(f, d);
@@ -518,8 +522,27 @@ LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 	carried &= p->inflight[0] || late;
 	if (p->wg && carried && S >= 3 && (S - 2) * kmin >= 64 && (S >= 4 || kmin <= 64))
 		p->ahead = S - 2;
-	plan_tma(f, p);
-	plan_mbar(f, p);
+	return p;
+}
+
+LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
+{
+	uint64_t live = f->smem_pipe_live, bytes = f->smem_pipe_bytes;
+	LoopPipe *p = plan_buffers(f, loop, true);
+	bool resident = false;
+	for (int x = 0; p && x < p->ndots; x++)
+		resident |= p->resident[x] >= 0;
+	if (resident && (p->inflight[0] || p->ahead > p->stages - 2)) {
+		/* The warpgroups could not run apart after all (head dim 256: the
+		 * stages left beside q cannot run two ahead): A in registers. */
+		f->smem_pipe_live = live;
+		f->smem_pipe_bytes = bytes;
+		p = plan_buffers(f, loop, false);
+	}
+	if (p) {
+		plan_tma(f, p);
+		plan_mbar(f, p);
+	}
 	return p;
 }
 
