@@ -177,6 +177,12 @@ static uint64_t pipe_bytes(NvFn *f, const Inst *d)
 	return nv_align_up(pipe_a_bytes(f, d) + y, buf_align(f));
 }
 
+/* Bytes of a tile of type t in shared memory (its memory form). */
+static uint64_t tile_bytes(const Type *t)
+{
+	return (uint64_t)type_numel(t) * (uint64_t)nv_smem_elem(t->dtype);
+}
+
 /* Whether wgmma dot d of loop reads a register A loaded before the loop
  * (attention's q): the same registers every iteration. */
 static bool a_before_loop(NvFn *f, const Inst *loop, const Inst *d)
@@ -213,8 +219,7 @@ static uint64_t resident_bytes(NvFn *f, const Inst *loop, const Inst *d, int ndo
 {
 	if (!plan_resident(f, loop, d, ndots))
 		return 0;
-	const Type *a = d->args[0]->type;
-	return nv_align_up((uint64_t)(nv_smem_elem(a->dtype) * a->dims[0] * a->dims[1]), buf_align(f));
+	return nv_align_up(tile_bytes(d->args[0]->type), buf_align(f));
 }
 
 /* Bytes the copy engine writes per iteration (every box whole). */
@@ -225,7 +230,7 @@ static uint64_t tma_bytes(NvFn *f, const LoopPipe *p)
 		for (int k = 0; k < 2; k++) {
 			const Inst *L = pipe_load(f, p->dots[x], k);
 			if (L)
-				n += (uint64_t)type_numel(L->results[0]->type) * (uint64_t)nv_smem_elem(L->results[0]->type->dtype);
+				n += tile_bytes(L->results[0]->type);
 		}
 	return n;
 }
@@ -571,7 +576,7 @@ static uint64_t resident_tma_bytes(const LoopPipe *p)
 	uint64_t n = 0;
 	for (int x = 0; x < p->ndots; x++)
 		if (resident_load(p, x))
-			n += (uint64_t)type_numel(p->dots[x]->args[0]->type) * (uint64_t)nv_smem_elem(p->dots[x]->args[0]->type->dtype);
+			n += tile_bytes(p->dots[x]->args[0]->type);
 	return n;
 }
 
