@@ -1224,10 +1224,11 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	    !(C = initial_acc(f, i, LC, DT_F32)))
 		return false;
 	bool wg = f->plan->wgmma[res->id];
-	int rx;
-	const LoopPipe *rp = nv_pipe_of(f, i, &rx);
+	int px = 0;
+	const LoopPipe *lp = nv_pipe_of(f, i, &px); /* the dot's pipelined loop, or NULL */
+	bool in_loop = lp != NULL;
 	/* Register A, unless the loop's prologue stored it for the stage. */
-	a.unstaged = wg && nv_wg_a_in_regs(f, a.regs, M, K) && !(rp && nv_pipe_resident(rp, rx));
+	a.unstaged = wg && nv_wg_a_in_regs(f, a.regs, M, K) && !(lp && nv_pipe_resident(lp, px));
 	MmaCtx x = {.ot = a.dt};
 	x.D = gv_new(f, LC, DT_F32);
 	memcpy(x.D->r, C->r, (size_t)C->n * sizeof *C->r);
@@ -1235,8 +1236,6 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	Pipeline p = {&a, &bo, 0, 0, a.load || bo.load ? f->k->num_stages : 1, NULL, NULL, 0, 0, 0, false};
 	if (p.stages < 1)
 		p.stages = 1;
-	int px = 0;
-	bool in_loop = nv_pipe_of(f, i, &px) != NULL;
 	p.kc = in_loop ? K : slice_depth(K, M + N, 2, p.stages, 16, MMA_SLICE_BYTES);
 	bool rolled = false;
 	if (!in_loop && K > ROLL_MIN_K && a.load && bo.load) {
@@ -1261,7 +1260,6 @@ static bool dot_mma(NvFn *f, const Inst *i)
 		p.sb[st].rows = N;
 	}
 	if (wg) {
-		const LoopPipe *lp = nv_pipe_of(f, i, &px);
 		WgCtx w = {.D = x.D, .ot = a.dt, .pending = lp ? nv_pipe_dot_in_flight(lp, px) : rolled && p.wg_pending,
 		           .areg = a.unstaged ? a.regs : NULL,
 		           .b_kmajor = bt != NULL,

@@ -67,6 +67,14 @@ static const Inst *pipe_load(NvFn *f, const Inst *d, int k)
 	return f->plan->dot_b[res->id] ? f->plan->dot_b[res->id] : nv_wg_trans_b_load(f, d);
 }
 
+/* Whether load L reads a 2-D tile of a global, read-only operand, unmasked:
+ * what copying it ahead (or once, before the loop) may read. */
+static bool copyable_load(NvFn *f, const Inst *L)
+{
+	const GRef *ref = f->refs[L->args[0]->id];
+	return ref && ref->as == 1 && ref->readonly && !L->has_mask && !L->has_other && L->results[0]->type->rank == 2;
+}
+
 /* The operand loads of dot d when the pipeline can copy them: global,
  * read-only, unmasked 2-D loads whose indices are computable for any
  * iteration, in 16-byte vectors.  A may instead be wgmma's register A
@@ -82,10 +90,10 @@ static bool pipe_loads(NvFn *f, const Inst *loop, const Inst *d, const Inst **ld
 			continue;
 		if (!L)
 			return false;
+		if (!copyable_load(f, L))
+			return false;
 		const GRef *ref = f->refs[L->args[0]->id];
 		const Type *t = L->results[0]->type;
-		if (!ref || ref->as != 1 || !ref->readonly || L->has_mask || L->has_other || t->rank != 2)
-			return false;
 		for (int j = 1; j < L->nargs; j++)
 			if (!iv_computable(loop, L->args[j], 0))
 				return false;
@@ -401,11 +409,8 @@ static void plan_tma(NvFn *f, LoopPipe *p)
 	 * (wanted from the first emission on, as the others). */
 	for (int x = 0; x < p->ndots; x++) {
 		const Inst *L = p->dots[x]->args[0]->def;
-		if (p->resident[x] < 0 || p->mcast >= 0 || L->op != IR_LOAD)
-			continue;
-		const GRef *ref = f->refs[L->args[0]->id];
 		GpuTma q;
-		if (ref && ref->as == 1 && ref->readonly && !L->has_mask && !L->has_other && nv_tma_fits(f, L, &q))
+		if (p->resident[x] >= 0 && p->mcast < 0 && L->op == IR_LOAD && copyable_load(f, L) && nv_tma_fits(f, L, &q))
 			p->slot[2 * x] = nv_tma_slot(f, &q);
 	}
 	if (!all) {
