@@ -29,15 +29,6 @@
 #if !defined(SEQ) || !defined(HEAD_DIM) || !defined(CAUSAL)
 #error "build with -DSEQ=.. -DHEAD_DIM=.. -DCAUSAL=0|1 [-DBF16=1] (bench/gpu/attention.sh)"
 #endif
-#if defined(BF16) && BF16
-#define TO_DT su_f32_to_bf16
-#define FROM_DT su_bf16_to_f32
-#define DT_NAME "bf16"
-#else
-#define TO_DT su_f32_to_f16
-#define FROM_DT su_f16_to_f32
-#define DT_NAME "f16"
-#endif
 
 /* Row i of head (bi, hi) in double; returns the largest |out - ref| of the row. */
 static double check_row(const uint16_t *q, const uint16_t *k, const uint16_t *v, const uint16_t *o, int64_t h,

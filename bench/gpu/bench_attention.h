@@ -1,5 +1,6 @@
 /* bench_attention.h - what the attention benchmark programs share
- * (bench_attention.c, the forward; bench_attention_bwd.c, the backward):
+ * (bench_attention.c, the forward; bench_attention_bwd.c, the backward;
+ * bench_decode.c, a decode step): the kernels' 16-bit dtype,
  * their options, the device with a stream and two events, failure reports
  * and the median of the timed launches.  Header-only (static functions), so
  * each program still builds from its one .c file. */
@@ -11,6 +12,18 @@
 #include <string.h>
 
 #include <pk_runtime.h>
+
+/* The kernel's 16-bit dtype, as pkc compiled it (-DDT=bf16 there, -DBF16=1
+ * here): conversions from and to f32 (sample_util.h) and its name. */
+#if defined(BF16) && BF16
+#define TO_DT su_f32_to_bf16
+#define FROM_DT su_bf16_to_f32
+#define DT_NAME "bf16"
+#else
+#define TO_DT su_f32_to_f16
+#define FROM_DT su_f16_to_f32
+#define DT_NAME "f16"
+#endif
 
 /* The command line: [--b N] [--h N] [--reps N] [--warmup N] [--name S] [--device cuda|host]. */
 typedef struct BenchOpts {

@@ -961,8 +961,8 @@ static void note_dot_units(Nv *nv, const Region *r, const LayoutPlan *P, int war
 		                 : P->mma[res]   ? "mma.sync (tensor cores, a warp a 16-row tile)"
 		                                 : "FMA (no tensor cores)";
 		if (!P->mma[res])
-			snprintf(why, sizeof why, "; they need f16 or bf16 operands with f32 accumulation, M a power of "
-			                          "two >= 16, K a multiple of 16, N a power of two >= 8 or a multiple of 16");
+			snprintf(why, sizeof why, "; they need f16 or bf16 operands with f32 accumulation, M a power of two, "
+			                          "K a multiple of 16, N a power of two >= 8 or a multiple of 16");
 		else if (!P->wgmma[res] && nv->wgmma && warps < 4)
 			snprintf(why, sizeof why, "; wgmma needs a warpgroup (4 warps); the kernel runs with %d", warps);
 		else if (!P->wgmma[res] && nv->wgmma)

@@ -424,9 +424,13 @@ bool lay_dot_is_mma(const Type *a, const Type *b, const Type *r)
 		return false;
 	/* K and N need not be powers of two: multiples of 16 run whole k-steps
 	 * and 8-column tiles (wgmma m64nNk16 takes any N a multiple of 8), the
-	 * padding of their layouts never computed (nvptx_dot.c). */
+	 * padding of their layouts never computed (nvptx_dot.c).  M below 16
+	 * (a decode step's few query rows) runs m16 tiles whose rows past M
+	 * repeat the first ones and whose results for them are dropped: the
+	 * C-fragment layout without its row bits past M (lay_from_srcs), so
+	 * rows 8-15 have no registers, and below 8 rows lanes hold copies. */
 	int64_t M = a->dims[0], K = a->dims[1], N = r->dims[1];
-	return lay_pow2(M) && M >= 16 && K >= 16 && K % 16 == 0 && ((lay_pow2(N) && N >= 8) || (N >= 16 && N % 16 == 0));
+	return lay_pow2(M) && K >= 16 && K % 16 == 0 && ((lay_pow2(N) && N >= 8) || (N >= 16 && N % 16 == 0));
 }
 
 /* ---- queries ------------------------------------------------------------------------ */
@@ -661,6 +665,10 @@ static void assign_dot(Assign *A, const Inst *i)
 		if (*slot)
 			P->dot_of[o->id] = i;
 	}
+	/* B = transpose(x), x a load: the dot copies x as it lies (K-major). */
+	const Inst *xt = nv_dot_trans_b_load(P, i);
+	if (xt)
+		P->dot_of[xt->results[0]->id] = i;
 }
 
 /* An elementwise op takes the layout of an operand: a tensor-core dot's

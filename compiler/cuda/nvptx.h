@@ -512,16 +512,17 @@ const Inst *nv_dot_fused_add(NvFn *f, const Inst *d);
 
 /* ---- nvptx_wgmma_chain.c: chained wgmma dots (attention) ---------------------------------- */
 
-/* x when wgmma dot `dot` multiplies by transpose(x) (x [N, K]), else NULL. */
-const Value *nv_wg_trans_b(NvFn *f, const Inst *dot);
+/* x when tensor-core dot `dot` (wgmma or mma.sync) multiplies by
+ * transpose(x) (x [N, K]: B staged K-major, as x lies), else NULL. */
+const Value *nv_dot_trans_b(const LayoutPlan *P, const Inst *dot);
 /* Whether the registers a ([M, K], 16-bit) are wgmma's register-A fragments. */
 bool nv_wg_a_in_regs(NvFn *f, const GV *a, int64_t M, int64_t K);
 /* Whether the layout plan puts A of wgmma dot `dot` in registers as wgmma's
  * register A (before its registers exist: a pipelined loop copies only B). */
 bool nv_wg_a_regs_planned(NvFn *f, const Inst *dot);
-/* The load under dot's transposed B (nv_wg_trans_b) when a pipelined loop
+/* The load under dot's transposed B (nv_dot_trans_b) when a pipelined loop
  * can copy it in place of the transpose (its only use, same region). */
-const Inst *nv_wg_trans_b_load(NvFn *f, const Inst *dot);
+const Inst *nv_dot_trans_b_load(const LayoutPlan *P, const Inst *dot);
 /* The 4 packed A fragment registers (i32) of the 64-row tile at row m0
  * (compile-time part) for the k-step at k0. */
 void nv_wg_a_frag(NvFn *f, const GV *a, int64_t m0, int64_t k0, LLVMValueRef *out);

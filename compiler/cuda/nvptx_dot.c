@@ -812,8 +812,9 @@ static bool dot_fma(NvFn *f, const Inst *i)
 /* ---- tensor cores -------------------------------------------------------------------- */
 
 /* mma.sync m16n8k16: d += a * b (a: 4, b: 2 fragment registers as
- * ldmatrix gives them, d: 4 x f32). */
-static void mma(NvFn *f, DType ot, LLVMValueRef *a, LLVMValueRef *bf, LLVMValueRef *d)
+ * ldmatrix gives them, d: nd x f32: c0..c3, or with nd 2 (M < 16) c0 c1,
+ * rows 8-15 (copies of rows 0-7) computed from zeros and dropped). */
+static void mma(NvFn *f, DType ot, LLVMValueRef *a, LLVMValueRef *bf, LLVMValueRef *d, int nd)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
@@ -824,10 +825,10 @@ static void mma(NvFn *f, DType ot, LLVMValueRef *a, LLVMValueRef *bf, LLVMValueR
 	for (int j = 0; j < 2; j++)
 		args[4 + j] = bf[j];
 	for (int j = 0; j < 4; j++)
-		args[6 + j] = d[j];
+		args[6 + j] = j < nd ? d[j] : LLVMConstReal(g->t_f32, 0.0);
 	LLVMValueRef out = nv_intrinsic(f, f16 ? "llvm.nvvm.mma.m16n8k16.row.col.f32.f32"
 	                                       : "llvm.nvvm.mma.m16n8k16.row.col.bf16", NULL, 0, args, 10);
-	for (int j = 0; j < 4; j++)
+	for (int j = 0; j < nd; j++)
 		d[j] = LLVMBuildExtractValue(b, out, (unsigned)j, "");
 }
 
@@ -848,6 +849,13 @@ static void ldmatrix(NvFn *f, DType ot, int n, bool trans, LLVMValueRef addr, LL
 	}
 }
 
+/* Accumulator registers of one m16n8 tile in C's layout: c0..c3, or c0 c1
+ * where M < 16 leaves rows 8-15 out (lay_dot_is_mma). */
+static int tile_regs(const GpuLayout *LC)
+{
+	return LC->dims[0] >= 16 ? 4 : 2;
+}
+
 /* The distinct 16-row (dim 0) or 8-column (dim 1) tiles of this warp: the
  * compile-time part of their origins in C's layout.  Tiles of the padding
  * (an N of 96 pads to 128) are left out: no warp bit lies along a dim that
@@ -857,7 +865,7 @@ static int tiles_of(const GpuLayout *LC, int n, int dim, int64_t *out)
 {
 	int cnt = 0;
 	int64_t c[2];
-	for (int t = 0; t < n; t += 4) {
+	for (int t = 0; t < n; t += tile_regs(LC)) {
 		lay_reg_coord(LC, t, c);
 		if (c[dim] >= LC->dims[dim])
 			continue;
@@ -876,8 +884,11 @@ typedef struct MmaCtx {
 	int nm, nn;             /* this warp's 16-row and 8-column tiles */
 	int64_t *mt, *nt;       /* their compile-time origins */
 	LLVMValueRef wrow, wcol;/* the warp's tile origin (thread part, lane bits cleared) */
-	LLVMValueRef arow;      /* this lane's row in an ldmatrix x4 (A) or k row (B) */
+	LLVMValueRef arow;      /* this lane's k row in an ldmatrix x4 of B */
+	LLVMValueRef row_a;     /* ... its row in A's x4 (arow, below M the same modulo M) */
 	LLVMValueRef acol;      /* this lane's k column offset in A's x4 (0 or 8) */
+	LLVMValueRef l8;        /* 8 on lanes 8-15 and 24-31: the second matrix of a pair */
+	bool b_kmajor;          /* B staged K-major (its rows are N: nv_dot_trans_b) */
 	bool roll_k;            /* the k-steps of a slice in a loop (run_rolled) */
 } MmaCtx;
 
@@ -892,7 +903,7 @@ static void mma_kstep(NvFn *f, MmaCtx *x, const Pipeline *p, int buf, LLVMValueR
 	 * (rows 0-7, k 8-15) (rows 8-15, k 8-15): a0a1 a2a3 a4a5 a6a7. */
 	LLVMValueRef *af = arena_alloc(nv_arena(f), (size_t)(x->nm * 4) * sizeof *af);
 	for (int m = 0; m < x->nm; m++) {
-		LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildOr(b, x->wrow, cg_i32(g, (int32_t)x->mt[m]), ""), x->arow, "");
+		LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildOr(b, x->wrow, cg_i32(g, (int32_t)x->mt[m]), ""), x->row_a, "");
 		LLVMValueRef c = LLVMBuildAdd(b, x->acol, kk, "");
 		ldmatrix(f, x->ot, 4, false, stage_ptr(f, &p->sa[buf], r, c), &af[4 * m]);
 	}
@@ -912,7 +923,15 @@ static void mma_kstep(NvFn *f, MmaCtx *x, const Pipeline *p, int buf, LLVMValueR
 		LLVMValueRef bf[4];
 		LLVMValueRef r = LLVMBuildAdd(b, x->arow, kk, "");
 		LLVMValueRef c = LLVMBuildOr(b, x->wcol, cg_i32(g, (int32_t)x->nt[n]), "");
-		if (pair >= 0) {
+		if (x->b_kmajor) {
+			/* Rows of N, k along them: ldmatrix without .trans gives the
+			 * fragments; lane l addresses row l % 8 of matrix l / 8 (tile n
+			 * at k and k + 8, then tile q at k and k + 8). */
+			LLVMValueRef row = LLVMBuildAdd(b, c, LLVMBuildSub(b, x->arow, x->l8, ""), "");
+			if (pair >= 0)
+				row = LLVMBuildAdd(b, row, LLVMBuildMul(b, x->acol, cg_i32(g, (int32_t)((x->nt[pair] - x->nt[n]) / 8)), ""), "");
+			ldmatrix(f, x->ot, pair >= 0 ? 4 : 2, false, stage_ptr(f, &p->sb[buf], row, LLVMBuildAdd(b, kk, x->l8, "")), bf);
+		} else if (pair >= 0) {
 			/* acol is 8 on lanes 16-31: (nt[q] - nt[n]) / 8 times it. */
 			LLVMValueRef d = LLVMBuildMul(b, x->acol, cg_i32(g, (int32_t)((x->nt[pair] - x->nt[n]) / 8)), "");
 			ldmatrix(f, x->ot, 4, true, stage_ptr(f, &p->sb[buf], r, LLVMBuildAdd(b, c, d, "")), bf);
@@ -921,14 +940,15 @@ static void mma_kstep(NvFn *f, MmaCtx *x, const Pipeline *p, int buf, LLVMValueR
 		int tiles[2] = {n, pair};
 		for (int h = 0; h < 2 && tiles[h] >= 0; h++) {
 			done[tiles[h]] = true;
-			for (int t = 0; t < D->n; t += 4) {
+			int nd = tile_regs(D->L);
+			for (int t = 0; t < D->n; t += nd) {
 				lay_reg_coord(D->L, t, cc);
 				if (cc[1] != x->nt[tiles[h]])
 					continue;
 				int m = 0;
 				while (x->mt[m] != cc[0])
 					m++;
-				mma(f, x->ot, &af[4 * m], &bf[2 * h], &D->r[t]);
+				mma(f, x->ot, &af[4 * m], &bf[2 * h], &D->r[t], nd);
 			}
 		}
 	}
@@ -1078,7 +1098,7 @@ typedef struct WgCtx {
 	int pending;            /* wgmma groups left in flight after the slice (wg_pending) */
 	GV *areg;               /* A in registers (nv_wg_a_in_regs), else NULL: A staged */
 	bool zero;              /* the accumulators start at zero: the first k-step sets them */
-	bool b_kmajor;          /* B staged K-major (a transposed operand, nv_wg_trans_b) */
+	bool b_kmajor;          /* B staged K-major (a transposed operand, nv_dot_trans_b) */
 	const LoopPipe *pipe;   /* the pipelined loop of the dot (its dot px), or NULL */
 	int px;
 } WgCtx;
@@ -1215,13 +1235,16 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	int64_t M = i->args[0]->type->dims[0], K = i->args[0]->type->dims[1], N = i->args[1]->type->dims[1];
 	Operand a, bo;
 	GV *C;
-	/* B = transpose(x): x staged K-major as it lies (nvptx_wgmma_chain.c). */
-	const Value *bt = nv_wg_trans_b(f, i);
-	bool bt_regs = bt && !f->pipelined[bt->id]; /* else the loop's pipeline copies x */
-	if (bt_regs)
-		bo = (Operand){nv_get(f, bt, NULL), NULL, 1, bt->type->dtype, false};
-	if (!get_operand(f, i, 0, &a) || (!bt_regs && !get_operand(f, i, 1, &bo)) || (bt_regs && !bo.regs) ||
-	    !(C = initial_acc(f, i, LC, DT_F32)))
+	/* B = transpose(x): x staged K-major as it lies (nvptx_wgmma_chain.c),
+	 * from its registers or copied from global memory (a deferred load). */
+	const Value *bt = nv_dot_trans_b(f->plan, i);
+	bool bt_here = bt && !f->pipelined[bt->id]; /* else the loop's pipeline copies x */
+	if (bt_here) {
+		NvAccess *ld = f->deferred[bt->id];
+		bo = (Operand){ld ? NULL : nv_get(f, bt, NULL), ld, 1, bt->type->dtype, false};
+	}
+	if (!get_operand(f, i, 0, &a) || (!bt_here && !get_operand(f, i, 1, &bo)) ||
+	    (bt_here && !bo.regs && !bo.load) || !(C = initial_acc(f, i, LC, DT_F32)))
 		return false;
 	bool wg = f->plan->wgmma[res->id];
 	int px = 0;
@@ -1288,7 +1311,12 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	LLVMValueRef l8 = LLVMBuildShl(b, LLVMBuildAnd(b, LLVMBuildLShr(b, lane, cg_i32(g, 3), ""), cg_i32(g, 1), ""),
 	                               cg_i32(g, 3), "");
 	x.arow = LLVMBuildAdd(b, LLVMBuildAnd(b, lane, cg_i32(g, 7), ""), l8, "");
+	x.l8 = l8;
+	x.b_kmajor = bt != NULL;
 	x.acol = LLVMBuildShl(b, LLVMBuildLShr(b, lane, cg_i32(g, 4), ""), cg_i32(g, 3), "");
+	/* Below 16 rows, A's rows 8-15 (and past M) read rows 0 to M - 1 again:
+	 * only M rows are staged. */
+	x.row_a = M >= 16 ? x.arow : LLVMBuildAnd(b, lane, cg_i32(g, (int32_t)(M - 1)), "");
 	x.roll_k = rolled;
 	if (!run_dot(f, i, &p, mma_slice, &x, rolled, &x.D))
 		return false;

@@ -50,7 +50,7 @@ typedef struct Stage {
 typedef struct Operand {
 	GV *regs;            /* in registers (any layout), or */
 	NvAccess *load;      /* a deferred load, copied with cp.async */
-	int kd;              /* its contracted dim: 1 for a, 0 for b */
+	int kd;              /* its contracted dim: 1 for a, 0 for b (1 for B given transposed) */
 	DType dt;            /* element dtype */
 	bool unstaged;       /* read from registers by the dot itself (wgmma's register A) */
 } Operand;

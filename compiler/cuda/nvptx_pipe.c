@@ -64,7 +64,7 @@ static const Inst *pipe_load(NvFn *f, const Inst *d, int k)
 	const Value *res = d->results[0];
 	if (k == 0)
 		return f->plan->dot_a[res->id];
-	return f->plan->dot_b[res->id] ? f->plan->dot_b[res->id] : nv_wg_trans_b_load(f, d);
+	return f->plan->dot_b[res->id] ? f->plan->dot_b[res->id] : nv_dot_trans_b_load(f->plan, d);
 }
 
 /* Whether load L reads a 2-D tile of a global, read-only operand, unmasked:
@@ -78,7 +78,10 @@ static bool copyable_load(NvFn *f, const Inst *L)
 /* The operand loads of dot d when the pipeline can copy them: global,
  * read-only, unmasked 2-D loads whose indices are computable for any
  * iteration, in 16-byte vectors.  A may instead be wgmma's register A
- * (ld[0] NULL): only B is copied. */
+ * (ld[0] NULL): only B is copied.  (An mma.sync dot's A in registers,
+ * stored into its buffer every iteration, was tried for decode attention:
+ * the buffers of both dots took one CTA an SM instead of two, and the
+ * step ran 4-15 % slower on the H200; bench/RESULTS.md, 2026-11-29.) */
 static bool pipe_loads(NvFn *f, const Inst *loop, const Inst *d, const Inst **ld)
 {
 	LayoutPlan *P = f->plan;
@@ -639,7 +642,7 @@ static void pipe_stages(NvFn *f, const LoopPipe *p, int x, LLVMValueRef buf, Sta
 	int64_t kp = stage_extent(f, d, at->dims[1]);
 	*sa = (Stage){base, kp, es, swz, wg, stage_extent(f, d, at->dims[0]), NULL};
 	int64_t np = stage_extent(f, d, bt->dims[1]);
-	bool kmajor = nv_wg_trans_b(f, d) != NULL; /* B = transpose(x): x's rows are N */
+	bool kmajor = nv_dot_trans_b(f->plan, d) != NULL; /* B = transpose(x): x's rows are N */
 	*sb = (Stage){LLVMBuildInBoundsGEP2(b, g->t_i8, base, &aoff, 1, ""), kmajor ? kp : np, es, swz, wg,
 	              kmajor ? np : kp, NULL};
 	if (wg) {

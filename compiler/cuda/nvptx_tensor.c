@@ -938,6 +938,21 @@ static void red_across_warps(Red *rd, int nw, const int *wbits)
 	LLVMValueRef slot = cg_i32(g, 0);
 	for (int j = 0; j < nw; j++)
 		slot = LLVMBuildOr(b, slot, bits_of(f, b, f->warp, wbits[j], 1, j), "");
+	/* One thread stores each partial: the lanes along the axis hold the
+	 * same one after red_across_lanes, and so do copies of the operand's
+	 * elements (lane and warp bits its layout does not use); their stores
+	 * to the same slot would race (compute-sanitizer racecheck). */
+	unsigned along = 0;
+	for (int bit = rd->Lx->dlo[rd->axis]; bit < rd->Lx->dlo[rd->axis] + rd->Lx->dbits[rd->axis]; bit++)
+		if (rd->Lx->kind[bit] == LB_LANE)
+			along |= 1u << rd->Lx->idx[bit];
+	LLVMValueRef own = nv_owner(f, rd->Lx);
+	if (along) {
+		LLVMValueRef first = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, f->lane, cg_i32(g, (int32_t)along), ""),
+		                                   cg_i32(g, 0), "");
+		own = own ? LLVMBuildAnd(b, own, first, "") : first;
+	}
+	LLVMBasicBlockRef join = own ? guard_open(f, own) : NULL;
 	for (int q = 0; q < rd->nr; q++) {
 		LLVMValueRef e = R ? flat_index(f, R, q) : cg_i32(g, 0);
 		LLVMValueRef at = LLVMBuildAdd(b, LLVMBuildMul(b, slot, cg_i32(g, (int32_t)relems), ""), e, "");
@@ -945,6 +960,8 @@ static void red_across_warps(Red *rd, int nw, const int *wbits)
 		if (rd->arg)
 			LLVMBuildStore(b, rd->acc[q].i, LLVMBuildInBoundsGEP2(b, g->t_i32, ibase, &at, 1, ""));
 	}
+	if (join)
+		guard_close(f, join);
 	nv_barrier(f);
 	for (int q = 0; q < rd->nr; q++) {
 		LLVMValueRef e = R ? flat_index(f, R, q) : cg_i32(g, 0);
@@ -1079,6 +1096,8 @@ bool nv_tensor_op(NvFn *f, const Inst *i)
 			f->pipelined[res->id] = true; /* a dot's operand the loop's pipeline copies */
 			return true;
 		}
+		if (f->deferred[i->args[0]->id])
+			return true; /* a load the dot copies K-major (nv_dot_trans_b) */
 		GV *x = nv_val(f, i->args[0]);
 		GV *y = gv_new(f, L, res->type->dtype);
 		memcpy(y->r, x->r, (size_t)y->n * sizeof *y->r);

@@ -21,14 +21,14 @@
  *
  * In a software-pipelined loop (num_stages >= 2) such dots copy only B,
  * ahead of the iteration that reads it: a load, or the load under a
- * transpose (nv_wg_trans_b_load), whose stage is then K-major. */
+ * transpose (nv_dot_trans_b_load), whose stage is then K-major. */
 #include "nvptx.h"
 
-const Value *nv_wg_trans_b(NvFn *f, const Inst *dot)
+const Value *nv_dot_trans_b(const LayoutPlan *P, const Inst *dot)
 {
 	const Value *b = dot->args[1];
 	const Inst *t = b->def;
-	if (!f->plan->wgmma[dot->results[0]->id] || !t || t->op != IR_TRANSPOSE || b->type->rank != 2 ||
+	if (!P->mma[dot->results[0]->id] || !t || t->op != IR_TRANSPOSE || b->type->rank != 2 ||
 	    t->perm[0] != 1 || t->perm[1] != 0)
 		return NULL;
 	return t->args[0];
@@ -63,10 +63,9 @@ bool nv_wg_a_regs_planned(NvFn *f, const Inst *dot)
 	       P->of[a->id] == lay_wgmma_c(P->lc, a->type->dims[0], a->type->dims[1]);
 }
 
-const Inst *nv_wg_trans_b_load(NvFn *f, const Inst *dot)
+const Inst *nv_dot_trans_b_load(const LayoutPlan *P, const Inst *dot)
 {
-	const Value *x = nv_wg_trans_b(f, dot);
-	const LayoutPlan *P = f->plan;
+	const Value *x = nv_dot_trans_b(P, dot);
 	if (!x || !x->def || x->def->op != IR_LOAD || x->def->parent != dot->parent || P->nuses[x->id] != 1 ||
 	    P->nuses[dot->args[1]->id] != 1)
 		return NULL;

@@ -59,6 +59,7 @@ add_one|--n 1048576|--n 1001
 add_vectors|--n 4194304|--n 10007
 bmm|--batch 2 --m 64 --n 96|--batch 2 --m 50 --n 33
 causal_softmax|--b 64|--b 3
+decode_attention|--b 8 --hkv 4|--b 2 --hkv 1
 flash_attention|--b 2 --h 4 --lse|--b 1 --h 1
 flash_attention_bwd|--b 1 --h 4|--b 1 --h 1
 first_reach|--rows 4096 --thr 100|--rows 37
@@ -83,7 +84,8 @@ SAMPLES
 # loops in the longest-first program order (nvptx_sched.c: heavy_first);
 # K loops run with other slices than written (nvptx_reblock.c); tensor-core
 # dots of 96 and 192 columns (staged at their real extents); 2-CTA
-# clusters multicasting a tile into both CTAs' stages.
+# clusters multicasting a tile into both CTAs' stages; mma.sync dots below
+# 16 rows with k copied K-major (decode attention).
 sanitize_kernels() {
 	cat <<'KERNELS'
 flash_attention-causal-d64|memcheck racecheck synccheck
@@ -117,6 +119,8 @@ flash_attention-causal-bk96-d96|memcheck racecheck synccheck
 flash_attention-tma-edges-d96|memcheck racecheck synccheck
 cluster|memcheck racecheck synccheck
 cluster-odd|memcheck racecheck synccheck
+decode_attention|memcheck racecheck synccheck
+decode_attention-g4-bf16-d64|memcheck racecheck synccheck
 KERNELS
 }
 
