@@ -121,6 +121,7 @@ cluster|memcheck racecheck synccheck
 cluster-odd|memcheck racecheck synccheck
 decode_attention|memcheck racecheck synccheck
 decode_attention-g4-bf16-d64|memcheck racecheck synccheck
+small_m|memcheck racecheck synccheck
 KERNELS
 }
 
