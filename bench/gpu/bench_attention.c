@@ -34,27 +34,21 @@
 static double check_row(const uint16_t *q, const uint16_t *k, const uint16_t *v, const uint16_t *o, int64_t h,
                         int64_t bi, int64_t hi, int i, double *s)
 {
-#define AT(a, t, d) FROM_DT((a)[((bi * SEQ + (t)) * h + hi) * HEAD_DIM + (d)])
-	int n = CAUSAL ? i + 1 : SEQ;
-	double mx = -INFINITY, l = 0, worst = 0;
-	for (int j = 0; j < n; j++) {
-		double dotp = 0;
-		for (int d = 0; d < HEAD_DIM; d++)
-			dotp += AT(q, i, d) * AT(k, j, d);
-		s[j] = dotp;
-		mx = dotp > mx ? dotp : mx;
-	}
-	for (int j = 0; j < n; j++)
-		l += (s[j] = exp(s[j] - mx));
-	for (int d = 0; d < HEAD_DIM; d++) {
-		double acc = 0;
-		for (int j = 0; j < n; j++)
-			acc += s[j] * AT(v, j, d);
-		double err = fabs(AT(o, i, d) - acc / l);
-		worst = err > worst || err != err ? err : worst;
-	}
-	return worst;
-#undef AT
+	int64_t row = ((bi * SEQ + i) * h + hi) * HEAD_DIM, kv = (bi * SEQ * h + hi) * HEAD_DIM;
+	return bench_row_err(q + row, k + kv, v + kv, o + row, h * HEAD_DIM, CAUSAL ? i + 1 : SEQ, s);
+}
+
+/* The launch bench_time times. */
+typedef struct Launch {
+	pk_stream *st;
+	void *q, *k, *v, *o;
+	long long b, h;
+} Launch;
+
+static pk_status launch(void *ctx)
+{
+	Launch *l = ctx;
+	return flash_attention(l->st, l->q, l->k, l->v, l->o, l->b, l->h);
 }
 
 /* bench_fail with this program's options. */
@@ -69,11 +63,10 @@ int main(int argc, char **argv)
 		return 2;
 	if (bench_open(&opt, &x))
 		return 1;
-	long long b = opt.b, h = opt.h, reps = opt.reps, warmup = opt.warmup;
+	long long b = opt.b, h = opt.h;
 	const char *name = opt.name;
 	pk_device *dev = x.dev;
 	pk_stream *st = x.st;
-	pk_event **ev = x.ev;
 
 	size_t count = (size_t)b * SEQ * h * HEAD_DIM, bytes = count * sizeof(uint16_t);
 	uint16_t *hq = su_xmalloc(bytes), *hk = su_xmalloc(bytes), *hv = su_xmalloc(bytes), *ho = su_xmalloc(bytes);
@@ -107,20 +100,14 @@ int main(int argc, char **argv)
 	}
 	int ok = worst <= (strcmp(DT_NAME, "bf16") ? 4e-3 : 2e-2);
 
-	double *t = su_xmalloc((size_t)reps * sizeof *t);
-	for (long long w = 0; w < warmup; w++)
-		if (fail(flash_attention(st, dq, dk, dv, dout, b, h), "flash_attention"))
-			return 1;
-	for (long long k = 0; k < reps; k++)
-		if (fail(pk_event_record(ev[0], st), "record") || fail(flash_attention(st, dq, dk, dv, dout, b, h), "launch") ||
-		    fail(pk_event_record(ev[1], st), "record") || fail(pk_event_synchronize(ev[1]), "launch") ||
-		    fail(pk_event_elapsed_ms(ev[0], ev[1], &t[k]), "elapsed"))
-			return 1;
-	double ms = bench_median(t, reps);
+	Launch l = {st, dq, dk, dv, dout, b, h};
+	double ms = 0, min_ms = 0;
+	if (bench_time(&opt, &x, launch, &l, &ms, &min_ms))
+		return 1;
 	double flops = 4.0 * (double)b * (double)h * SEQ * (double)SEQ * HEAD_DIM * (CAUSAL ? 0.5 : 1.0);
 	printf("{\"name\": \"%s d%d %s\", \"ms\": %.4f, \"min_ms\": %.4f, \"rate\": %.2f, \"unit\": \"TFLOP/s\", "
 	       "\"max_abs_err\": %.3g, \"check\": \"%s\", \"b\": %lld, \"h\": %lld, \"seq\": %d, \"dtype\": \"%s\"}\n",
-	       name, HEAD_DIM, CAUSAL ? "causal" : "full", ms, t[0], flops / (ms * 1e-3) / 1e12, worst,
+	       name, HEAD_DIM, CAUSAL ? "causal" : "full", ms, min_ms, flops / (ms * 1e-3) / 1e12, worst,
 	       ok ? "OK" : "FAILED", b, h, SEQ, DT_NAME);
 	pk_free(dev, dq);
 	pk_free(dev, dk);
@@ -132,6 +119,5 @@ int main(int argc, char **argv)
 	free(hv);
 	free(ho);
 	free(s);
-	free(t);
 	return ok ? 0 : 1;
 }

@@ -1,17 +1,21 @@
 /* bench_attention.h - what the attention benchmark programs share
  * (bench_attention.c, the forward; bench_attention_bwd.c, the backward;
- * bench_decode.c, a decode step): the kernels' 16-bit dtype,
- * their options, the device with a stream and two events, failure reports
- * and the median of the timed launches.  Header-only (static functions), so
+ * bench_decode.c, a decode step): the kernels' 16-bit dtype, their
+ * options, the device with a stream and two events, failure reports, the
+ * timed launches and their median, and a query row of attention in double.  Header-only (static functions), so
  * each program still builds from its one .c file. */
 #ifndef BENCH_ATTENTION_H
 #define BENCH_ATTENTION_H
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <pk_runtime.h>
+
+#include "sample_util.h"
 
 /* The kernel's 16-bit dtype, as pkc compiled it (-DDT=bf16 there, -DBF16=1
  * here): conversions from and to f32 (sample_util.h) and its name. */
@@ -100,6 +104,60 @@ static double bench_median(double *t, long long n)
 {
 	qsort(t, (size_t)n, sizeof *t, bench_cmp_double);
 	return t[n / 2];
+}
+
+/* A launch of the kernels a program times; ctx is the program's. */
+typedef pk_status (*BenchLaunch)(void *ctx);
+
+/* `warmup` untimed launches, then `reps`, each between x's two events:
+ * their median and least milliseconds.  0, or 1 after bench_fail's report. */
+static inline int bench_time(const BenchOpts *o, Bench *x, BenchLaunch launch, void *ctx, double *ms, double *min_ms)
+{
+	for (long long w = 0; w < o->warmup; w++)
+		if (bench_fail(o, launch(ctx), "launch"))
+			return 1;
+	double *t = malloc((size_t)o->reps * sizeof *t);
+	if (!t)
+		return bench_fail(o, PK_ERR_OUT_OF_MEMORY, "malloc");
+	for (long long k = 0; k < o->reps; k++)
+		if (bench_fail(o, pk_event_record(x->ev[0], x->st), "record") || bench_fail(o, launch(ctx), "launch") ||
+		    bench_fail(o, pk_event_record(x->ev[1], x->st), "record") ||
+		    bench_fail(o, pk_event_synchronize(x->ev[1]), "launch") ||
+		    bench_fail(o, pk_event_elapsed_ms(x->ev[0], x->ev[1], &t[k]), "elapsed")) {
+			free(t);
+			return 1;
+		}
+	*ms = bench_median(t, o->reps);
+	*min_ms = t[0];
+	free(t);
+	return 0;
+}
+
+/* One query row of attention in double, softmax(q kᵀ) v over the first n
+ * rows of k and v (16-bit, their rows `stride` elements apart; q and o of
+ * HEAD_DIM), against the kernel's o: the largest |o - reference|.  s:
+ * scratch of n. */
+static inline double bench_row_err(const uint16_t *q, const uint16_t *k, const uint16_t *v, const uint16_t *o,
+                                   int64_t stride, int n, double *s)
+{
+	double mx = -INFINITY, l = 0, worst = 0;
+	for (int j = 0; j < n; j++) {
+		double dotp = 0;
+		for (int d = 0; d < HEAD_DIM; d++)
+			dotp += FROM_DT(q[d]) * FROM_DT(k[j * stride + d]);
+		s[j] = dotp;
+		mx = dotp > mx ? dotp : mx;
+	}
+	for (int j = 0; j < n; j++)
+		l += (s[j] = exp(s[j] - mx));
+	for (int d = 0; d < HEAD_DIM; d++) {
+		double acc = 0;
+		for (int j = 0; j < n; j++)
+			acc += s[j] * FROM_DT(v[j * stride + d]);
+		double err = fabs(FROM_DT(o[d]) - acc / l);
+		worst = err > worst || err != err ? err : worst;
+	}
+	return worst;
 }
 
 #endif

@@ -88,6 +88,22 @@ static void check_row(const Arrays *x, int64_t bi, int64_t hi, int r, su_err e[3
 	}
 }
 
+/* The backward pass bench_time times: delta, then dq, dk, dv (ctx: a Backward). */
+typedef struct Backward {
+	pk_stream *st;
+	void *q, *k, *v, *o, *dout, *dlse, *ddelta, *dq, *dk, *dv;
+	long long b, h;
+} Backward;
+
+static pk_status backward(void *ctx)
+{
+	const Backward *x = ctx;
+	pk_status e = mha_preprocess_backward(x->st, x->o, x->dout, x->ddelta, x->b, x->h);
+	return e != PK_SUCCESS ? e
+	                       : mha_backward(x->st, x->q, x->k, x->v, x->dout, x->dlse, x->ddelta, x->dq, x->dk, x->dv,
+	                                      x->b, x->h);
+}
+
 /* bench_fail with this program's options. */
 #define fail(st, what) bench_fail(&opt, (st), (what))
 
@@ -100,11 +116,10 @@ int main(int argc, char **argv)
 		return 2;
 	if (bench_open(&opt, &bx))
 		return 1;
-	long long b = opt.b, h = opt.h, reps = opt.reps, warmup = opt.warmup;
+	long long b = opt.b, h = opt.h;
 	const char *name = opt.name;
 	pk_device *dev = bx.dev;
 	pk_stream *st = bx.st;
-	pk_event **ev = bx.ev;
 
 	size_t count = (size_t)b * SEQ * h * HEAD_DIM, bytes = count * sizeof(uint16_t);
 	size_t lbytes = (size_t)b * h * SEQ * sizeof(float);
@@ -133,10 +148,8 @@ int main(int argc, char **argv)
 			return 1;
 	void *q = dbuf[0], *k = dbuf[1], *v = dbuf[2], *o = dbuf[3], *dout = dbuf[4], *dq = dbuf[5], *dk = dbuf[6],
 	     *dv = dbuf[7];
-#define BACKWARD()                                                                          \
-	(fail(mha_preprocess_backward(st, o, dout, ddelta, b, h), "mha_preprocess_backward") || \
-	 fail(mha_backward(st, q, k, v, dout, dlse, ddelta, dq, dk, dv, b, h), "mha_backward"))
-	if (fail(flash_attention_lse(st, q, k, v, o, dlse, b, h), "flash_attention_lse") || BACKWARD() ||
+	Backward bw = {st, q, k, v, o, dout, dlse, ddelta, dq, dk, dv, b, h};
+	if (fail(flash_attention_lse(st, q, k, v, o, dlse, b, h), "flash_attention_lse") || fail(backward(&bw), "backward") ||
 	    fail(pk_stream_synchronize(st), "backward"))
 		return 1;
 	for (int i = 3; i < NA; i++)
@@ -160,19 +173,13 @@ int main(int argc, char **argv)
 	}
 	int ok = worst <= SU_TOL_F16;
 
-	double *t = su_xmalloc((size_t)reps * sizeof *t);
-	for (long long w = 0; w < warmup; w++)
-		if (BACKWARD())
-			return 1;
-	for (long long n = 0; n < reps; n++)
-		if (fail(pk_event_record(ev[0], st), "record") || BACKWARD() || fail(pk_event_record(ev[1], st), "record") ||
-		    fail(pk_event_synchronize(ev[1]), "launch") || fail(pk_event_elapsed_ms(ev[0], ev[1], &t[n]), "elapsed"))
-			return 1;
-	double ms = bench_median(t, reps);
+	double ms = 0, min_ms = 0;
+	if (bench_time(&opt, &bx, backward, &bw, &ms, &min_ms))
+		return 1;
 	double flops = 2.5 * 4.0 * (double)b * (double)h * SEQ * (double)SEQ * HEAD_DIM * (CAUSAL ? 0.5 : 1.0);
 	printf("{\"name\": \"%s d%d %s bwd\", \"ms\": %.4f, \"min_ms\": %.4f, \"rate\": %.2f, \"unit\": \"TFLOP/s\", "
 	       "\"max_rel_err\": %.3g, \"check\": \"%s\", \"b\": %lld, \"h\": %lld, \"seq\": %d, \"dtype\": \"f16\"}\n",
-	       name, HEAD_DIM, CAUSAL ? "causal" : "full", ms, t[0], flops / (ms * 1e-3) / 1e12, worst,
+	       name, HEAD_DIM, CAUSAL ? "causal" : "full", ms, min_ms, flops / (ms * 1e-3) / 1e12, worst,
 	       ok ? "OK" : "FAILED", b, h, SEQ);
 	for (int i = 0; i < NA; i++) {
 		pk_free(dev, dbuf[i]);
@@ -182,6 +189,5 @@ int main(int argc, char **argv)
 	pk_free(dev, ddelta);
 	bench_close(&bx);
 	free(x.lse);
-	free(t);
 	return ok ? 0 : 1;
 }

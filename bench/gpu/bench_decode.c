@@ -35,27 +35,8 @@
 static double check_row(const uint16_t *q, const uint16_t *k, const uint16_t *v, const uint16_t *o, int64_t hkv,
                         int64_t bi, int64_t qh, double *s)
 {
-	int64_t hq = hkv * G, kh = qh / G;
-#define KV(a, t, d) FROM_DT((a)[((bi * SEQ + (t)) * hkv + kh) * HEAD_DIM + (d)])
-	double mx = -INFINITY, l = 0, worst = 0;
-	for (int j = 0; j < SEQ; j++) {
-		double dotp = 0;
-		for (int d = 0; d < HEAD_DIM; d++)
-			dotp += FROM_DT(q[(bi * hq + qh) * HEAD_DIM + d]) * KV(k, j, d);
-		s[j] = dotp;
-		mx = dotp > mx ? dotp : mx;
-	}
-	for (int j = 0; j < SEQ; j++)
-		l += (s[j] = exp(s[j] - mx));
-	for (int d = 0; d < HEAD_DIM; d++) {
-		double acc = 0;
-		for (int j = 0; j < SEQ; j++)
-			acc += s[j] * KV(v, j, d);
-		double err = fabs(FROM_DT(o[(bi * hq + qh) * HEAD_DIM + d]) - acc / l);
-		worst = err > worst || err != err ? err : worst;
-	}
-	return worst;
-#undef KV
+	int64_t row = (bi * hkv * G + qh) * HEAD_DIM, kv = (bi * SEQ * hkv + qh / G) * HEAD_DIM;
+	return bench_row_err(q + row, k + kv, v + kv, o + row, hkv * HEAD_DIM, SEQ, s);
 }
 
 #define fail(st, what) bench_fail(&opt, (st), (what))
@@ -65,13 +46,21 @@ typedef struct Bufs {
 	void *len, *q, *k, *v, *o_part, *l_part, *m_part, *o;
 } Bufs;
 
-/* One decode step: both kernels. */
-static pk_status step(pk_stream *st, const Bufs *d, long long b, long long hq, long long hkv)
+/* One decode step: both kernels (ctx: a Step). */
+typedef struct Step {
+	pk_stream *st;
+	const Bufs *d;
+	long long b, hq, hkv;
+} Step;
+
+static pk_status step(void *ctx)
 {
-	pk_status e = decode_attention(st, d->len, d->q, d->k, d->v, d->o_part, d->l_part, d->m_part, b, hq, hkv);
-	return e != PK_SUCCESS ? e : decode_combine(st, d->o_part, d->l_part, d->m_part, d->o, b, hkv, hq);
+	const Step *x = ctx;
+	const Bufs *d = x->d;
+	pk_status e = decode_attention(x->st, d->len, d->q, d->k, d->v, d->o_part, d->l_part, d->m_part, x->b, x->hq,
+	                               x->hkv);
+	return e != PK_SUCCESS ? e : decode_combine(x->st, d->o_part, d->l_part, d->m_part, d->o, x->b, x->hkv, x->hq);
 }
-#define STEP() step(st, &d, b, hq, hkv)
 
 int main(int argc, char **argv)
 {
@@ -82,10 +71,9 @@ int main(int argc, char **argv)
 		return 2;
 	if (bench_open(&opt, &x))
 		return 1;
-	long long b = opt.b, hkv = opt.h, hq = hkv * G, reps = opt.reps, warmup = opt.warmup;
+	long long b = opt.b, hkv = opt.h, hq = hkv * G;
 	pk_device *dev = x.dev;
 	pk_stream *st = x.st;
-	pk_event **ev = x.ev;
 
 	size_t nq = (size_t)b * hq * HEAD_DIM, nkv = (size_t)b * SEQ * hkv * HEAD_DIM;
 	size_t npart = (size_t)b * hkv * SPLITS * G;
@@ -101,6 +89,7 @@ int main(int argc, char **argv)
 	for (long long i = 0; i < b; i++)
 		hlen[i] = SEQ;
 	Bufs d;
+	Step one = {st, &d, b, hq, hkv};
 	if (fail(pk_malloc(dev, (size_t)b * 4, &d.len), "pk_malloc") || fail(pk_malloc(dev, nq * 2, &d.q), "pk_malloc") ||
 	    fail(pk_malloc(dev, nkv * 2, &d.k), "pk_malloc") || fail(pk_malloc(dev, nkv * 2, &d.v), "pk_malloc") ||
 	    fail(pk_malloc(dev, npart * HEAD_DIM * 2, &d.o_part), "pk_malloc") ||
@@ -112,7 +101,7 @@ int main(int argc, char **argv)
 	    fail(pk_memcpy(st, d.q, hqv, nq * 2, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") ||
 	    fail(pk_memcpy(st, d.k, hk, nkv * 2, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") ||
 	    fail(pk_memcpy(st, d.v, hv, nkv * 2, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") ||
-	    fail(pk_memcpy(st, d.o, ho, nq * 2, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") || fail(STEP(), "decode") ||
+	    fail(pk_memcpy(st, d.o, ho, nq * 2, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") || fail(step(&one), "decode") ||
 	    fail(pk_memcpy(st, ho, d.o, nq * 2, PK_MEMCPY_DEVICE_TO_HOST), "pk_memcpy") ||
 	    fail(pk_stream_synchronize(st), "decode"))
 		return 1;
@@ -125,21 +114,14 @@ int main(int argc, char **argv)
 	}
 	int ok = worst <= (strcmp(DT_NAME, "bf16") ? 4e-3 : 2e-2);
 
-	double *t = su_xmalloc((size_t)reps * sizeof *t);
-	for (long long w = 0; w < warmup; w++)
-		if (fail(STEP(), "decode"))
-			return 1;
-	for (long long k = 0; k < reps; k++)
-		if (fail(pk_event_record(ev[0], st), "record") || fail(STEP(), "launch") ||
-		    fail(pk_event_record(ev[1], st), "record") || fail(pk_event_synchronize(ev[1]), "launch") ||
-		    fail(pk_event_elapsed_ms(ev[0], ev[1], &t[k]), "elapsed"))
-			return 1;
-	double ms = bench_median(t, reps);
+	double ms = 0, min_ms = 0;
+	if (bench_time(&opt, &x, step, &one, &ms, &min_ms))
+		return 1;
 	double bytes = 2.0 * (double)nkv * 2.0;
 	printf("{\"name\": \"%s decode g%d d%d\", \"ms\": %.4f, \"min_ms\": %.4f, \"rate\": %.1f, \"unit\": \"GB/s\", "
 	       "\"max_abs_err\": %.3g, \"check\": \"%s\", \"b\": %lld, \"hkv\": %lld, \"g\": %d, \"seq\": %d, "
 	       "\"splits\": %d, \"dtype\": \"%s\"}\n",
-	       opt.name, G, HEAD_DIM, ms, t[0], bytes / (ms * 1e-3) / 1e9, worst, ok ? "OK" : "FAILED", b, hkv, G, SEQ,
+	       opt.name, G, HEAD_DIM, ms, min_ms, bytes / (ms * 1e-3) / 1e9, worst, ok ? "OK" : "FAILED", b, hkv, G, SEQ,
 	       SPLITS, DT_NAME);
 	void *dev_bufs[] = {d.len, d.q, d.k, d.v, d.o_part, d.l_part, d.m_part, d.o};
 	for (size_t i = 0; i < sizeof dev_bufs / sizeof *dev_bufs; i++)
@@ -151,6 +133,5 @@ int main(int argc, char **argv)
 	free(ho);
 	free(hlen);
 	free(s);
-	free(t);
 	return ok ? 0 : 1;
 }
