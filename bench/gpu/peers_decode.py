@@ -22,6 +22,8 @@ ap.add_argument("--seq", type=int, default=4096)
 ap.add_argument("--dim", type=int, default=128)
 ap.add_argument("--splits", type=int, default=16)
 ap.add_argument("--block-k", type=int, default=128)
+ap.add_argument("--page", type=int, default=16, help="(decode.sh passes it to both peer scripts; unused)")
+ap.add_argument("--pages-per-block", type=int, default=8, help="(unused here)")
 a = ap.parse_args()
 B, HKV, G, S, D = a.batch, a.hkv, a.g, a.seq, a.dim
 HQ = HKV * G

@@ -659,11 +659,11 @@ static void assign_dot(Assign *A, const Inst *i)
 		set_fixed(A, res, lay_default(lc, rt));
 	for (int k = 0; k < 2; k++) {
 		const Value *o = i->args[k];
-		const Inst **slot = k == 0 ? &P->dot_a[res->id] : &P->dot_b[res->id];
-		*slot = o->def && o->def->op == IR_LOAD && P->nuses[o->id] == 1 && o->def->parent == i->parent
-		        ? o->def : NULL;
-		if (*slot)
-			P->dot_of[o->id] = i;
+		const Inst *ld = nv_dot_operand_load(P, o, i);
+		if (ld)
+			P->dot_of[ld->results[0]->id] = i;
+		/* (The pipelined loops copy loads of the operand's own shape.) */
+		*(k == 0 ? &P->dot_a[res->id] : &P->dot_b[res->id]) = ld && ld->results[0] == o ? ld : NULL;
 	}
 	/* B = transpose(x), x a load: the dot copies x as it lies (K-major). */
 	const Inst *xt = nv_dot_trans_b_load(P, i);

@@ -420,6 +420,8 @@ typedef struct NvAccess {
 	const Inst *i;         /* the access */
 	GRef *ref;             /* the Ref it addresses */
 	const GpuLayout *L;    /* the access shape's layout; NULL for a scalar access */
+	const GpuLayout *view; /* a dot's deferred operand that a reshape merges to 2-D: the operand's
+	                          layout (L's registers, dims merged), else NULL */
 	int *rdim;             /* per Ref dim: the access dim of a FULL/SLICE indexer, else -1 */
 	LLVMValueRef *idx;     /* per Ref dim: POINT index or SLICE start as i64, else NULL */
 	const Value **gval;    /* per Ref dim: the GATHER index value, else NULL */
@@ -520,8 +522,12 @@ bool nv_wg_a_in_regs(NvFn *f, const GV *a, int64_t M, int64_t K);
 /* Whether the layout plan puts A of wgmma dot `dot` in registers as wgmma's
  * register A (before its registers exist: a pipelined loop copies only B). */
 bool nv_wg_a_regs_planned(NvFn *f, const Inst *dot);
-/* The load under dot's transposed B (nv_dot_trans_b) when a pipelined loop
- * can copy it in place of the transpose (its only use, same region). */
+/* The load whose result is v, or whose result v reshapes (the attention
+ * ops' `k_pages[h, tables].reshape(block_k, d)`), when dot `dot` may copy
+ * it into shared memory itself: single uses, the dot's region; else NULL. */
+const Inst *nv_dot_operand_load(const LayoutPlan *P, const Value *v, const Inst *dot);
+/* The load under dot's transposed B (nv_dot_trans_b, nv_dot_operand_load)
+ * when the dot or a pipelined loop can copy it in place of the transpose. */
 const Inst *nv_dot_trans_b_load(const LayoutPlan *P, const Inst *dot);
 /* The 4 packed A fragment registers (i32) of the 64-row tile at row m0
  * (compile-time part) for the k-step at k0. */

@@ -232,7 +232,7 @@ static LLVMValueRef stage_ptr(NvFn *f, const Stage *s, LLVMValueRef r, LLVMValue
 
 static const GpuLayout *operand_layout(const Operand *o)
 {
-	return o->regs ? o->regs->L : o->load->L;
+	return o->regs ? o->regs->L : o->load->view ? o->load->view : o->load->L;
 }
 
 /* if (p) { the caller's code } */
@@ -374,8 +374,8 @@ static bool spread_k(const GpuLayout *L, int kd, int64_t kc)
 static void stage_part(NvFn *f, const Pipeline *p, const Operand *o, int64_t k0, const Stage *s)
 {
 	const NvAccess *A = o->load;
-	const GpuLayout *LS;
-	if (A && A->ref && A->L->dims[o->kd] % p->kc == 0 && spread_k(A->L, o->kd, p->kc) &&
+	const GpuLayout *L = A ? operand_layout(o) : NULL, *LS;
+	if (A && A->ref && L->dims[o->kd] % p->kc == 0 && spread_k(L, o->kd, p->kc) &&
 	    (LS = slice_layout(f, o, p->kc))) {
 		Operand x = *o;
 		x.load = slice_access(f, o, LS, cg_i32(f->g, (int32_t)k0));
@@ -449,7 +449,9 @@ static NvAccess *slice_access(NvFn *f, const Operand *o, const GpuLayout *LS, LL
  * no whole 16-byte vectors. */
 static const GpuLayout *slice_layout(NvFn *f, const Operand *o, int64_t kc)
 {
-	if (!o->load || o->load->L->rank != 2)
+	/* (A gather's indices are registers of the load's layout, not of the
+	 * slice's.) */
+	if (!o->load || o->load->L->rank != 2 || (o->load->i && ir_access_gathers(o->load->i)))
 		return NULL;
 	int es = nv_smem_elem(o->dt);
 	int64_t dims[2] = {o->load->L->dims[0], o->load->L->dims[1]};

@@ -734,19 +734,16 @@ bool nv_access_setup(NvFn *f, const Inst *i, NvAccess *out)
 	A.idx = arena_alloc(nv_arena(f), (size_t)(n + 1) * sizeof *A.idx);
 	A.gval = arena_alloc(nv_arena(f), (size_t)(n + 1) * sizeof *A.gval);
 	A.gat = arena_alloc(nv_arena(f), (size_t)(n + 1) * sizeof *A.gat);
-	int next = 1, rank = 0;
+	int next = 1;
 	for (int d = 0; d < n; d++) {
 		const Indexer *x = &i->idx[d];
-		A.rdim[d] = -1;
+		A.rdim[d] = ir_access_dim(i, d);
 		switch (x->kind) {
 		case IDX_FULL:
-			A.rdim[d] = rank++;
 			break;
 		case IDX_POINT: case IDX_SLICE: {
 			const Value *v = i->args[next++];
 			A.idx[d] = to_i64(f, nv_val(f, v)->r[0], v->type->dtype);
-			if (x->kind == IDX_SLICE)
-				A.rdim[d] = rank++;
 			break;
 		}
 		case IDX_GATHER:
@@ -832,10 +829,7 @@ static LLVMValueRef all_in(NvFn *f, Acc *A, bool *block)
 	const Inst *i = A->i;
 	int n = A->ref->rank;
 	*block = false;
-	bool simple = !A->mask;
-	for (int d = 0; d < n; d++)
-		simple &= i->idx[d].kind != IDX_GATHER;
-	if (!simple) {
+	if (A->mask || ir_access_gathers(i)) {
 		LLVMValueRef all = NULL;
 		for (int r = 0; r < 1 << L->nregbits; r++) {
 			LLVMValueRef p;
@@ -886,11 +880,30 @@ static LLVMValueRef all_in(NvFn *f, Acc *A, bool *block)
 	return all;
 }
 
+/* The layout of the reshape of load result res that dot d reads, or NULL. */
+static const GpuLayout *reshaped_operand(NvFn *f, const Inst *d, const Value *res)
+{
+	const Value *ops[3] = {d->args[0], d->args[1], nv_dot_trans_b(f->plan, d)};
+	for (int k = 0; k < 3; k++)
+		if (ops[k] && ops[k]->def && ops[k]->def->op == IR_RESHAPE && ops[k]->def->args[0] == res)
+			return f->plan->of[ops[k]->id];
+	return NULL;
+}
+
 bool nv_dot_takes_load(NvFn *f, const Inst *d, NvAccess *A)
 {
 	const Value *res = A->i->results[0];
-	if (A->ref->as != 1 || A->mask || A->other || A->L->rank != 2)
+	if (A->ref->as != 1 || A->mask || A->other)
 		return false;
+	/* Through a reshape that only merges dims (the same bits, so the same
+	 * registers): the dot sees the operand's layout, the copies address
+	 * the load's. */
+	A->view = NULL;
+	if (A->L->rank != 2) {
+		A->view = reshaped_operand(f, d, res);
+		if (!A->view || A->view->rank != 2 || lay_reshape(f->plan->lc, A->view, A->L->rank, A->L->dims) != A->L)
+			return false;
+	}
 	int es = nv_smem_elem(res->type->dtype);
 	if (lay_contig(A->L) * es < 16)
 		return false;
@@ -1029,9 +1042,8 @@ static void stage_store(NvFn *f, Acc *A)
 	int es = nv_smem_elem(A->ref->dt);
 	if (!A->store || !L || L->rank != 2 || A->ref->as != 1 || A->mask || A->ref->rank < 2 || f->pipe)
 		return;
-	for (int d = 0; d < A->ref->rank; d++)
-		if (A->i->idx[d].kind == IDX_GATHER)
-			return;
+	if (ir_access_gathers(A->i))
+		return;
 	/* Rows of C padded to a power of two (a tensor-core N of 96: 128). */
 	int64_t R = L->dims[0], C = L->dims[1], Cp = INT64_C(1) << L->dbits[1];
 	if ((R & (R - 1)) || C * es < 16)

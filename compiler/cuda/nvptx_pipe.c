@@ -72,7 +72,8 @@ static const Inst *pipe_load(NvFn *f, const Inst *d, int k)
 static bool copyable_load(NvFn *f, const Inst *L)
 {
 	const GRef *ref = f->refs[L->args[0]->id];
-	return ref && ref->as == 1 && ref->readonly && !L->has_mask && !L->has_other && L->results[0]->type->rank == 2;
+	return ref && ref->as == 1 && ref->readonly && !L->has_mask && !L->has_other && L->results[0]->type->rank == 2 &&
+	       !ir_access_gathers(L);
 }
 
 /* The operand loads of dot d when the pipeline can copy them: global,

@@ -1106,6 +1106,11 @@ bool nv_tensor_op(NvFn *f, const Inst *i)
 	}
 	case IR_RESHAPE: {
 		const Value *xv = i->args[0];
+		if (f->deferred[xv->id]) {
+			/* A load the dot copies itself (nv_dot_takes_load: A->view). */
+			f->deferred[res->id] = f->deferred[xv->id];
+			return true;
+		}
 		if (!L) {
 			/* To a scalar: the single element, which every thread holds
 			 * (a layout of one element has no bits). */

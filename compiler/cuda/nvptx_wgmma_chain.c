@@ -63,11 +63,19 @@ bool nv_wg_a_regs_planned(NvFn *f, const Inst *dot)
 	       P->of[a->id] == lay_wgmma_c(P->lc, a->type->dims[0], a->type->dims[1]);
 }
 
+const Inst *nv_dot_operand_load(const LayoutPlan *P, const Value *v, const Inst *dot)
+{
+	if (v->def && v->def->op == IR_RESHAPE && v->def->parent == dot->parent && P->nuses[v->id] == 1)
+		v = v->def->args[0];
+	if (!v->def || v->def->op != IR_LOAD || v->def->parent != dot->parent || P->nuses[v->id] != 1)
+		return NULL;
+	return v->def;
+}
+
 const Inst *nv_dot_trans_b_load(const LayoutPlan *P, const Inst *dot)
 {
 	const Value *x = nv_dot_trans_b(P, dot);
-	if (!x || !x->def || x->def->op != IR_LOAD || x->def->parent != dot->parent || P->nuses[x->id] != 1 ||
-	    P->nuses[dot->args[1]->id] != 1)
+	if (!x || P->nuses[dot->args[1]->id] != 1)
 		return NULL;
-	return x->def;
+	return nv_dot_operand_load(P, x, dot);
 }

@@ -163,10 +163,9 @@ static bool expr_indexer(Sema *s, Access *acc, int d, AstExpr *it, Indexer *x, V
 
 /* The access shape of a gather (§7.5): the point and gather dims form one
  * run whose broadcast shape G replaces them, between the ':'/slice dims
- * before and after it (t[rows, :] is [8, C]).  The IR wants every
- * non-point indexer of such an access to be a gather of the result shape,
- * so each gather is broadcast into place, and each ':' or slice dim becomes
- * an iota along its result dim (plus the slice start). */
+ * before and after it (t[rows, :] is [8, C]).  The IR wants each gather
+ * operand of the access's rank with G in place and ones at the ':'/slice
+ * dims (verify.c), which stay as they are: the back ends see whole rows. */
 static bool finish_gather(Sema *s, Access *acc, AstExpr **dimitem, Value **dimop, int *rank_out, int64_t **shape_out)
 {
 	const Type *rt = acc->ref->type;
@@ -202,7 +201,6 @@ static bool finish_gather(Sema *s, Access *acc, AstExpr **dimitem, Value **dimop
 	}
 	/* R = the dims before the run, G, the dims after it. */
 	int64_t *shape = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + rg + 1));
-	int *pos = arena_alloc(s->a, sizeof(int) * (size_t)(rank + 1)); /* result dim of each slice dim */
 	int r = 0, npre = 0;
 	for (int d = 0; d < rank; d++) {
 		if (d == first) {
@@ -216,7 +214,6 @@ static bool finish_gather(Sema *s, Access *acc, AstExpr **dimitem, Value **dimop
 			acc->dyn_dim = acc->dyn_dim < 0 ? d : acc->dyn_dim;
 			continue;
 		}
-		pos[d] = r;
 		shape[r++] = acc->idx[d].kind == IDX_SLICE ? acc->idx[d].size : rt->dims[d];
 	}
 	*rank_out = r;
@@ -226,25 +223,12 @@ static bool finish_gather(Sema *s, Access *acc, AstExpr **dimitem, Value **dimop
 	int64_t *placed = arena_alloc(s->a, sizeof(int64_t) * (size_t)(r + 1)); /* G with 1s around */
 	for (int i = 0; i < r; i++)
 		placed[i] = i >= npre && i < npre + rg ? g[i - npre] : 1;
-	Type *it = type_tensor(s->a, DT_I32, r, shape);
-	for (int d = 0; d < rank; d++) {
+	for (int d = first; d <= last; d++) {
+		if (acc->idx[d].kind != IDX_GATHER)
+			continue;
 		Loc loc = dimitem[d] ? dimitem[d]->loc : acc->loc;
-		Indexer *x = &acc->idx[d];
-		if (x->kind == IDX_GATHER) {
-			Value *v = broadcast_value(s, dimop[d], rg, g, loc);
-			dimop[d] = broadcast_value(s, reshape_value(s, v, r, placed, loc), r, shape, loc);
-		} else if (x->kind == IDX_FULL || x->kind == IDX_SLICE) {
-			Value *iota = emit(s, IR_IOTA, loc, it, 0);
-			iota->def->ival = pos[d];
-			Ex e = ex_value(iota, false, loc);
-			if (x->kind == IDX_SLICE)
-				e = sema_binop(s, &bin_add, loc, e, ex_value(dimop[d], false, loc));
-			if (e.kind == EX_ERROR)
-				return false;
-			dimop[d] = e.v;
-			x->kind = IDX_GATHER;
-			x->size = 0;
-		}
+		Value *v = broadcast_value(s, dimop[d], rg, g, loc);
+		dimop[d] = reshape_value(s, v, r, placed, loc);
 	}
 	return true;
 }

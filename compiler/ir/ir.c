@@ -201,6 +201,43 @@ bool ir_const_value(const Value *v, int64_t *out)
 	return true;
 }
 
+const Value *ir_index_arg(const Inst *i, int d)
+{
+	int j = 1;
+	for (int e = 0; e < d; e++)
+		j += i->idx[e].kind != IDX_FULL;
+	return i->args[j];
+}
+
+bool ir_access_gathers(const Inst *i)
+{
+	for (int d = 0; d < i->nidx; d++)
+		if (i->idx[d].kind == IDX_GATHER)
+			return true;
+	return false;
+}
+
+/* FULL/SLICE dims before the gather run come first, then the gathers'
+ * broadcast dims G (their rank less the FULL/SLICE count), then the
+ * FULL/SLICE dims after the run. */
+int ir_access_dim(const Inst *i, int d)
+{
+	IndexKind k = i->idx[d].kind;
+	if (k != IDX_FULL && k != IDX_SLICE)
+		return -1;
+	int before = 0, nslice = 0, grank = -1;
+	for (int e = 0; e < i->nidx; e++) {
+		IndexKind x = i->idx[e].kind;
+		if (x == IDX_FULL || x == IDX_SLICE) {
+			before += e < d;
+			nslice++;
+		} else if (x == IDX_GATHER && grank < 0 && e < d) {
+			grank = ir_index_arg(i, e)->type->rank;
+		}
+	}
+	return grank < 0 ? before : before + grank - nslice;
+}
+
 bool ir_inst_reads(const Inst *i, const Value *v)
 {
 	for (int j = 0; j < i->nargs; j++)

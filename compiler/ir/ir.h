@@ -215,6 +215,14 @@ bool ir_same_value(const Value *a, const Value *b);
 /* Whether v is a scalar integer or bool constant; its value in *out. */
 bool ir_const_value(const Value *v, int64_t *out);
 
+/* Accesses (LOAD/STORE/ATOMIC; the access shape is verify.c's rule): the
+ * operand of indexer d (not FULL), and the access dim a FULL or SLICE
+ * indexer d runs along (-1 for a POINT or GATHER); whether any indexer
+ * is a GATHER. */
+const Value *ir_index_arg(const Inst *i, int d);
+int ir_access_dim(const Inst *i, int d);
+bool ir_access_gathers(const Inst *i);
+
 /* ---- verifier (verify.c) --------------------------------------------- */
 /* Checks the invariants above.  On a violation, reports an internal error
  * naming the pass (`after`) and the instruction, and returns false. */

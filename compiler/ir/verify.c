@@ -11,10 +11,12 @@
  * Ref accesses (LOAD/STORE/ATOMIC) address one "access shape":
  *  - without GATHER indexers: one dim per non-POINT indexer, in order:
  *    FULL -> the Ref's dim (which must be static), SLICE -> its size;
- *  - with any GATHER indexer: every non-POINT indexer must be a GATHER,
- *    and the shape is the NumPy broadcast of all the gather operands'
- *    shapes (one leading group, as in NumPy advanced indexing with the
- *    index arrays side by side).
+ *  - with GATHER indexers: the gathers (and points between them) form one
+ *    run, as in NumPy advanced indexing with the index arrays side by
+ *    side; every gather operand has the access's rank R; the FULL/SLICE
+ *    dims before the run are access dims 0, 1, ..., those after it the
+ *    last ones (ir_access_dim), where the gather operands have extent 1;
+ *    the other access dims (G) are the NumPy broadcast of the gathers'.
  * A load's result, a store's value, an atomic's value/cmp/result and any
  * mask (bool) all have exactly the access shape; an `other` has the
  * result's type. */
@@ -389,36 +391,61 @@ static void check_access(Verifier *V, const Inst *i)
 	int nextra = (i->op != IR_LOAD) + cas + i->has_mask + i->has_other;
 	CHECK(i->nargs == 1 + nonfull + nextra, i, "%d operands, expected %d (ref, %d indices, %d extras)", i->nargs,
 	      1 + nonfull + nextra, nonfull, nextra);
-	CHECK(ngather == 0 || nslice == 0, i, "a gather mixed with full or sliced dims");
-
-	/* The access shape, built from the indexers. */
-	int rank = 0;
-	int64_t *shape = arena_alloc(V->arena, (size_t)(ref->rank + 1) * sizeof *shape);
-	for (int d = 0, next = 1; d < i->nidx; d++) {
+	/* The access shape, built from the indexers: with gathers, rank R of
+	 * the gather operands, ones at the FULL/SLICE dims' places. */
+	int rank = 0, first = -1, last = -1;
+	for (int d = 0; d < i->nidx; d++)
+		if (i->idx[d].kind == IDX_GATHER) {
+			first = first < 0 ? d : first;
+			last = d;
+		}
+	if (ngather) {
+		rank = ir_index_arg(i, first)->type->rank;
+		CHECK(nslice == 0 || rank > nslice, i, "gather operands of rank %d leave no dim for the gathers beside %d full or sliced dims",
+		      rank, nslice);
+	}
+	int64_t *shape = arena_alloc(V->arena, (size_t)(ref->rank + rank + 1) * sizeof *shape);
+	unsigned char *sliced = arena_alloc(V->arena, (size_t)(ref->rank + rank + 1));
+	for (int a = 0; a < rank; a++)
+		shape[a] = 1;
+	for (int d = 0; d < i->nidx; d++) {
 		const Indexer *x = &i->idx[d];
+		if (x->kind != IDX_FULL && x->kind != IDX_SLICE)
+			continue;
+		CHECK(d < first || d > last, i, "dim %d is full or sliced between the gathers of dims %d and %d", d,
+		      first, last);
+		int a = ngather ? ir_access_dim(i, d) : rank++;
+		sliced[a] = 1;
 		if (x->kind == IDX_FULL) {
 			CHECK(ref->dims[d] >= 0, i, "full index of dynamic dim %d", d);
-			shape[rank++] = ref->dims[d];
+			shape[a] = ref->dims[d];
 			continue;
 		}
+		CHECK(x->size >= 1, i, "slice of dim %d has size %lld", d, (long long)x->size);
+		CHECK(x->masked || ref->dims[d] < 0 || x->size <= ref->dims[d], i,
+		      "slice of %lld elements of dim %d of extent %lld", (long long)x->size, d, (long long)ref->dims[d]);
+		shape[a] = x->size;
+	}
+	for (int d = 0, next = 1; d < i->nidx; d++) {
+		const Indexer *x = &i->idx[d];
+		if (x->kind == IDX_FULL)
+			continue;
 		const Type *t = arg_type(i, next++);
-		if (x->kind == IDX_GATHER) {
-			CHECK(is_value(t) && dtype_is_int(t->dtype), i, "gather index of dim %d is not an integer value", d);
-			int64_t *tmp = arena_alloc(V->arena, (size_t)(rank + t->rank + 1) * sizeof *tmp);
-			int r2;
-			CHECK(broadcast_shapes(rank, shape, t->rank, t->dims, &r2, tmp), i,
-			      "gather indices do not broadcast together");
-			shape = tmp;
-			rank = r2;
+		if (x->kind != IDX_GATHER) {
+			CHECK(is_int_scalar(t), i, "index of dim %d is not an integer scalar", d);
 			continue;
 		}
-		CHECK(is_int_scalar(t), i, "index of dim %d is not an integer scalar", d);
-		if (x->kind == IDX_SLICE) {
-			CHECK(x->size >= 1, i, "slice of dim %d has size %lld", d, (long long)x->size);
-			CHECK(x->masked || ref->dims[d] < 0 || x->size <= ref->dims[d], i,
-			      "slice of %lld elements of dim %d of extent %lld", (long long)x->size, d,
-			      (long long)ref->dims[d]);
-			shape[rank++] = x->size;
+		CHECK(is_value(t) && dtype_is_int(t->dtype), i, "gather index of dim %d is not an integer value", d);
+		CHECK(t->rank == rank, i, "gather index of dim %d has rank %d, the access %d", d, t->rank, rank);
+		for (int a = 0; a < rank; a++) {
+			if (sliced[a]) {
+				CHECK(t->dims[a] == 1, i, "gather index of dim %d varies along the sliced access dim %d", d, a);
+			} else {
+				CHECK(t->dims[a] == 1 || shape[a] == 1 || t->dims[a] == shape[a], i,
+				      "gather indices do not broadcast together");
+				if (t->dims[a] != 1)
+					shape[a] = t->dims[a];
+			}
 		}
 	}
 	Type acc = {.kind = TY_VALUE, .dtype = ref->dtype, .rank = rank, .dims = shape};

@@ -504,40 +504,39 @@ static AccessPlan *plan_access(TileHost *t, const Inst *i, bool lazy)
 	p->extent = arena_alloc(t->a, (size_t)(n + 1) * sizeof *p->extent);
 	p->shape = arena_alloc(t->a, (size_t)(n + 1) * sizeof *p->shape);
 
-	/* The access shape and the per-dim index pieces. */
+	/* The access shape and the per-dim index pieces (verify.c's rule: with
+	 * gathers, their rank, the FULL/SLICE dims at ir_access_dim). */
 	int next = 1;
+	for (int d = 0; d < n; d++)
+		if (i->idx[d].kind == IDX_GATHER && !p->rank) {
+			p->rank = ir_index_arg(i, d)->type->rank;
+			p->shape = arena_alloc(t->a, (size_t)(p->rank + 1) * sizeof *p->shape);
+			for (int a = 0; a < p->rank; a++)
+				p->shape[a] = 1;
+		}
+	bool gathers = p->rank > 0;
 	for (int d = 0; d < n; d++) {
 		const Indexer *x = &i->idx[d];
-		p->rdim[d] = -1;
+		p->rdim[d] = gathers ? ir_access_dim(i, d) : x->kind == IDX_FULL || x->kind == IDX_SLICE ? p->rank++ : -1;
 		switch (x->kind) {
 		case IDX_FULL:
-			p->rdim[d] = p->rank;
-			p->shape[p->rank++] = rt->dims[d];
+			p->shape[p->rdim[d]] = rt->dims[d];
 			break;
 		case IDX_POINT:
 			p->start[d] = tile(t, i->args[next++])->v;
 			break;
 		case IDX_SLICE:
 			p->start[d] = to_i64(t, tile(t, i->args[next++])->v);
-			p->rdim[d] = p->rank;
-			p->shape[p->rank++] = x->size;
+			p->shape[p->rdim[d]] = x->size;
 			break;
-		case IDX_GATHER:
-			p->gather[d] = i->args[next++];
+		case IDX_GATHER: {
+			const Type *g = (p->gather[d] = i->args[next++])->type;
+			for (int a = 0; a < p->rank; a++)
+				if (g->dims[a] != 1)
+					p->shape[a] = g->dims[a];
 			break;
 		}
-	}
-	for (int d = 0; d < n; d++) {
-		/* Gathers: the broadcast of the index shapes (the verifier's rule;
-		 * they are never mixed with FULL or SLICE). */
-		const Type *g = p->gather[d] ? p->gather[d]->type : NULL;
-		if (!g)
-			continue;
-		int64_t *out = arena_alloc(t->a, (size_t)(p->rank + g->rank + 1) * sizeof *out);
-		int r2;
-		PKC_ASSERT(broadcast_shapes(p->rank, p->shape, g->rank, g->dims, &r2, out));
-		p->shape = out;
-		p->rank = r2;
+		}
 	}
 	int nextra = i->nargs - next, e = next;
 	p->value_arg = i->op != IR_LOAD ? e++ : -1;
@@ -557,7 +556,7 @@ static AccessPlan *plan_access(TileHost *t, const Inst *i, bool lazy)
 		Value *E = p->extent[d] = extent_of(t, rt, d);
 		if (lazy || x->kind == IDX_GATHER)
 			continue; /* gathers: tested per element */
-		const Value *s_old = index_arg(i, d);
+		const Value *s_old = ir_index_arg(i, d);
 		bool s_nonneg = nonneg(t, s_old, 0);
 		if (x->kind == IDX_POINT) {
 			Value *s = to_i64(t, p->start[d]);

@@ -143,8 +143,6 @@ bool is_view(Op op);
 bool is_elementwise(const Inst *i);
 /* Whether integer scalar v of the input is provably >= 0. */
 bool nonneg(TileHost *t, const Value *v, int depth);
-/* The index operand of dim d (not FULL) of an access. */
-const Value *index_arg(const Inst *i, int d);
 /* Which tensor values are lazy (UseInfo.lazy): elementwise ops and views
  * first, then loads (they need to know where their chain ends). */
 void plan_elementwise(TileHost *t, const Region *r);

@@ -163,24 +163,6 @@ static int access_nindex_args(const Inst *i)
 	return n;
 }
 
-/* The access dim a FULL/SLICE indexer of dim d runs along. */
-static int access_dim_of(const Inst *i, int d)
-{
-	int r = 0;
-	for (int e = 0; e < d; e++)
-		r += i->idx[e].kind == IDX_FULL || i->idx[e].kind == IDX_SLICE;
-	return r;
-}
-
-/* The index operand of dim d (not FULL). */
-const Value *index_arg(const Inst *i, int d)
-{
-	int j = 1;
-	for (int e = 0; e < d; e++)
-		j += i->idx[e].kind != IDX_FULL;
-	return i->args[j];
-}
-
 static bool same_extent(const Type *a, int da, const Type *b, int db)
 {
 	if (a->dims[da] != b->dims[db])
@@ -203,17 +185,17 @@ static bool store_covers(const Inst *c, const Inst *l)
 			continue;
 		bool found = false;
 		if (x->kind == IDX_SLICE) {
-			int r = access_dim_of(l, d);
+			int r = ir_access_dim(l, d);
 			for (int e = 0; e < c->nidx && !found; e++) {
 				const Indexer *y = &c->idx[e];
-				found = y->kind == IDX_SLICE && y->masked && access_dim_of(c, e) == r && y->size == x->size &&
-				        same_extent(lt, d, ct, e) && ir_same_value(index_arg(l, d), index_arg(c, e));
+				found = y->kind == IDX_SLICE && y->masked && ir_access_dim(c, e) == r && y->size == x->size &&
+				        same_extent(lt, d, ct, e) && ir_same_value(ir_index_arg(l, d), ir_index_arg(c, e));
 			}
 		} else if (x->kind == IDX_POINT) {
 			for (int e = 0; e < c->nidx && !found; e++) {
 				const Indexer *y = &c->idx[e];
 				found = y->kind == IDX_POINT && y->masked && same_extent(lt, d, ct, e) &&
-				        ir_same_value(index_arg(l, d), index_arg(c, e));
+				        ir_same_value(ir_index_arg(l, d), ir_index_arg(c, e));
 			}
 		}
 		if (!found)
@@ -231,7 +213,7 @@ static bool same_indexers(const Inst *a, const Inst *b)
 		const Indexer *x = &a->idx[d], *y = &b->idx[d];
 		if (x->kind != y->kind || x->size != y->size || x->kind == IDX_GATHER)
 			return false;
-		if (x->kind != IDX_FULL && !ir_same_value(index_arg(a, d), index_arg(b, d)))
+		if (x->kind != IDX_FULL && !ir_same_value(ir_index_arg(a, d), ir_index_arg(b, d)))
 			return false;
 	}
 	return true;

@@ -96,5 +96,67 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 16; i++)
 			EX_SAME(o[perm[i]], x[i], "scatter_store %d", i);
 	}
+	{
+		int64_t np = 9;
+		float t[2 * 9 * 4 * 16], o[2 * 4 * 4 * 16];
+		int32_t tab[4] = {8, 0, 5, 5};
+		for (int i = 0; i < 2 * np * 64; i++)
+			t[i] = su_nonzero(&r, -1, 1);
+		ex_poison(o, sizeof o);
+		EX_OK(pages(ex_stream(), EX_DEV(t, 2 * np * 64), EX_DEV(tab, 4), EX_DEV(o, 2 * 4 * 64), np));
+		for (int h = 0; h < 2; h++)
+			for (int e = 0; e < 4; e++)
+				for (int k = 0; k < 64; k++)
+					EX_SAME(o[(h * 4 + e) * 64 + k], t[(h * np + tab[e]) * 64 + k], "pages (%d, %d, %d)", h, e, k);
+	}
+	{
+		int64_t m = 7, c = 30;
+		int32_t c0 = 22, sel[8] = {6, 0, -1, 3, 7, 3, INT32_MAX, 1};
+		float t[7 * 30], o[8 * 12];
+		for (int i = 0; i < m * c; i++)
+			t[i] = su_nonzero(&r, -1, 1);
+		ex_poison(o, sizeof o);
+		EX_OK(row_slice(ex_stream(), EX_DEV(t, m * c), EX_DEV(sel, 8), c0, EX_DEV(o, 8 * 12), m, c));
+		for (int e = 0; e < 8; e++)
+			for (int j = 0; j < 12; j++) {
+				bool in = sel[e] >= 0 && sel[e] < m && c0 + j < c;
+				EX_SAME(o[e * 12 + j], in ? t[sel[e] * c + c0 + j] : -1.0f, "row_slice (%d, %d)", e, j);
+			}
+	}
+	{
+		float t[6 * 20], o[6 * 5];
+		int32_t cols[5] = {19, 2, 2, 0, 11};
+		for (int i = 0; i < 6 * 20; i++)
+			t[i] = su_nonzero(&r, -1, 1);
+		ex_poison(o, sizeof o);
+		EX_OK(columns(ex_stream(), EX_DEV(t, 6 * 20), EX_DEV(cols, 5), EX_DEV(o, 6 * 5)));
+		for (int a = 0; a < 6; a++)
+			for (int e = 0; e < 5; e++)
+				EX_SAME(o[a * 5 + e], t[a * 20 + cols[e]], "columns (%d, %d)", a, e);
+	}
+	{
+		float t[4 * 10 * 8], o[2 * 3 * 8];
+		int32_t idx[3] = {9, 4, 0};
+		for (int i = 0; i < 4 * 10 * 8; i++)
+			t[i] = su_nonzero(&r, -1, 1);
+		ex_poison(o, sizeof o);
+		EX_OK(middle(ex_stream(), EX_DEV(t, 4 * 10 * 8), EX_DEV(idx, 3), EX_DEV(o, 2 * 3 * 8)));
+		for (int a = 0; a < 2; a++)
+			for (int e = 0; e < 3; e++)
+				for (int k = 0; k < 8; k++)
+					EX_SAME(o[(a * 3 + e) * 8 + k], t[((a + 1) * 10 + idx[e]) * 8 + k], "middle (%d, %d, %d)", a, e, k);
+	}
+	{
+		float x[8 * 16], o[8 * 16];
+		int32_t perm[8];
+		shuffle(perm, 8, &r);
+		for (int i = 0; i < 8 * 16; i++)
+			x[i] = su_nonzero(&r, -1, 1);
+		ex_poison(o, sizeof o);
+		EX_OK(scatter_rows(ex_stream(), EX_DEV(x, 8 * 16), EX_DEV(perm, 8), EX_DEV(o, 8 * 16)));
+		for (int e = 0; e < 8; e++)
+			for (int k = 0; k < 16; k++)
+				EX_SAME(o[perm[e] * 16 + k], x[e * 16 + k], "scatter_rows (%d, %d)", e, k);
+	}
 	return ex_done("gather");
 }

@@ -71,6 +71,7 @@ matmul||
 matmul_kgrid|--m 64 --k 64 --n 96|--m 40 --k 64 --n 50
 matmul_relu|--m 128 --n 64|--m 70 --n 33
 matmul_tiled|--m 64 --n 64|--m 70 --n 40
+paged_attention|--b 8 --hkv 4|--b 2 --hkv 1
 rmsnorm|--rows 64|--rows 13
 softmax|--rows 64|--rows 7
 SAMPLES
@@ -121,7 +122,10 @@ cluster|memcheck racecheck synccheck
 cluster-odd|memcheck racecheck synccheck
 decode_attention|memcheck racecheck synccheck
 decode_attention-g4-bf16-d64|memcheck racecheck synccheck
+paged_attention|memcheck racecheck synccheck
+paged_attention-g4-bf16-d64|memcheck racecheck synccheck
 small_m|memcheck racecheck synccheck
+gather_dots|memcheck racecheck synccheck
 KERNELS
 }
 

@@ -882,6 +882,27 @@ static void expect_reject_k(IrKernel *k, const char *needle, const char *what)
 
 static void expect_reject(Fx *f, const char *needle, const char *what) { expect_reject_k(f->k, needle, what); }
 
+/* A fixture whose x is f32[4, ...] of rank `rank`, loaded (and nothing
+ * else) through indexers idx, each GATHER's operand an iota of type gt;
+ * the load's result type rt. */
+static Fx gather_fx(int rank, const Indexer *idx, Type *gt, Type *rt)
+{
+	Fx f = fx_new();
+	Value *x = f.k->body->args[0];
+	int64_t dims[3] = {4, 4, 4};
+	x->type = type_ref(A, DT_F32, rank, dims, NULL, SPACE_GLOBAL);
+	f.k->operands[0]->array = x->type;
+	Value *args[4] = {x};
+	int n = 1;
+	for (int d = 0; d < rank; d++)
+		if (idx[d].kind == IDX_GATHER)
+			args[n++] = ir_emit(A, f.k, f.b, IR_IOTA, L0, 0, NULL, gt)->results[0];
+	ref_access(f.k, f.b, IR_LOAD, rt, rank, idx, n, args);
+	ir_remove(f.b->first); /* the fixture's load of x no longer fits */
+	ir_yield(A, f.k, f.b, L0, 0, NULL);
+	return f;
+}
+
 static void test_broken(void)
 {
 	Fx f;
@@ -1070,18 +1091,19 @@ static void test_broken(void)
 	fx_store_yield(&f, ref_access(f.k, f.b, IR_LOAD, T(DT_F32, 1, D(16)), 1, &POINT, 1, &f.x)->results[0]);
 	expect_reject(&f, "1 operands, expected 2", "indexer operands");
 
-	f = fx_new(); /* gather mixed with a full dim */
-	{
-		Value *r2 = f.k->body->args[0];
-		r2->type = R(DT_F32, 2, D(4), D(4));
-		f.k->operands[0]->array = r2->type;
-		Value *ix = ir_emit(A, f.k, f.b, IR_IOTA, L0, 0, NULL, T(DT_I32, 1, D(4)))->results[0];
-		Value *la[] = {r2, ix};
-		ref_access(f.k, f.b, IR_LOAD, T(DT_F32, 2, D(4), D(4)), 2, (Indexer[]){{IDX_GATHER, 0, false}, FULL}, 2, la);
-		ir_remove(f.b->first); /* the fixture's load of x no longer fits */
-		ir_yield(A, f.k, f.b, L0, 0, NULL);
-	}
-	expect_reject(&f, "a gather mixed with full or sliced dims", "gather mix");
+	/* Gathers beside full dims (verify.c's access rule): each gather operand
+	 * has the access's rank with extent 1 at the full dims; the gathers form
+	 * one run.  gather_fx(&f, rank of x, indexers, gather type, expected
+	 * access type) loads x through them. */
+	f = gather_fx(2, (Indexer[]){{IDX_GATHER, 0, false}, FULL}, T(DT_I32, 2, D(4), D(1)), T(DT_F32, 2, D(4), D(4)));
+	EXPECT(verify_kernel_ok(f.k), "rows gathered beside ':' do not verify");
+	f = gather_fx(2, (Indexer[]){{IDX_GATHER, 0, false}, FULL}, T(DT_I32, 1, D(4)), T(DT_F32, 2, D(4), D(4)));
+	expect_reject(&f, "gather operands of rank 1 leave no dim for the gathers beside 1 full", "gather rank");
+	f = gather_fx(2, (Indexer[]){{IDX_GATHER, 0, false}, FULL}, T(DT_I32, 2, D(4), D(4)), T(DT_F32, 2, D(4), D(4)));
+	expect_reject(&f, "gather index of dim 0 varies along the sliced access dim 1", "gather along a full dim");
+	f = gather_fx(3, (Indexer[]){{IDX_GATHER, 0, false}, FULL, {IDX_GATHER, 0, false}}, T(DT_I32, 2, D(4), D(1)),
+	              T(DT_F32, 2, D(4), D(4)));
+	expect_reject(&f, "dim 1 is full or sliced between the gathers of dims 0 and 2", "gathers apart");
 
 	f = fx_new(); /* if condition not bool */
 	{
