@@ -77,14 +77,9 @@ int main(int argc, char **argv)
 		hv[i] = TO_DT(su_uniform(&r, -1.0f, 1.0f));
 	}
 	void *dq, *dk, *dv, *dout;
-	if (fail(pk_malloc(dev, bytes, &dq), "pk_malloc") || fail(pk_malloc(dev, bytes, &dk), "pk_malloc") ||
-	    fail(pk_malloc(dev, bytes, &dv), "pk_malloc") || fail(pk_malloc(dev, bytes, &dout), "pk_malloc"))
-		return 1;
 	memset(ho, 0xFF, bytes);
-	if (fail(pk_memcpy(st, dq, hq, bytes, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") ||
-	    fail(pk_memcpy(st, dk, hk, bytes, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") ||
-	    fail(pk_memcpy(st, dv, hv, bytes, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") ||
-	    fail(pk_memcpy(st, dout, ho, bytes, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") ||
+	if (bench_buffer(&opt, &x, &dq, hq, bytes) || bench_buffer(&opt, &x, &dk, hk, bytes) ||
+	    bench_buffer(&opt, &x, &dv, hv, bytes) || bench_buffer(&opt, &x, &dout, ho, bytes) ||
 	    fail(flash_attention(st, dq, dk, dv, dout, b, h), "flash_attention") ||
 	    fail(pk_memcpy(st, ho, dout, bytes, PK_MEMCPY_DEVICE_TO_HOST), "pk_memcpy") ||
 	    fail(pk_stream_synchronize(st), "flash_attention"))

@@ -106,6 +106,14 @@ static double bench_median(double *t, long long n)
 	return t[n / 2];
 }
 
+/* *p: a device buffer of `bytes`, holding a copy of host (with host NULL:
+ * uninitialised).  0, or 1 after bench_fail's report. */
+static inline int bench_buffer(const BenchOpts *o, Bench *x, void **p, const void *host, size_t bytes)
+{
+	return bench_fail(o, pk_malloc(x->dev, bytes, p), "pk_malloc") ||
+	       (host && bench_fail(o, pk_memcpy(x->st, *p, host, bytes, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy"));
+}
+
 /* A launch of the kernels a program times; ctx is the program's. */
 typedef pk_status (*BenchLaunch)(void *ctx);
 

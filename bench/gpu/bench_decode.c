@@ -90,18 +90,12 @@ int main(int argc, char **argv)
 		hlen[i] = SEQ;
 	Bufs d;
 	Step one = {st, &d, b, hq, hkv};
-	if (fail(pk_malloc(dev, (size_t)b * 4, &d.len), "pk_malloc") || fail(pk_malloc(dev, nq * 2, &d.q), "pk_malloc") ||
-	    fail(pk_malloc(dev, nkv * 2, &d.k), "pk_malloc") || fail(pk_malloc(dev, nkv * 2, &d.v), "pk_malloc") ||
-	    fail(pk_malloc(dev, npart * HEAD_DIM * 2, &d.o_part), "pk_malloc") ||
-	    fail(pk_malloc(dev, npart * 4, &d.l_part), "pk_malloc") || fail(pk_malloc(dev, npart * 4, &d.m_part), "pk_malloc") ||
-	    fail(pk_malloc(dev, nq * 2, &d.o), "pk_malloc"))
-		return 1;
 	memset(ho, 0xFF, nq * 2);
-	if (fail(pk_memcpy(st, d.len, hlen, (size_t)b * 4, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") ||
-	    fail(pk_memcpy(st, d.q, hqv, nq * 2, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") ||
-	    fail(pk_memcpy(st, d.k, hk, nkv * 2, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") ||
-	    fail(pk_memcpy(st, d.v, hv, nkv * 2, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") ||
-	    fail(pk_memcpy(st, d.o, ho, nq * 2, PK_MEMCPY_HOST_TO_DEVICE), "pk_memcpy") || fail(step(&one), "decode") ||
+	if (bench_buffer(&opt, &x, &d.len, hlen, (size_t)b * 4) || bench_buffer(&opt, &x, &d.q, hqv, nq * 2) ||
+	    bench_buffer(&opt, &x, &d.k, hk, nkv * 2) || bench_buffer(&opt, &x, &d.v, hv, nkv * 2) ||
+	    bench_buffer(&opt, &x, &d.o_part, NULL, npart * HEAD_DIM * 2) ||
+	    bench_buffer(&opt, &x, &d.l_part, NULL, npart * 4) || bench_buffer(&opt, &x, &d.m_part, NULL, npart * 4) ||
+	    bench_buffer(&opt, &x, &d.o, ho, nq * 2) || fail(step(&one), "decode") ||
 	    fail(pk_memcpy(st, ho, d.o, nq * 2, PK_MEMCPY_DEVICE_TO_HOST), "pk_memcpy") ||
 	    fail(pk_stream_synchronize(st), "decode"))
 		return 1;

@@ -8,11 +8,11 @@ alone where they take the shape).  Prints one JSON object per line: name, ms (me
 each result (JAX dispatches asynchronously).
     python3 peers_decode.py [--batch B] [--hkv H] [--g G] [--seq S] [--dim D] [--splits N] [--block-k K]"""
 import argparse
-import json
-import time
 
 import torch
-from triton.testing import do_bench
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from peers_util import Rows, jbench, tbench
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--batch", type=int, default=32)
@@ -28,50 +28,23 @@ a = ap.parse_args()
 B, HKV, G, S, D = a.batch, a.hkv, a.g, a.seq, a.dim
 HQ = HKV * G
 BYTES = 2 * B * S * HKV * D * 2
-TAG = f"decode g{G} d{D}"
+R = Rows(f"decode g{G} d{D}", BYTES, b=B, hkv=HKV, g=G, seq=S)
 
-
-def out(name, ms):
-    print(json.dumps({"name": f"{name} {TAG}", "ms": round(ms, 4), "rate": round(BYTES / (ms * 1e-3) / 1e9, 1),
-                      "unit": "GB/s", "b": B, "hkv": HKV, "g": G, "seq": S}), flush=True)
-
-
-def fail(name, e):
-    print(json.dumps({"name": f"{name} {TAG}", "error": repr(e)[:300]}), flush=True)
-
-
-def tbench(f):
-    return do_bench(f, warmup=25, rep=200, return_mode="median")
-
-
-def jbench(f, iters=100):
-    for _ in range(5):
-        f().block_until_ready()
-    ts = []
-    for _ in range(iters):
-        t0 = time.perf_counter()
-        f().block_until_ready()
-        ts.append(time.perf_counter() - t0)
-    ts.sort()
-    return ts[len(ts) // 2] * 1e3
-
-
-from torch.nn.attention import SDPBackend, sdpa_kernel
 
 F = torch.nn.functional.scaled_dot_product_attention
 q = torch.randn(B, HQ, 1, D, device="cuda", dtype=torch.float16)
 k, v = (torch.randn(B, HKV, S, D, device="cuda", dtype=torch.float16) for _ in range(2))
 try:
-    out("torch sdpa", tbench(lambda: F(q, k, v, enable_gqa=True)))
+    R.out("torch sdpa", tbench(lambda: F(q, k, v, enable_gqa=True)))
 except Exception as e:
-    fail("torch sdpa", e)
+    R.fail("torch sdpa", e)
 for backend, nm in ((SDPBackend.FLASH_ATTENTION, "torch sdpa flash"), (SDPBackend.CUDNN_ATTENTION, "torch sdpa cudnn"),
                     (SDPBackend.EFFICIENT_ATTENTION, "torch sdpa efficient")):
     try:
         with sdpa_kernel([backend]):
-            out(nm, tbench(lambda: F(q, k, v, enable_gqa=True)))
+            R.out(nm, tbench(lambda: F(q, k, v, enable_gqa=True)))
     except Exception as e:
-        fail(nm, e)
+        R.fail(nm, e)
 try:
     import jax
     import jax.numpy as jnp
@@ -82,8 +55,8 @@ try:
     lens = jnp.full((B,), S, jnp.int32)
     f = jax.jit(lambda x, y, z, n: pdec.gqa(x, y, z, kv_seq_len=n, sm_scale=1.0, k_splits=a.splits,
                                             block_k=a.block_k))
-    out("pallas ops.gpu gqa", jbench(lambda: f(jq, jk, jv, lens)))
+    R.out("pallas ops.gpu gqa", jbench(lambda: f(jq, jk, jv, lens)))
     g = jax.jit(lambda x, y, z: jax.nn.dot_product_attention(x[:, None], y, z, scale=1.0))
-    out("xla", jbench(lambda: g(jq, jk, jv)))
+    R.out("xla", jbench(lambda: g(jq, jk, jv)))
 except Exception as e:
-    fail("jax", e)
+    R.fail("jax", e)

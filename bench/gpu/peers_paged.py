@@ -11,11 +11,11 @@ each result (JAX dispatches asynchronously).
     python3 peers_paged.py [--batch B] [--hkv H] [--g G] [--seq S] [--dim D] [--splits N]
                            [--page P] [--pages-per-block N]"""
 import argparse
-import json
-import time
 
 import torch
-from triton.testing import do_bench
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from peers_util import Rows, jbench, tbench
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--batch", type=int, default=32)
@@ -31,48 +31,21 @@ a = ap.parse_args()
 B, HKV, G, S, D, PAGE = a.batch, a.hkv, a.g, a.seq, a.dim, a.page
 HQ, PPS = HKV * G, S // PAGE
 BYTES = 2 * B * S * HKV * D * 2
-TAG = f"paged g{G} d{D}"
+R = Rows(f"paged g{G} d{D}", BYTES, b=B, hkv=HKV, g=G, seq=S, page=PAGE)
 
-
-def out(name, ms):
-    print(json.dumps({"name": f"{name} {TAG}", "ms": round(ms, 4), "rate": round(BYTES / (ms * 1e-3) / 1e9, 1),
-                      "unit": "GB/s", "b": B, "hkv": HKV, "g": G, "seq": S, "page": PAGE}), flush=True)
-
-
-def fail(name, e):
-    print(json.dumps({"name": f"{name} {TAG}", "error": repr(e)[:300]}), flush=True)
-
-
-def tbench(f):
-    return do_bench(f, warmup=25, rep=200, return_mode="median")
-
-
-def jbench(f, iters=100):
-    for _ in range(5):
-        f().block_until_ready()
-    ts = []
-    for _ in range(iters):
-        t0 = time.perf_counter()
-        f().block_until_ready()
-        ts.append(time.perf_counter() - t0)
-    ts.sort()
-    return ts[len(ts) // 2] * 1e3
-
-
-from torch.nn.attention import SDPBackend, sdpa_kernel
 
 F = torch.nn.functional.scaled_dot_product_attention
 q = torch.randn(B, HQ, 1, D, device="cuda", dtype=torch.float16)
 k, v = (torch.randn(B, HKV, S, D, device="cuda", dtype=torch.float16) for _ in range(2))
 try:
-    out("torch sdpa contiguous", tbench(lambda: F(q, k, v, enable_gqa=True)))
+    R.out("torch sdpa contiguous", tbench(lambda: F(q, k, v, enable_gqa=True)))
 except Exception as e:
-    fail("torch sdpa contiguous", e)
+    R.fail("torch sdpa contiguous", e)
 try:
     with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
-        out("torch sdpa cudnn contiguous", tbench(lambda: F(q, k, v, enable_gqa=True)))
+        R.out("torch sdpa cudnn contiguous", tbench(lambda: F(q, k, v, enable_gqa=True)))
 except Exception as e:
-    fail("torch sdpa cudnn contiguous", e)
+    R.fail("torch sdpa cudnn contiguous", e)
 del q, k, v
 try:
     import numpy as np
@@ -87,12 +60,12 @@ try:
     lens = jnp.full((B,), S, jnp.int32)
     f = jax.jit(lambda x, y, z, t, n: ppa.paged_attention(x, y, z, t, n, k_splits=a.splits,
                                                           pages_per_compute_block=a.pages_per_block))
-    out("pallas ops.gpu paged_attention", jbench(lambda: f(jq, jk, jv, tables, lens)))
+    R.out("pallas ops.gpu paged_attention", jbench(lambda: f(jq, jk, jv, tables, lens)))
 
     def xla(x, y, z, t):
         kk, vv = (jnp.take(p, t, axis=1).reshape(HKV, B, S, D).transpose(1, 2, 0, 3) for p in (y, z))
         return jax.nn.dot_product_attention(x[:, None], kk, vv, scale=1.0)
     g = jax.jit(xla)
-    out("xla gather", jbench(lambda: g(jq, jk, jv, tables)))
+    R.out("xla gather", jbench(lambda: g(jq, jk, jv, tables)))
 except Exception as e:
-    fail("jax", e)
+    R.fail("jax", e)
