@@ -21,7 +21,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 MODE=${1:-}
 B=${2:-build/gpu-decode}
-# name:G:HEAD_DIM (SEQ, SPLITS, BK below); DECODE_VARIANTS replaces them
+# name:G:HEAD_DIM (SEQ, SPLITS, BK below); DECODE_VARIANTS replaces them; DFLAGS
+# (-DNAME=VALUE ...) goes to pkc and cc for every variant
 VARIANTS=${DECODE_VARIANTS:-"g8-d128:8:128 g4-d128:4:128 g16-d128:16:128"}
 SEQ=${SEQ:-4096}
 SPLITS=${SPLITS:-16}
@@ -42,7 +43,7 @@ build_one() { # tag pkc variant
 	IFS=: read -r name g hd <<<"$v"
 	dir=$B/$tag-$name
 	mkdir -p "$dir"
-	local pflags="$EXTRA -DSPLITS=$SPLITS -DG=$g -DHEAD_DIM=$hd"
+	local pflags="$EXTRA -DSPLITS=$SPLITS -DG=$g -DHEAD_DIM=$hd ${DFLAGS:-}"
 	echo "== $tag $name: $pkc $pflags" >>"$B/build.log"
 	# shellcheck disable=SC2086
 	"$pkc" --target=host,sm_90a --resource-usage $pflags samples/$SAMPLE.pk \
