@@ -497,14 +497,7 @@ int nv_access_width(NvFn *f, NvAccess *A, bool *uniform)
 		return 1;
 	/* Predicates along the last dim. */
 	if (i->idx[last].masked) {
-		int64_t ds = 1, de = 1;
-		for (int d = 0, j = 1; d < ref->rank; d++) {
-			if (d == last)
-				ds = nv_divisor(f, i->args[j]);
-			if (i->idx[d].kind != IDX_FULL)
-				j++;
-		}
-		de = extent_divisor(f, i, last);
+		int64_t ds = nv_divisor(f, ir_index_arg(i, last)), de = extent_divisor(f, i, last);
 		if (ds < w || de < w)
 			*uniform = false;
 	}
@@ -805,10 +798,7 @@ static bool slice_whole(NvFn *f, Acc *A, int d)
 	const Inst *i = A->i;
 	if (i->idx[d].kind != IDX_SLICE || i->idx[d].size <= 0)
 		return false;
-	int j = 1;
-	for (int e = 0; e < d; e++)
-		j += i->idx[e].kind != IDX_FULL;
-	int64_t s = nv_divisor(f, i->args[j]), de = extent_divisor(f, i, d);
+	int64_t s = nv_divisor(f, ir_index_arg(i, d)), de = extent_divisor(f, i, d);
 	if (de < s)
 		s = de;
 	return s >= i->idx[d].size;
