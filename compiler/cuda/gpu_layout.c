@@ -706,11 +706,8 @@ static void assign_inst(Assign *A, const Inst *i)
 		set_fixed(A, res, or_default(A, P->hint[res->id], res));
 		return;
 	case IR_ATOMIC: {
-		/* The value operand follows the Ref and its index operands. */
-		int nidx = 1;
-		for (int d = 0; d < i->nidx; d++)
-			nidx += i->idx[d].kind != IDX_FULL;
-		set_fixed(A, res, or_default(A, fixed(A, i->args[nidx]), res));
+		/* The value operand: the first extra. */
+		set_fixed(A, res, or_default(A, fixed(A, i->args[ir_access_extras(i)]), res));
 		return;
 	}
 	case IR_CONST: case IR_IOTA: case IR_BROADCAST:

@@ -1038,10 +1038,7 @@ static void stage_store(NvFn *f, Acc *A)
 	int64_t R = L->dims[0], C = L->dims[1], Cp = INT64_C(1) << L->dbits[1];
 	if ((R & (R - 1)) || C * es < 16)
 		return;
-	int e = 1; /* the stored value follows the Ref and its index operands */
-	for (int d = 0; d < A->ref->rank; d++)
-		e += A->i->idx[d].kind != IDX_FULL;
-	B = lay_default(P->lc, A->i->args[e]->type);
+	B = lay_default(P->lc, A->i->args[ir_access_extras(A->i)]->type); /* the stored value's */
 	if (B == L || B->dims[1] != C)
 		return;
 	uint64_t at = nv_align_up(f->smem_pipe_live, 128), bytes = (uint64_t)(R * Cp * es);

@@ -209,6 +209,14 @@ const Value *ir_index_arg(const Inst *i, int d)
 	return i->args[j];
 }
 
+int ir_access_extras(const Inst *i)
+{
+	int n = 1;
+	for (int d = 0; d < i->nidx; d++)
+		n += i->idx[d].kind != IDX_FULL;
+	return n;
+}
+
 bool ir_access_gathers(const Inst *i)
 {
 	for (int d = 0; d < i->nidx; d++)

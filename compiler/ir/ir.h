@@ -216,10 +216,12 @@ bool ir_same_value(const Value *a, const Value *b);
 bool ir_const_value(const Value *v, int64_t *out);
 
 /* Accesses (LOAD/STORE/ATOMIC; the access shape is verify.c's rule): the
- * operand of indexer d (not FULL), and the access dim a FULL or SLICE
- * indexer d runs along (-1 for a POINT or GATHER); whether any indexer
- * is a GATHER. */
+ * operand of indexer d (not FULL); the operand number of the first extra
+ * (value, compare, mask, other: the Ref and the index operands come
+ * first); the access dim a FULL or SLICE indexer d runs along (-1 for a
+ * POINT or GATHER); whether any indexer is a GATHER. */
 const Value *ir_index_arg(const Inst *i, int d);
+int ir_access_extras(const Inst *i);
 int ir_access_dim(const Inst *i, int d);
 bool ir_access_gathers(const Inst *i);
 

@@ -154,15 +154,6 @@ bool nonneg(TileHost *t, const Value *v, int depth)
 	}
 }
 
-/* Operands of an access before its extras: the Ref and one per non-FULL indexer. */
-static int access_nindex_args(const Inst *i)
-{
-	int n = 1;
-	for (int d = 0; d < i->nidx; d++)
-		n += i->idx[d].kind != IDX_FULL;
-	return n;
-}
-
 static bool same_extent(const Type *a, int da, const Type *b, int db)
 {
 	if (a->dims[da] != b->dims[db])
@@ -244,7 +235,7 @@ static bool load_fusable(TileHost *t, const Inst *l)
 	bool writes_same_ref = (c->op == IR_STORE || c->op == IR_ATOMIC) && c->args[0] == l->args[0];
 	if (masked || writes_same_ref) {
 		/* Element for element into the stored value of c. */
-		if (!identity || c->op != IR_STORE || c->args[access_nindex_args(c)] != v)
+		if (!identity || c->op != IR_STORE || c->args[ir_access_extras(c)] != v)
 			return false;
 		if (masked && !store_covers(c, l))
 			return false;

@@ -124,10 +124,7 @@ static void count_uses(Lower *L, const Region *r)
 		for (int a = 0; a < i->nargs; a++)
 			L->uses[i->args[a]->id]++;
 		if (i->op == IR_LOAD || i->op == IR_STORE) {
-			int nops = 0;
-			for (int d = 0; d < i->nidx; d++)
-				nops += i->idx[d].kind != IDX_FULL;
-			for (int a = 1; a <= nops; a++)
+			for (int a = 1, n = ir_access_extras(i); a < n; a++)
 				L->index_uses[i->args[a]->id]++;
 		}
 		for (int n = 0; n < i->nregions; n++)
