@@ -196,6 +196,11 @@ static Ex bi_cdiv(Sema *s, Call *c)
 	Ex r = sema_binop(s, &bin_mod, c->loc, a, b);
 	if (q.kind == EX_ERROR || r.kind == EX_ERROR)
 		return ex_error(c->loc);
+	if (!dtype_is_int(ex_dtype(&q))) { /* i64 with u64: promoted to f64 (§4.8) */
+		error_at(s->cc, c->loc, "cdiv() of %s and %s: they promote to %s, not to an integer [§7.17]",
+		         ex_type_str(s, &a), ex_type_str(s, &b), dtype_str(ex_dtype(&q)));
+		return ex_error(c->loc);
+	}
 	/* (q + 1 cannot overflow where r != 0: then |b| > 1) */
 	Ex one = ex_const(const_int(1, DT_I32, true), c->loc);
 	if (r.kind == EX_CONST)
