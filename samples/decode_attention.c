@@ -47,27 +47,9 @@ static double from_dt(uint16_t h) { return BF16 ? su_bf16_to_f32(h) : su_f16_to_
 static void ref_row(const uint16_t *q, const uint16_t *k, const uint16_t *v, int64_t hkv, int64_t bi,
                     int64_t qh, int n, double *o, double *s)
 {
-	int64_t kh = qh / G;
-#define KV(a, t, d) from_dt((a)[((bi * SEQ + (t)) * hkv + kh) * HEAD_DIM + (d)])
-	double mx = -INFINITY, l = 0;
-	for (int j = 0; j < n; j++) {
-		double dotp = 0;
-		for (int d = 0; d < HEAD_DIM; d++)
-			dotp += from_dt(q[(bi * hkv * G + qh) * HEAD_DIM + d]) * KV(k, j, d);
-		s[j] = dotp * SM_SCALE;
-		mx = s[j] > mx ? s[j] : mx;
-	}
-	for (int d = 0; d < HEAD_DIM; d++)
-		o[d] = 0;
-	for (int j = 0; j < n; j++) {
-		double p = exp(s[j] - mx);
-		l += p;
-		for (int d = 0; d < HEAD_DIM; d++)
-			o[d] += p * KV(v, j, d);
-	}
-	for (int d = 0; d < HEAD_DIM && n > 0; d++)
-		o[d] /= l;
-#undef KV
+	int64_t kv = (bi * SEQ * hkv + qh / G) * HEAD_DIM;
+	su_attention_row(q + (bi * hkv * G + qh) * HEAD_DIM, k + kv, v + kv, hkv * HEAD_DIM, n, HEAD_DIM, SM_SCALE, BF16,
+	                 o, s);
 }
 
 int main(int argc, char **argv)

@@ -50,28 +50,9 @@ static int take_flag(int *argc, char **argv, const char *flag)
 static double ref_row(const uint16_t *q, const uint16_t *k, const uint16_t *v, int64_t h, int64_t bi,
                       int64_t hi, int i, double *o, double *s)
 {
-#define AT(a, t, d) from_dt((a)[(((bi) * SEQ + (t)) * h + (hi)) * HEAD_DIM + (d)])
-	int n = CAUSAL ? i + 1 : SEQ;
-	double mx = -INFINITY, l = 0;
-	for (int j = 0; j < n; j++) {
-		double dotp = 0;
-		for (int d = 0; d < HEAD_DIM; d++)
-			dotp += AT(q, i, d) * AT(k, j, d);
-		s[j] = dotp * SM_SCALE;
-		mx = s[j] > mx ? s[j] : mx;
-	}
-	for (int d = 0; d < HEAD_DIM; d++)
-		o[d] = 0;
-	for (int j = 0; j < n; j++) {
-		double p = exp(s[j] - mx);
-		l += p;
-		for (int d = 0; d < HEAD_DIM; d++)
-			o[d] += p * AT(v, j, d);
-	}
-	for (int d = 0; d < HEAD_DIM; d++)
-		o[d] /= l;
-	return (mx + log(l)) / log(2.0);
-#undef AT
+	int64_t kv = (bi * SEQ * h + hi) * HEAD_DIM;
+	return su_attention_row(q + kv + (int64_t)i * h * HEAD_DIM, k + kv, v + kv, h * HEAD_DIM, CAUSAL ? i + 1 : SEQ,
+	                        HEAD_DIM, SM_SCALE, BF16, o, s) / log(2.0);
 }
 
 int main(int argc, char **argv)

@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "paged_attention.h"
 #include "sample_util.h"
@@ -52,32 +53,17 @@ static uint16_t to_dt(float f) { return BF16 ? su_f32_to_bf16(f) : su_f32_to_f16
 static double from_dt(uint16_t h) { return BF16 ? su_bf16_to_f32(h) : su_f16_to_f32(h); }
 
 /* o[HEAD_DIM] of query head qh of sequence bi over its first n tokens, read
- * through its block table (all zeros when n is 0); s: scratch of MAX_LEN. */
+ * through its block table (all zeros when n is 0): its pages copied in order
+ * into kr, vr [MAX_LEN, HEAD_DIM]; s: scratch of MAX_LEN. */
 static void ref_row(const uint16_t *q, const uint16_t *kp, const uint16_t *vp, const int32_t *tables, int64_t hkv,
-                    int64_t pages, int64_t bi, int64_t qh, int n, double *o, double *s)
+                    int64_t pages, int64_t bi, int64_t qh, int n, uint16_t *kr, uint16_t *vr, double *o, double *s)
 {
-	int64_t kh = qh / G;
-	const int32_t *table = tables + bi * PAGES_PER_SEQ;
-#define KV(a, t, d) from_dt((a)[((kh * pages + table[(t) / PAGE]) * PAGE + (t) % PAGE) * HEAD_DIM + (d)])
-	double mx = -INFINITY, l = 0;
-	for (int j = 0; j < n; j++) {
-		double dotp = 0;
-		for (int d = 0; d < HEAD_DIM; d++)
-			dotp += from_dt(q[(bi * hkv * G + qh) * HEAD_DIM + d]) * KV(kp, j, d);
-		s[j] = dotp;
-		mx = s[j] > mx ? s[j] : mx;
+	for (int p = 0; p < PAGES_PER_SEQ; p++) {
+		size_t from = (size_t)(((qh / G) * pages + tables[bi * PAGES_PER_SEQ + p]) * PAGE * HEAD_DIM);
+		memcpy(kr + (size_t)p * PAGE * HEAD_DIM, kp + from, PAGE * HEAD_DIM * 2);
+		memcpy(vr + (size_t)p * PAGE * HEAD_DIM, vp + from, PAGE * HEAD_DIM * 2);
 	}
-	for (int d = 0; d < HEAD_DIM; d++)
-		o[d] = 0;
-	for (int j = 0; j < n; j++) {
-		double p = exp(s[j] - mx);
-		l += p;
-		for (int d = 0; d < HEAD_DIM; d++)
-			o[d] += p * KV(vp, j, d);
-	}
-	for (int d = 0; d < HEAD_DIM && n > 0; d++)
-		o[d] /= l;
-#undef KV
+	su_attention_row(q + (bi * hkv * G + qh) * HEAD_DIM, kr, vr, HEAD_DIM, n, HEAD_DIM, 1.0, BF16, o, s);
 }
 
 int main(int argc, char **argv)
@@ -141,9 +127,10 @@ int main(int argc, char **argv)
 	/* The inputs are exact in DT, so the reference sees the same numbers. */
 	su_err e = {0};
 	double *orow = su_xmalloc(HEAD_DIM * sizeof *orow), *srow = su_xmalloc(MAX_LEN * sizeof *srow);
+	uint16_t *kr = su_xmalloc((size_t)MAX_LEN * HEAD_DIM * 2), *vr = su_xmalloc((size_t)MAX_LEN * HEAD_DIM * 2);
 	for (int64_t bi = 0; bi < b; bi++)
 		for (int64_t qh = 0; qh < hq; qh++) {
-			ref_row(q, kp, vp, tables, hkv, pages, bi, qh, lengths[bi], orow, srow);
+			ref_row(q, kp, vp, tables, hkv, pages, bi, qh, lengths[bi], kr, vr, orow, srow);
 			for (int d = 0; d < HEAD_DIM; d++)
 				su_err_add(&e, from_dt(out[(bi * hq + qh) * HEAD_DIM + d]), orow[d]);
 		}
@@ -193,5 +180,7 @@ int main(int argc, char **argv)
 	free(pool);
 	free(orow);
 	free(srow);
+	free(kr);
+	free(vr);
 	return rc;
 }

@@ -23,10 +23,12 @@
 #define TO_DT su_f32_to_bf16
 #define FROM_DT su_bf16_to_f32
 #define DT_NAME "bf16"
+#define DT_BF16 1
 #else
 #define TO_DT su_f32_to_f16
 #define FROM_DT su_f16_to_f32
 #define DT_NAME "f16"
+#define DT_BF16 0
 #endif
 
 /* The command line: [--b N] [--h N] [--reps N] [--warmup N] [--name S] [--device cuda|host]. */
@@ -143,26 +145,15 @@ static inline int bench_time(const BenchOpts *o, Bench *x, BenchLaunch launch, v
 
 /* One query row of attention in double, softmax(q kᵀ) v over the first n
  * rows of k and v (16-bit, their rows `stride` elements apart; q and o of
- * HEAD_DIM), against the kernel's o: the largest |o - reference|.  s:
- * scratch of n. */
+ * HEAD_DIM; su_attention_row), against the kernel's o: the largest
+ * |o - reference|.  s: scratch of n. */
 static inline double bench_row_err(const uint16_t *q, const uint16_t *k, const uint16_t *v, const uint16_t *o,
                                    int64_t stride, int n, double *s)
 {
-	double mx = -INFINITY, l = 0, worst = 0;
-	for (int j = 0; j < n; j++) {
-		double dotp = 0;
-		for (int d = 0; d < HEAD_DIM; d++)
-			dotp += FROM_DT(q[d]) * FROM_DT(k[j * stride + d]);
-		s[j] = dotp;
-		mx = dotp > mx ? dotp : mx;
-	}
-	for (int j = 0; j < n; j++)
-		l += (s[j] = exp(s[j] - mx));
+	double ref[HEAD_DIM], worst = 0;
+	su_attention_row(q, k, v, stride, n, HEAD_DIM, 1.0, DT_BF16, ref, s);
 	for (int d = 0; d < HEAD_DIM; d++) {
-		double acc = 0;
-		for (int j = 0; j < n; j++)
-			acc += s[j] * FROM_DT(v[j * stride + d]);
-		double err = fabs(FROM_DT(o[d]) - acc / l);
+		double err = fabs(FROM_DT(o[d]) - ref[d]);
 		worst = err > worst || err != err ? err : worst;
 	}
 	return worst;

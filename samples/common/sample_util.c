@@ -132,6 +132,33 @@ float su_round_bf16(float f)
 	return su_bf16_to_f32(su_f32_to_bf16(f));
 }
 
+/* ---- attention reference ----------------------------------------------------- */
+
+double su_attention_row(const uint16_t *q, const uint16_t *k, const uint16_t *v, int64_t stride, int n, int dim,
+                        double scale, int bf16, double *o, double *s)
+{
+	float (*from)(uint16_t) = bf16 ? su_bf16_to_f32 : su_f16_to_f32;
+	double mx = -INFINITY, l = 0;
+	for (int j = 0; j < n; j++) {
+		double dotp = 0;
+		for (int d = 0; d < dim; d++)
+			dotp += (double)from(q[d]) * from(k[j * stride + d]);
+		s[j] = dotp * scale;
+		mx = s[j] > mx ? s[j] : mx;
+	}
+	for (int d = 0; d < dim; d++)
+		o[d] = 0;
+	for (int j = 0; j < n; j++) {
+		double p = exp(s[j] - mx);
+		l += p;
+		for (int d = 0; d < dim; d++)
+			o[d] += p * from(v[j * stride + d]);
+	}
+	for (int d = 0; d < dim && n > 0; d++)
+		o[d] /= l;
+	return n > 0 ? mx + log(l) : -INFINITY;
+}
+
 /* ---- errors ----------------------------------------------------------------- */
 
 void su_err_add(su_err *e, double out, double ref)

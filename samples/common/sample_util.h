@@ -65,6 +65,16 @@ float su_bf16_to_f32(uint16_t b);
 float su_round_f16(float f);
 float su_round_bf16(float f);
 
+/* ---- attention reference ------------------------------------------------ */
+
+/* One query row of attention in double: o[0..dim) = sum_j p_j v_j / sum_j p_j,
+ * p_j = exp(s_j - max s), s_j = scale * (q . k_j), over n key rows of 16-bit
+ * values (bf16 if `bf16`, else f16; k's and v's rows `stride` elements
+ * apart).  o is zeros when n is 0.  Returns the row's natural log-sum-exp
+ * log(sum_j exp(s_j)) (-inf when n is 0).  s: scratch of n doubles. */
+double su_attention_row(const uint16_t *q, const uint16_t *k, const uint16_t *v, int64_t stride, int n, int dim,
+                        double scale, int bf16, double *o, double *s);
+
 /* ---- error norms -------------------------------------------------------- */
 
 /* Accumulates ||out - ref||_2, ||ref||_2 and max |out - ref| in double.
