@@ -714,6 +714,7 @@ static NvFn *new_fn(Nv *nv, const IrKernel *k, LLVMValueRef fn, int warpbits, LL
 	f->vals = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *f->vals);
 	f->refs = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *f->refs);
 	f->deferred = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *f->deferred);
+	f->early = arena_alloc(a, (size_t)(k->nvalues + 1) * sizeof *f->early);
 	f->nrefs = 0;
 	int maxrefs = k->noperands + count_allocs(k->body) + 1;
 	f->rs = arena_alloc(a, (size_t)maxrefs * sizeof *f->rs);

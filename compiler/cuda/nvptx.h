@@ -270,6 +270,8 @@ typedef struct NvFn {
 	GV **vals;                /* per value id: computed values (tensors in plan->of layouts, scalars) */
 	GRef **refs;              /* per value id: Refs */
 	struct NvAccess **deferred; /* per value id: a load a dot copies itself (nv_dot_takes_load) */
+	struct EarlyCopy **early; /* per value id: a load a later dot reads, copied by an earlier dot of
+	                             its region (nvptx_dot.c, early_copies), until that dot reads it */
 	LLVMValueRef **tcoord;    /* per layout id: per dim the thread's coordinate part (i32), or NULL */
 	LLVMValueRef *owner;      /* per layout id: i1, this thread holds the canonical copy (or NULL) */
 	LLVMValueRef *tflat;      /* per layout id: the thread's part of the flat index (i32), or NULL */

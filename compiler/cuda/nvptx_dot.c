@@ -349,6 +349,8 @@ typedef struct Pipeline {
 	uint64_t buf_bytes;   /* bytes from one buffer to the next */
 	int ahead;            /* run_rolled: slices copied ahead (stages - 1, or stages - 2 with wg_pending) */
 	bool wg_pending;      /* run_rolled: a slice's wgmma group stays in flight into the next */
+	const Inst *dot;      /* run_pipeline: the mma.sync dot, whose copies later dots' may join
+	                         (early_copies), or NULL */
 } Pipeline;
 
 typedef bool (*SliceFn)(NvFn *f, void *ctx, const Pipeline *p, int buf, int64_t k0);
@@ -385,25 +387,167 @@ static void stage_part(NvFn *f, const Pipeline *p, const Operand *o, int64_t k0,
 	nv_stage_slice(f, o, k0, p->kc, s, NULL);
 }
 
+/* ---- early copies --------------------------------------------------------------------- */
+
+/* The operand (0: A, 1: B) of dot d that load L gives, directly or
+ * through reshapes, and in *kmajor whether it is x of B = transpose(x)
+ * (staged K-major); -1 when none. */
+static int early_operand(NvFn *f, const Inst *d, const Inst *L, bool *kmajor)
+{
+	const Value *bt = nv_dot_trans_b(f->plan, d);
+	for (int k = 0; k < 2; k++) {
+		const Value *v = k == 1 && bt ? bt : d->args[k];
+		while (v != L->results[0] && v->def && v->def->op == IR_RESHAPE)
+			v = v->def->args[0];
+		if (v == L->results[0]) {
+			*kmajor = k == 1 && bt;
+			return k;
+		}
+	}
+	return -1;
+}
+
+/* Whether value v, an operand of a load of region r, is computed already
+ * (an argument, outside r, or marked in `before`) or is a scalar chain
+ * of such values (consts, program ids, elementwise ops: the ds start
+ * t * BLOCK_K written again at the load), which it emits now and marks
+ * (the emitter computes it again where it stands: the same values). */
+static bool early_value(NvFn *f, const Region *r, const Value *v, bool *before, int depth)
+{
+	const Inst *d = v->def;
+	if (!d || d->parent != r || before[v->id])
+		return true;
+	if (depth > 32 || d->nresults != 1 || d->results[0]->type->rank != 0 ||
+	    !(d->op == IR_CONST || d->op == IR_PROGRAM_ID || d->op == IR_NUM_PROGRAMS ||
+	      (op_info[d->op].flags & F_ELEMWISE)))
+		return false;
+	for (int j = 0; j < d->nargs; j++)
+		if (!early_value(f, r, d->args[j], before, depth + 1))
+			return false;
+	before[v->id] = true;
+	return nv_emit_inst(f, d);
+}
+
+/* Early copies: after the copies of mma.sync dot d, every load that a
+ * later mma.sync dot of d's region reads whole, copied by cp.async as that
+ * dot would (nv_dot_takes_load) and computable now, is copied too, into a
+ * buffer of its own in the pipeline area; that dot then reads it there
+ * (EarlyCopy).  Decode and paged attention's v thus arrives with k, in one
+ * memory latency instead of one after the other: on the H200 the decode
+ * step ran 6-16 % faster (with fewer registers: three CTAs an SM where
+ * two were), the paged one 1-3 % (bench/RESULTS.md, session 16).  Only
+ * while the CTA's shared memory stays within half of what an SM
+ * has, so that the copies never take away the SM's second CTA.  Returns
+ * the cp.async groups committed (0 or 1). */
+static int early_copies(NvFn *f, const Inst *d)
+{
+	LayoutPlan *P = f->plan;
+	const Region *r = d->parent;
+	bool *before = arena_alloc(nv_arena(f), (size_t)(f->k->nvalues + 1));
+	for (const Inst *x = r->first; x && x != d; x = x->next)
+		for (int j = 0; j < x->nresults; j++)
+			before[x->results[j]->id] = true;
+	uint64_t live = f->smem_pipe_live, at = nv_align_up(live, buf_align(f));
+	int *left = arena_alloc(nv_arena(f), sizeof *left);
+	for (const Inst *L = r->first; L; L = L->next) {
+		const Value *res = L->nresults ? L->results[0] : NULL;
+		const Inst *dx = res && L->op == IR_LOAD ? P->dot_of[res->id] : NULL;
+		bool kmajor;
+		int k;
+		/* dx after d, in its region, on mma.sync; the load not copied by
+		 * a pipelined loop, nor loaded into registers already. */
+		if (!dx || dx == d || dx->parent != r || before[dx->results[0]->id] || !P->mma[dx->results[0]->id] ||
+		    P->wgmma[dx->results[0]->id] || f->pipelined[res->id] || f->early[res->id] ||
+		    (k = early_operand(f, dx, L, &kmajor)) < 0)
+			continue;
+		/* Only operands nothing writes (`in`): a store between d and the
+		 * load would come after the copy. */
+		NvAccess *A = f->deferred[res->id];
+		const GRef *ref = f->refs[L->args[0]->id];
+		if (!ref || !ref->readonly)
+			continue;
+		if (!A) {
+			bool now = !before[res->id];
+			for (int j = 1; now && j < L->nargs; j++)
+				now = early_value(f, r, L->args[j], before, 0);
+			if (!now)
+				continue;
+			A = arena_alloc(nv_arena(f), sizeof *A);
+			if (!nv_access_setup(f, L, A) || !A->L || !nv_dot_takes_load(f, dx, A))
+				continue;
+		}
+		const Type *at_ = dx->args[0]->type;
+		int64_t M = at_->dims[0], K = at_->dims[1], N = dx->args[1]->type->dims[1];
+		int64_t rows = k == 0 ? M : kmajor ? N : K, cols = k == 0 || kmajor ? K : N;
+		int es = nv_smem_elem(res->type->dtype);
+		uint64_t bytes = nv_align_up((uint64_t)(rows * cols * es), buf_align(f));
+		if (f->smem_scratch + f->smem_temp + at + bytes > nv_smem_cap(f->nv) / 2)
+			continue;
+		EarlyCopy *e = arena_alloc(nv_arena(f), sizeof *e);
+		LLVMValueRef off = cg_i32(f->g, (int32_t)at);
+		e->s = (Stage){LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, f->smem_pipe, &off, 1, "early"), cols, es, true,
+		               false, rows, NULL};
+		e->live = live;
+		e->left = left;
+		Operand o = {NULL, A, k == 0 || kmajor ? 1 : 0, res->type->dtype, false, false};
+		nv_stage_slice(f, &o, 0, K, &e->s, NULL);
+		f->early[res->id] = e;
+		++*left;
+		at += bytes;
+	}
+	if (!*left)
+		return 0;
+	f->smem_pipe_live = at;
+	if (at > f->smem_pipe_bytes)
+		f->smem_pipe_bytes = at;
+	commit(f);
+	return 1;
+}
+
+/* Operand o's early copy (early_copies), or NULL. */
+static EarlyCopy *early_of(NvFn *f, const Operand *o)
+{
+	return o->load && o->load->i ? f->early[o->load->i->results[0]->id] : NULL;
+}
+
+/* Dot of operands a and b has read their early copies: the batch's
+ * buffers are free once all of it is read. */
+static void early_done(NvFn *f, const Operand *a, const Operand *b)
+{
+	const Operand *ops[2] = {a, b};
+	for (int k = 0; k < 2; k++) {
+		EarlyCopy *e = ops[k]->early ? early_of(f, ops[k]) : NULL;
+		if (!e)
+			continue;
+		f->early[ops[k]->load->i->results[0]->id] = NULL;
+		if (--*e->left == 0)
+			f->smem_pipe_live = e->live;
+	}
+}
+
 static bool run_pipeline(NvFn *f, Pipeline *p, SliceFn compute, void *ctx)
 {
 	bool async = p->a->load || p->b->load;
 	int64_t issued = 0;
+	int later = 0; /* early copies' groups committed after the dot's own */
 	nv_temp_begin(f);
 	for (int64_t s = 0; s < p->nslices; s++) {
 		for (; issued < p->nslices && issued < s + p->stages; issued++) {
 			if (issued >= p->stages)
 				nv_barrier(f); /* the buffer's last readers are done */
 			int buf = (int)(issued % p->stages);
-			if (!p->a->unstaged)
+			if (!p->a->unstaged && !p->a->early)
 				stage_part(f, p, p->a, issued * p->kc, &p->sa[buf]);
-			stage_part(f, p, p->b, issued * p->kc, &p->sb[buf]);
+			if (!p->b->early)
+				stage_part(f, p, p->b, issued * p->kc, &p->sb[buf]);
 			if (async)
 				commit(f);
+			if (issued + 1 == p->nslices && p->dot && async)
+				later = early_copies(f, p->dot);
 		}
 		if (async) {
 			/* Slice s is in; later ones may still be on their way. */
-			LLVMValueRef pending = cg_i32(f->g, (int32_t)(issued - s - 1));
+			LLVMValueRef pending = cg_i32(f->g, (int32_t)(issued - s - 1 + later));
 			nv_intrinsic(f, "llvm.nvvm.cp.async.wait.group", NULL, 0, &pending, 1);
 		}
 		nv_proxy_fence(f, p->sa[0].wg);
@@ -637,6 +781,7 @@ static bool get_operand(NvFn *f, const Inst *i, int k, Operand *o)
 	o->kd = k == 0 ? 1 : 0;
 	o->dt = v->type->dtype;
 	o->unstaged = false;
+	o->early = false;
 	o->load = f->deferred[v->id];
 	if (!o->load && f->pipelined[v->id]) {
 		/* Copied by the loop's pipeline: only its layout matters here. */
@@ -768,7 +913,7 @@ static bool dot_fma(NvFn *f, const Inst *i)
 	const GpuLayout *LA = operand_layout(&a), *LB = operand_layout(&b);
 	int64_t Mp = INT64_C(1) << LA->dbits[0], Kp = INT64_C(1) << LA->dbits[1], Np = INT64_C(1) << LB->dbits[1];
 	int es = nv_smem_elem(x.ot);
-	Pipeline p = {&a, &b, 0, 0, a.load || b.load ? f->k->num_stages : 1, NULL, NULL, 0, 0, 0, false};
+	Pipeline p = {&a, &b, 0, 0, a.load || b.load ? f->k->num_stages : 1, NULL, NULL, 0, 0, 0, false, NULL};
 	if (p.stages < 1)
 		p.stages = 1;
 	/* A slice holds whole 16-byte vectors of both operands. */
@@ -1243,7 +1388,7 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	bool bt_here = bt && !f->pipelined[bt->id]; /* else the loop's pipeline copies x */
 	if (bt_here) {
 		NvAccess *ld = f->deferred[bt->id];
-		bo = (Operand){ld ? NULL : nv_get(f, bt, NULL), ld, 1, bt->type->dtype, false};
+		bo = (Operand){ld ? NULL : nv_get(f, bt, NULL), ld, 1, bt->type->dtype, false, false};
 	}
 	if (!get_operand(f, i, 0, &a) || (!bt_here && !get_operand(f, i, 1, &bo)) ||
 	    (bt_here && !bo.regs && !bo.load) || !(C = initial_acc(f, i, LC, DT_F32)))
@@ -1257,13 +1402,17 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	MmaCtx x = {.ot = a.dt};
 	x.D = gv_new(f, LC, DT_F32);
 	memcpy(x.D->r, C->r, (size_t)C->n * sizeof *C->r);
+	/* Operands an earlier dot copied (early_copies): whole K, one stage. */
+	a.early = !in_loop && early_of(f, &a);
+	bo.early = !in_loop && early_of(f, &bo);
+	bool early = a.early || bo.early;
 
-	Pipeline p = {&a, &bo, 0, 0, a.load || bo.load ? f->k->num_stages : 1, NULL, NULL, 0, 0, 0, false};
+	Pipeline p = {&a, &bo, 0, 0, a.load || bo.load ? f->k->num_stages : 1, NULL, NULL, 0, 0, 0, false, NULL};
 	if (p.stages < 1)
 		p.stages = 1;
-	p.kc = in_loop ? K : slice_depth(K, M + N, 2, p.stages, 16, MMA_SLICE_BYTES);
+	p.kc = in_loop || early ? K : slice_depth(K, M + N, 2, p.stages, 16, MMA_SLICE_BYTES);
 	bool rolled = false;
-	if (!in_loop && K > ROLL_MIN_K && a.load && bo.load) {
+	if (!in_loop && !early && K > ROLL_MIN_K && a.load && bo.load) {
 		Pipeline q = p;
 		q.kc = p.kc < ROLL_KC ? p.kc : ROLL_KC;
 		if ((rolled = can_roll(f, &q, K)))
@@ -1279,11 +1428,15 @@ static bool dot_mma(NvFn *f, const Inst *i)
 		p.wg_pending = false;
 	}
 	if (!in_loop)
-		pipeline_buffers(f, &p, a.unstaged ? 0 : M, N, 2, true, wg);
+		pipeline_buffers(f, &p, a.unstaged || a.early ? 0 : M, bo.early ? 0 : N, 2, true, wg);
 	for (int st = 0; bt && !in_loop && st < p.stages; st++) {
 		p.sb[st].cols = p.kc; /* K-major: N rows of the slice's K */
 		p.sb[st].rows = N;
 	}
+	if (a.early)
+		p.sa[0] = early_of(f, &a)->s;
+	if (bo.early)
+		p.sb[0] = early_of(f, &bo)->s;
 	if (wg) {
 		WgCtx w = {.D = x.D, .ot = a.dt, .pending = lp ? nv_pipe_dot_in_flight(lp, px) : rolled && p.wg_pending,
 		           .areg = a.unstaged ? a.regs : NULL,
@@ -1320,8 +1473,11 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	 * only M rows are staged. */
 	x.row_a = M >= 16 ? x.arow : LLVMBuildAnd(b, lane, cg_i32(g, (int32_t)(M - 1)), "");
 	x.roll_k = rolled;
+	if (!in_loop && !rolled)
+		p.dot = i; /* later dots' loads may join its copies */
 	if (!run_dot(f, i, &p, mma_slice, &x, rolled, &x.D))
 		return false;
+	early_done(f, &a, &bo);
 	f->vals[res->id] = x.D;
 	return true;
 }

@@ -53,7 +53,17 @@ typedef struct Operand {
 	int kd;              /* its contracted dim: 1 for a, 0 for b (1 for B given transposed) */
 	DType dt;            /* element dtype */
 	bool unstaged;       /* read from registers by the dot itself (wgmma's register A) */
+	bool early;          /* copied already by an earlier dot (EarlyCopy): its stage is given */
 } Operand;
+
+/* A load that a later mma.sync dot reads whole, copied by cp.async right
+ * after the copies of an earlier dot of the same region, into a buffer of
+ * its own in the pipeline area (nvptx_dot.c, early_copies). */
+typedef struct EarlyCopy {
+	Stage s;             /* its stage: the whole K */
+	uint64_t live;       /* NvFn.smem_pipe_live before its batch's buffers (restored when read) */
+	int *left;           /* copies of its batch not read yet (shared by the batch) */
+} EarlyCopy;
 
 /* ---- nvptx_dot.c ---------------------------------------------------------------- */
 

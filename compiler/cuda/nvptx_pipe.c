@@ -620,7 +620,7 @@ static void store_resident(NvFn *f, const LoopPipe *p)
 		const Value *a = p->dots[x]->args[0];
 		Stage s;
 		resident_stage(f, p, x, &s);
-		Operand o = {nv_get(f, a, NULL), NULL, 1, a->type->dtype, false};
+		Operand o = {nv_get(f, a, NULL), NULL, 1, a->type->dtype, false, false};
 		nv_stage_slice(f, &o, 0, a->type->dims[1], &s, NULL);
 	}
 	nv_proxy_fence(f, true);
@@ -760,7 +760,7 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 			if (!ok || !(ok = nv_access_setup(f, L, &A)))
 				break;
 			/* kd: K is dim 1 of a, and of x in B = transpose(x) */
-			Operand o = {NULL, &A, k == 0 || L->results[0] != d->args[1] ? 1 : 0, L->results[0]->type->dtype, false};
+			Operand o = {NULL, &A, k == 0 || L->results[0] != d->args[1] ? 1 : 0, L->results[0]->type->dtype, false, false};
 			nv_stage_slice(f, &o, 0, INT64_C(1) << A.L->dbits[o.kd], &st[k], NULL);
 		}
 	}

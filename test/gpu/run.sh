@@ -126,6 +126,7 @@ paged_attention|memcheck racecheck synccheck
 paged_attention-g4-bf16-d64|memcheck racecheck synccheck
 small_m|memcheck racecheck synccheck
 gather_dots|memcheck racecheck synccheck
+early_copies|memcheck racecheck synccheck
 KERNELS
 }
 
