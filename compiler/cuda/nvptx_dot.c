@@ -489,6 +489,11 @@ static int early_copies(NvFn *f, const Inst *d)
 		               false, rows, NULL};
 		e->live = live;
 		e->left = left;
+		/* An earlier loop's buffers (or an epilogue's staging) took this
+		 * area: their last readers first, as a pipeline's prologue does
+		 * (LoopPipe.reuse). */
+		if (!*left && at < f->smem_pipe_bytes)
+			nv_barrier(f);
 		Operand o = {NULL, A, k == 0 || kmajor ? 1 : 0, res->type->dtype, false, false};
 		nv_stage_slice(f, &o, 0, K, &e->s, NULL);
 		f->early[res->id] = e;
