@@ -92,6 +92,7 @@ typedef struct Job {
 	bool gpu_no_cluster;    /* --gpu-no-cluster */
 	bool gpu_no_pingpong;   /* --gpu-no-pingpong */
 	bool gpu_pingpong;      /* --gpu-pingpong */
+	bool gpu_no_early;      /* --gpu-no-early-copies */
 	GpuEmit gpu_emit;       /* what nvptx produces, from --emit */
 	GpuOutput gpu;          /* after nvptx: the GPU images (or --emit=ptx/cubin/nvvm text) */
 	bool syntax_only;       /* -fsyntax-only: check, write nothing but a depfile */
@@ -191,7 +192,7 @@ static bool pass_nvptx(Job *j)
 {
 	GpuOptions o = {j->gpu_targets, j->ngpu, j->cg.opt_level, j->ptxas, j->resource_usage, j->gpu_emit,
 	                 j->gpu_mma_sync, j->gpu_no_tma, j->gpu_no_persistent, j->gpu_no_reblock,
-	                 j->gpu_no_cluster, j->gpu_no_pingpong, j->gpu_pingpong};
+	                 j->gpu_no_cluster, j->gpu_no_pingpong, j->gpu_pingpong, j->gpu_no_early};
 	name_source(j, MAP_DEBUG);
 	/* Its images are made in a thread beside the host back end: LLVM's
 	 * targets are registered before, not while it runs. */
@@ -731,6 +732,11 @@ static const Option options[] = {
 	 "let them run apart with that operand in registers, with any\n"
 	 "ptxas (CUDA 13.0's can give its registers to other values\n"
 	 "in such loops: wrong results)"},
+	{"--gpu-no-early-copies", ARG_NONE, FLAG(gpu_no_early), "--gpu-no-early-copies",
+	 "every mma.sync dot copies its operands where it runs (by\n"
+	 "default the first of a region also copies the operands later\n"
+	 "dots of the region read from `in` arrays, so that they arrive\n"
+	 "together: decode attention's k and v)"},
 	{"-H", ARG_SEPARATE, VALUE(header_path), "-H FILE",
 	 "write the C header declaring the kernels to FILE\n"
 	 "(default with --emit=obj: the object's name with .h); it is\n"

@@ -1764,6 +1764,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	nv.tma = nv.wgmma && !opt->no_tma;
 	nv.persistent = !opt->no_persistent;
 	nv.cluster = nv.tma && !opt->no_cluster;
+	nv.early = !opt->no_early;
 	nv.apart = opt->no_pingpong ? -1 : opt->pingpong ? 1 : 0;
 	nv.ptxas_release = -1;
 	nv.pair_axis = -1;

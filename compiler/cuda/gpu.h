@@ -46,6 +46,7 @@ typedef struct GpuOptions {
 	bool no_cluster;           /* --gpu-no-cluster: no 2-CTA clusters sharing operand tiles (nvptx_pipe.c) */
 	bool no_pingpong;          /* --gpu-no-pingpong: the warpgroups of chained dots run in step (nvptx_pipe.c) */
 	bool pingpong;             /* --gpu-pingpong: they run apart whatever the ptxas */
+	bool no_early;             /* --gpu-no-early-copies: each dot copies its own operands (nvptx_dot.c) */
 } GpuOptions;
 
 typedef enum GpuImageKind { GPU_IMAGE_SASS, GPU_IMAGE_PTX } GpuImageKind;

@@ -151,6 +151,8 @@ typedef struct Nv {
 	bool tma;                 /* wgmma pipelines may copy with the copy engine (nvptx_tma.c) */
 	bool persistent;          /* every target sm_90 or newer, no --gpu-no-persistent */
 	bool cluster;             /* wgmma pipelines may share tiles in 2-CTA clusters (no --gpu-no-cluster) */
+	bool early;               /* mma.sync dots may copy later dots' operands (early_copies; no
+	                             --gpu-no-early-copies) */
 	int apart;                /* chained wgmma dots' warpgroups may run apart (plan_mbar, plan_turns):
 	                             1 --gpu-pingpong, -1 --gpu-no-pingpong, 0 with a ptxas of CUDA
 	                             13.3 or later, or with q in shared memory (nvptx_pipe.c: apart,

@@ -434,8 +434,8 @@ static bool early_value(NvFn *f, const Region *r, const Value *v, bool *before, 
  * buffer of its own in the pipeline area; that dot then reads it there
  * (EarlyCopy).  Decode and paged attention's v thus arrives with k, in one
  * memory latency instead of one after the other: on the H200 the decode
- * step ran 6-16 % faster (with fewer registers: three CTAs an SM where
- * two were), the paged one 1-3 % (bench/RESULTS.md, session 16).  Only
+ * step ran 6-16 % faster (10 % where it ran two CTAs an SM before and
+ * after), the paged one 1-3 % (bench/RESULTS.md, session 16).  Only
  * while the CTA's shared memory stays within half of what an SM
  * has, so that the copies never take away the SM's second CTA.  Returns
  * the cp.async groups committed (0 or 1). */
@@ -1478,7 +1478,7 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	 * only M rows are staged. */
 	x.row_a = M >= 16 ? x.arow : LLVMBuildAnd(b, lane, cg_i32(g, (int32_t)(M - 1)), "");
 	x.roll_k = rolled;
-	if (!in_loop && !rolled)
+	if (!in_loop && !rolled && f->nv->early)
 		p.dot = i; /* later dots' loads may join its copies */
 	if (!run_dot(f, i, &p, mma_slice, &x, rolled, &x.D))
 		return false;
