@@ -481,7 +481,10 @@ static int early_copies(NvFn *f, const Inst *d)
 		int64_t rows = k == 0 ? M : kmajor ? N : K, cols = k == 0 || kmajor ? K : N;
 		int es = nv_smem_elem(res->type->dtype);
 		uint64_t bytes = nv_align_up((uint64_t)(rows * cols * es), buf_align(f));
-		if (f->smem_scratch + f->smem_temp + at + bytes > nv_smem_cap(f->nv) / 2)
+		/* dx then stages its other operand whole too (no K slices): in
+		 * the temporary area. */
+		uint64_t other = (uint64_t)((k == 0 ? N : M) * K * es), temp = f->smem_temp > other ? f->smem_temp : other;
+		if (f->smem_scratch + temp + at + bytes > nv_smem_cap(f->nv) / 2)
 			continue;
 		EarlyCopy *e = arena_alloc(nv_arena(f), sizeof *e);
 		LLVMValueRef off = cg_i32(f->g, (int32_t)at);
