@@ -436,9 +436,9 @@ static bool early_value(NvFn *f, const Region *r, const Value *v, bool *before, 
  * memory latency instead of one after the other: on the H200 the decode
  * step ran 6-16 % faster (10 % where it ran two CTAs an SM before and
  * after), the paged one 1-3 % (bench/RESULTS.md, session 16).  Only
- * while the CTA's shared memory stays within half of what an SM
- * has, so that the copies never take away the SM's second CTA.  Returns
- * the cp.async groups committed (0 or 1). */
+ * while the CTA's shared memory stays within half of what an SM has, so
+ * that the copies never take away the SM's second CTA.  Returns the
+ * cp.async groups committed (0 or 1). */
 static int early_copies(NvFn *f, const Inst *d)
 {
 	LayoutPlan *P = f->plan;
