@@ -417,9 +417,7 @@ static bool early_value(NvFn *f, const Region *r, const Value *v, bool *before, 
 	const Inst *d = v->def;
 	if (!d || d->parent != r || before[v->id])
 		return true;
-	if (depth > 32 || d->nresults != 1 || d->results[0]->type->rank != 0 ||
-	    !(d->op == IR_CONST || d->op == IR_PROGRAM_ID || d->op == IR_NUM_PROGRAMS ||
-	      (op_info[d->op].flags & F_ELEMWISE)))
+	if (depth > 32 || !nv_pure_scalar(d))
 		return false;
 	for (int j = 0; j < d->nargs; j++)
 		if (!early_value(f, r, d->args[j], before, depth + 1))
@@ -497,7 +495,7 @@ static int early_copies(NvFn *f, const Inst *d)
 		 * (LoopPipe.reuse). */
 		if (!*left && at < f->smem_pipe_bytes)
 			nv_barrier(f);
-		Operand o = {NULL, A, k == 0 || kmajor ? 1 : 0, res->type->dtype, false, false};
+		Operand o = {NULL, A, k == 0 || kmajor ? 1 : 0, res->type->dtype, false};
 		nv_stage_slice(f, &o, 0, K, &e->s, NULL);
 		f->early[res->id] = e;
 		++*left;
@@ -524,7 +522,7 @@ static void early_done(NvFn *f, const Operand *a, const Operand *b)
 {
 	const Operand *ops[2] = {a, b};
 	for (int k = 0; k < 2; k++) {
-		EarlyCopy *e = ops[k]->early ? early_of(f, ops[k]) : NULL;
+		EarlyCopy *e = early_of(f, ops[k]);
 		if (!e)
 			continue;
 		f->early[ops[k]->load->i->results[0]->id] = NULL;
@@ -544,9 +542,9 @@ static bool run_pipeline(NvFn *f, Pipeline *p, SliceFn compute, void *ctx)
 			if (issued >= p->stages)
 				nv_barrier(f); /* the buffer's last readers are done */
 			int buf = (int)(issued % p->stages);
-			if (!p->a->unstaged && !p->a->early)
+			if (!p->a->unstaged && !early_of(f, p->a))
 				stage_part(f, p, p->a, issued * p->kc, &p->sa[buf]);
-			if (!p->b->early)
+			if (!early_of(f, p->b))
 				stage_part(f, p, p->b, issued * p->kc, &p->sb[buf]);
 			if (async)
 				commit(f);
@@ -789,7 +787,6 @@ static bool get_operand(NvFn *f, const Inst *i, int k, Operand *o)
 	o->kd = k == 0 ? 1 : 0;
 	o->dt = v->type->dtype;
 	o->unstaged = false;
-	o->early = false;
 	o->load = f->deferred[v->id];
 	if (!o->load && f->pipelined[v->id]) {
 		/* Copied by the loop's pipeline: only its layout matters here. */
@@ -1396,7 +1393,7 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	bool bt_here = bt && !f->pipelined[bt->id]; /* else the loop's pipeline copies x */
 	if (bt_here) {
 		NvAccess *ld = f->deferred[bt->id];
-		bo = (Operand){ld ? NULL : nv_get(f, bt, NULL), ld, 1, bt->type->dtype, false, false};
+		bo = (Operand){ld ? NULL : nv_get(f, bt, NULL), ld, 1, bt->type->dtype, false};
 	}
 	if (!get_operand(f, i, 0, &a) || (!bt_here && !get_operand(f, i, 1, &bo)) ||
 	    (bt_here && !bo.regs && !bo.load) || !(C = initial_acc(f, i, LC, DT_F32)))
@@ -1410,10 +1407,10 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	MmaCtx x = {.ot = a.dt};
 	x.D = gv_new(f, LC, DT_F32);
 	memcpy(x.D->r, C->r, (size_t)C->n * sizeof *C->r);
-	/* Operands an earlier dot copied (early_copies): whole K, one stage. */
-	a.early = !in_loop && early_of(f, &a);
-	bo.early = !in_loop && early_of(f, &bo);
-	bool early = a.early || bo.early;
+	/* Operands an earlier dot copied (early_copies; never a pipelined
+	 * loop's): whole K, one stage. */
+	const EarlyCopy *ea = early_of(f, &a), *eb = early_of(f, &bo);
+	bool early = ea || eb;
 
 	Pipeline p = {&a, &bo, 0, 0, a.load || bo.load ? f->k->num_stages : 1, NULL, NULL, 0, 0, 0, false, NULL};
 	if (p.stages < 1)
@@ -1436,15 +1433,15 @@ static bool dot_mma(NvFn *f, const Inst *i)
 		p.wg_pending = false;
 	}
 	if (!in_loop)
-		pipeline_buffers(f, &p, a.unstaged || a.early ? 0 : M, bo.early ? 0 : N, 2, true, wg);
+		pipeline_buffers(f, &p, a.unstaged || ea ? 0 : M, eb ? 0 : N, 2, true, wg);
 	for (int st = 0; bt && !in_loop && st < p.stages; st++) {
 		p.sb[st].cols = p.kc; /* K-major: N rows of the slice's K */
 		p.sb[st].rows = N;
 	}
-	if (a.early)
-		p.sa[0] = early_of(f, &a)->s;
-	if (bo.early)
-		p.sb[0] = early_of(f, &bo)->s;
+	if (ea)
+		p.sa[0] = ea->s;
+	if (eb)
+		p.sb[0] = eb->s;
 	if (wg) {
 		WgCtx w = {.D = x.D, .ot = a.dt, .pending = lp ? nv_pipe_dot_in_flight(lp, px) : rolled && p.wg_pending,
 		           .areg = a.unstaged ? a.regs : NULL,

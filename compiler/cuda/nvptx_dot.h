@@ -13,6 +13,16 @@ static inline void commit(NvFn *f)
 	nv_intrinsic(f, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
 }
 
+/* Whether d computes one scalar from its operands alone (a const, a
+ * program id, an elementwise op): it may be emitted again wherever they
+ * are known (a pipeline's copies ahead, early copies). */
+static inline bool nv_pure_scalar(const Inst *d)
+{
+	return d->nresults == 1 && d->results[0]->type->rank == 0 &&
+	       (d->op == IR_CONST || d->op == IR_PROGRAM_ID || d->op == IR_NUM_PROGRAMS ||
+	        (op_info[d->op].flags & F_ELEMWISE));
+}
+
 /* Alignment of dot buffers in shared memory. */
 static inline uint64_t buf_align(NvFn *f)
 {
@@ -53,7 +63,6 @@ typedef struct Operand {
 	int kd;              /* its contracted dim: 1 for a, 0 for b (1 for B given transposed) */
 	DType dt;            /* element dtype */
 	bool unstaged;       /* read from registers by the dot itself (wgmma's register A) */
-	bool early;          /* copied already by an earlier dot (EarlyCopy): its stage is given */
 } Operand;
 
 /* A load that a later mma.sync dot reads whole, copied by cp.async right

@@ -47,9 +47,7 @@ static bool iv_computable(const Inst *loop, const Value *v, int depth)
 	const Inst *d = v->def;
 	if (!region_within(d->parent, body))
 		return true;
-	if (d->parent != body || d->nresults != 1 || d->results[0]->type->rank != 0 ||
-	    !(d->op == IR_CONST || d->op == IR_PROGRAM_ID || d->op == IR_NUM_PROGRAMS ||
-	      (op_info[d->op].flags & F_ELEMWISE)))
+	if (d->parent != body || !nv_pure_scalar(d))
 		return false;
 	for (int j = 0; j < d->nargs; j++)
 		if (!iv_computable(loop, d->args[j], depth + 1))
@@ -620,7 +618,7 @@ static void store_resident(NvFn *f, const LoopPipe *p)
 		const Value *a = p->dots[x]->args[0];
 		Stage s;
 		resident_stage(f, p, x, &s);
-		Operand o = {nv_get(f, a, NULL), NULL, 1, a->type->dtype, false, false};
+		Operand o = {nv_get(f, a, NULL), NULL, 1, a->type->dtype, false};
 		nv_stage_slice(f, &o, 0, a->type->dims[1], &s, NULL);
 	}
 	nv_proxy_fence(f, true);
@@ -760,7 +758,7 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 			if (!ok || !(ok = nv_access_setup(f, L, &A)))
 				break;
 			/* kd: K is dim 1 of a, and of x in B = transpose(x) */
-			Operand o = {NULL, &A, k == 0 || L->results[0] != d->args[1] ? 1 : 0, L->results[0]->type->dtype, false, false};
+			Operand o = {NULL, &A, k == 0 || L->results[0] != d->args[1] ? 1 : 0, L->results[0]->type->dtype, false};
 			nv_stage_slice(f, &o, 0, INT64_C(1) << A.L->dbits[o.kd], &st[k], NULL);
 		}
 	}
