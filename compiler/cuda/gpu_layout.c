@@ -155,19 +155,38 @@ const GpuLayout *lay_default(LayoutCtx *lc, const Type *t)
 	return lay_blocked(lc, t->rank, t->dims, 16 / dtype_bytes(t->dtype));
 }
 
-const GpuLayout *lay_axis_in_regs(LayoutCtx *lc, int rank, const int64_t *dims, int axis)
+const GpuLayout *lay_scan(LayoutCtx *lc, int rank, const int64_t *dims, int axis)
 {
 	GpuLayout *L = lay_alloc(lc, rank, dims);
-	int reg = 0;
-	for (int j = 0; j < L->dbits[axis]; j++)
-		set_bit(L, L->dlo[axis] + j, LB_REG, reg++);
+	/* The axis's bits first, lowest first, then the others': registers
+	 * take as many of them as the threads leave, then the lanes, then the
+	 * warps. */
 	int *order = arena_alloc(lc->a, (size_t)(L->nbits + 1) * sizeof *order);
 	int n = 0;
+	for (int j = 0; j < L->dbits[axis]; j++)
+		order[n++] = L->dlo[axis] + j;
 	for (int b = 0; b < L->nbits; b++)
 		if (b < L->dlo[axis] || b >= L->dlo[axis] + L->dbits[axis])
 			order[n++] = b;
-	assign_spread(L, order, n, &reg);
+	int nreg = n - 5 - L->warpbits, i = 0, reg = 0;
+	for (; i < nreg; i++)
+		set_bit(L, order[i], LB_REG, reg++);
+	for (int l = 0; l < 5 && i < n; l++, i++)
+		set_bit(L, order[i], LB_LANE, l);
+	for (int w = 0; w < L->warpbits && i < n; w++, i++)
+		set_bit(L, order[i], LB_WARP, w);
 	return lay_finish(lc, L);
+}
+
+bool lay_scan_ok(const GpuLayout *L, int axis)
+{
+	bool warp = false;
+	for (int bit = L->dlo[axis]; bit < L->dlo[axis] + L->dbits[axis]; bit++) {
+		if (warp && L->kind[bit] != LB_WARP)
+			return false;
+		warp = L->kind[bit] == LB_WARP;
+	}
+	return true;
 }
 
 /* The layout keeping only the flat bits for which keep[b] is set (whole
@@ -719,9 +738,13 @@ static void assign_inst(Assign *A, const Inst *i)
 	case IR_REDUCE_SUM: case IR_REDUCE_MAX: case IR_REDUCE_MIN: case IR_REDUCE_PROD: case IR_ARGMAX: case IR_ARGMIN:
 		set_fixed(A, res, lay_slice(lc, or_default(A, fixed(A, x), x), (int)i->ival));
 		return;
-	case IR_CUMSUM:
-		set_fixed(A, res, lay_axis_in_regs(lc, res->type->rank, res->type->dims, (int)i->ival));
+	case IR_CUMSUM: {
+		/* The operand's layout where the scan can take it (no copy). */
+		const GpuLayout *Lx = fixed(A, x);
+		int axis = (int)i->ival;
+		set_fixed(A, res, Lx && lay_scan_ok(Lx, axis) ? Lx : lay_scan(lc, res->type->rank, res->type->dims, axis));
 		return;
+	}
 	case IR_TRANSPOSE:
 		if (fixed(A, x))
 			set_fixed(A, res, lay_transpose(lc, fixed(A, x), i->perm));

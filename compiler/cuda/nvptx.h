@@ -62,8 +62,14 @@ bool lay_pow2(int64_t x);
 const GpuLayout *lay_blocked(LayoutCtx *lc, int rank, const int64_t *dims, int vec);
 /* The default layout of a tensor of type t: blocked with 16-byte vectors. */
 const GpuLayout *lay_default(LayoutCtx *lc, const Type *t);
-/* Blocked over every dim but `axis`, which lies wholly in registers (scans). */
-const GpuLayout *lay_axis_in_regs(LayoutCtx *lc, int rank, const int64_t *dims, int axis);
+/* For a scan along `axis`: its lowest bits in registers (as many as the
+ * threads leave), its next ones the lanes, then the warps, so that each
+ * thread holds a run of the axis and the lanes and warps follow in order;
+ * the other dims' bits take what is left. */
+const GpuLayout *lay_scan(LayoutCtx *lc, int rank, const int64_t *dims, int axis);
+/* Whether a scan along `axis` can run in L: the warp bits along the axis
+ * are its highest (registers and lanes below them in any order). */
+bool lay_scan_ok(const GpuLayout *L, int axis);
 /* The layout of a reduction over `axis` of L (the axis dropped). */
 const GpuLayout *lay_slice(LayoutCtx *lc, const GpuLayout *L, int axis);
 /* transpose: result dim d is dim perm[d] of L; registers keep their numbers. */

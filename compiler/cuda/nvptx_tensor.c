@@ -1042,35 +1042,231 @@ static bool reduce(NvFn *f, const Inst *i)
 	return true;
 }
 
-/* Inclusive prefix sum along the axis, which the result layout keeps in
- * registers: a running sum in index order (as the host computes it). */
+/* Values a scan step computes once for the registers that share them (a
+ * block's total is the same value in each of its registers): key pair ->
+ * value, searched linearly (a thread holds few blocks). */
+typedef struct ScanMemo {
+	LLVMValueRef a, b, v;
+} ScanMemo;
+
+typedef struct Scan {
+	NvFn *f;
+	const Inst *i;
+	DType dt;
+	ScanMemo *memo; /* this step's */
+	int nmemo;
+} Scan;
+
+/* a + b (b alone when a is NULL), once per step for each pair. */
+static LLVMValueRef scan_add(Scan *sc, LLVMValueRef a, LLVMValueRef b)
+{
+	if (!a)
+		return b;
+	for (int j = 0; j < sc->nmemo; j++)
+		if (sc->memo[j].a == a && sc->memo[j].b == b)
+			return sc->memo[j].v;
+	LLVMValueRef e[2] = {a, b};
+	LLVMValueRef v = cg_elementwise(sc->f->g, IR_ADD, sc->dt, e, sc->i->loc);
+	sc->memo[sc->nmemo++] = (ScanMemo){a, b, v};
+	return v;
+}
+
+/* Step 3 of cumsum: the nw warps along the axis (their warp-index bits
+ * wbits, the axis's highest) leave the totals t of their blocks in shared
+ * memory, one slot a warp; each register's offset o adds the totals of
+ * the slots before its warp's, in order. */
+static bool scan_across_warps(Scan *sc, const GpuLayout *L, int axis, int nw, const int *wbits, LLVMValueRef *o,
+                              LLVMValueRef *t)
+{
+	NvFn *f = sc->f;
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	DType dt = sc->dt;
+	const GpuLayout *S = lay_slice(f->plan->lc, L, axis);
+	int n = 1 << L->nregbits;
+	Arena *a = nv_arena(f);
+	int *q_of = arena_alloc(a, (size_t)n * sizeof *q_of);
+	int64_t *c = arena_alloc(a, (size_t)(L->rank + 1) * sizeof *c);
+	int64_t *cs = arena_alloc(a, (size_t)(L->rank + 1) * sizeof *cs);
+	for (int r = 0; r < n; r++) {
+		lay_reg_coord(L, r, c);
+		for (int d = 0, k = 0; d < L->rank; d++)
+			if (d != axis)
+				cs[k++] = c[d];
+		q_of[r] = S->rank ? lay_reg_of(S, cs) : 0;
+	}
+	int64_t slots = INT64_C(1) << nw, relems = INT64_C(1) << S->nbits;
+	LLVMTypeRef mt = nv_smem_type(f, dt);
+	nv_temp_need(f, (uint64_t)(slots * relems * nv_smem_elem(dt)));
+	nv_temp_begin(f);
+	LLVMValueRef base = nv_temp_ptr(f, 0);
+	LLVMValueRef slot = cg_i32(g, 0);
+	for (int j = 0; j < nw; j++)
+		slot = LLVMBuildOr(b, slot, bits_of(f, b, f->warp, wbits[j], 1, j), "");
+	/* One thread a slot: the lanes along the axis hold the same totals, and
+	 * so do copies of the elements (racecheck). */
+	unsigned along = 0;
+	for (int bit = L->dlo[axis]; bit < L->dlo[axis] + L->dbits[axis]; bit++)
+		if (L->kind[bit] == LB_LANE)
+			along |= 1u << L->idx[bit];
+	LLVMValueRef own = nv_owner(f, L);
+	if (along) {
+		LLVMValueRef first = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, f->lane, cg_i32(g, (int32_t)along), ""),
+		                                   cg_i32(g, 0), "");
+		own = own ? LLVMBuildAnd(b, own, first, "") : first;
+	}
+	LLVMBasicBlockRef join = own ? guard_open(f, own) : NULL;
+	for (int r = 0; r < n; r++) {
+		bool first = true;
+		for (int k = 0; k < r && first; k++)
+			first = q_of[k] != q_of[r];
+		if (!first)
+			continue;
+		LLVMValueRef at = LLVMBuildAdd(b, LLVMBuildMul(b, slot, cg_i32(g, (int32_t)relems), ""),
+		                               flat_index(f, S, q_of[r]), "");
+		LLVMBuildStore(b, cg_to_mem(g, dt, t[r]), LLVMBuildInBoundsGEP2(b, mt, base, &at, 1, ""));
+	}
+	if (join)
+		guard_close(f, join);
+	nv_barrier(f);
+	LLVMValueRef *before = arena_alloc(a, (size_t)n * sizeof *before);
+	sc->nmemo = 0;
+	for (int r = 0; r < n; r++) {
+		before[r] = NULL;
+		for (int k = 0; k < r && !before[r]; k++)
+			if (q_of[k] == q_of[r])
+				before[r] = before[k];
+		if (!before[r]) {
+			LLVMValueRef e = flat_index(f, S, q_of[r]), sum = NULL;
+			for (int64_t s = 0; s + 1 < slots; s++) {
+				LLVMValueRef at = LLVMBuildAdd(b, cg_i32(g, (int32_t)(s * relems)), e, "");
+				LLVMValueRef v = cg_from_mem(g, dt, LLVMBuildLoad2(b, mt, LLVMBuildInBoundsGEP2(b, mt, base, &at, 1, ""), ""));
+				LLVMValueRef with = scan_add(sc, sum, v);
+				if (!with)
+					return false;
+				LLVMValueRef take = LLVMBuildICmp(b, LLVMIntULT, cg_i32(g, (int32_t)s), slot, "");
+				sum = LLVMBuildSelect(b, take, with, sum ? sum : cg_const(g, dt, 0, 0), "");
+			}
+			before[r] = sum;
+		}
+		o[r] = scan_add(sc, o[r], before[r]);
+		if (!o[r])
+			return false;
+	}
+	f->smem_busy = true;
+	return true;
+}
+
+/* Inclusive prefix sum along the axis, in a layout whose warp bits along
+ * the axis are its highest (gpu_layout.c: lay_scan_ok).  Each register r
+ * holds p[r], its prefix within a block of the axis, o[r], the sum of the
+ * blocks before it, and t[r], its block's total; the blocks double bit by
+ * bit, lowest first:
+ *  1. the axis's lowest register bits: a running sum in each thread;
+ *  2. each further register bit: the upper register's offset adds the
+ *     lower's total; each lane bit: partners exchange totals by a
+ *     butterfly shuffle and the upper lane's offsets add the other's; both
+ *     sides' totals become the sum;
+ *  3. the warps along the axis leave their totals in shared memory, and
+ *     each adds those of the warps before it, in order;
+ *  4. each element is p[r] + o[r].
+ * Each prefix is a sum of exactly the elements up to it (padding lies past
+ * every real element, so it reaches only padding); the adds follow a tree,
+ * not the host's sequence (§4.1 lets sums reassociate).  The code grows
+ * with a thread's share of the axis, not the axis. */
 static bool cumsum(NvFn *f, const Inst *i)
 {
 	const Value *xv = i->args[0], *res = i->results[0];
 	const GpuLayout *L = f->plan->of[res->id];
-	int axis = (int)i->ival;
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	DType dt = res->type->dtype;
+	int axis = (int)i->ival, lo = L->dlo[axis], hi = lo + L->dbits[axis];
+	PKC_ASSERT(lay_scan_ok(L, axis));
 	GV *x = nv_get(f, xv, L);
 	if (!x)
 		return false;
-	GV *y = gv_new(f, L, res->type->dtype);
-	int64_t *c = arena_alloc(nv_arena(f), (size_t)(L->rank + 1) * sizeof *c);
-	for (int r = 0; r < y->n; r++) {
-		lay_reg_coord(L, r, c);
-		if (c[axis] != 0)
+	int n = x->n;
+	Arena *a = nv_arena(f);
+	LLVMValueRef *p = arena_alloc(a, (size_t)n * sizeof *p), *o = arena_alloc(a, (size_t)n * sizeof *o),
+	             *t = arena_alloc(a, (size_t)n * sizeof *t);
+	Scan sc = {f, i, dt, arena_alloc(a, (size_t)(2 * n + 1) * sizeof *sc.memo), 0};
+	/* Step 1. */
+	int bit = lo;
+	uint32_t run = 0; /* the registers' bits of the run */
+	for (; bit < hi && L->kind[bit] == LB_REG; bit++)
+		run |= 1u << L->idx[bit];
+	for (int r = 0; r < n; r++) {
+		if (r & (int)run)
 			continue;
-		/* r starts a row along the axis: walk it. */
 		LLVMValueRef sum = NULL;
-		for (int64_t k = 0; k < (INT64_C(1) << L->dbits[axis]); k++) {
-			c[axis] = k;
-			int q = lay_reg_of(L, c);
-			if (k < L->dims[axis]) {
-				LLVMValueRef a[2] = {sum, x->r[q]};
-				sum = sum ? cg_elementwise(f->g, IR_ADD, res->type->dtype, a, i->loc) : x->r[q];
-				if (!sum)
-					return false;
-			}
-			y->r[q] = sum;
+		int last = r;
+		for (int k = 0; k < (1 << (bit - lo)); k++) {
+			int q = r;
+			for (int j = 0; j < bit - lo; j++)
+				if (k >> j & 1)
+					q |= 1 << L->idx[lo + j];
+			sum = scan_add(&sc, sum, x->r[q]);
+			if (!sum)
+				return false;
+			p[q] = sum;
+			o[q] = NULL;
+			last = q;
 		}
+		for (int k = 0; k < n; k++)
+			if ((k & ~(int)run) == r)
+				t[k] = p[last];
+	}
+	/* Step 2. */
+	for (; bit < hi && L->kind[bit] != LB_WARP; bit++) {
+		sc.nmemo = 0;
+		if (L->kind[bit] == LB_REG) {
+			int m = 1 << L->idx[bit];
+			for (int r = 0; r < n; r++) {
+				if (r & m)
+					continue;
+				LLVMValueRef up = scan_add(&sc, o[r | m], t[r]), tot = scan_add(&sc, t[r], t[r | m]);
+				if (!up || !tot)
+					return false;
+				o[r | m] = up;
+				t[r] = t[r | m] = tot;
+			}
+			continue;
+		}
+		int l = L->idx[bit];
+		LLVMValueRef upper = LLVMBuildICmp(b, LLVMIntNE, bits_of(f, b, f->lane, l, 1, 0), cg_i32(g, 0), "");
+		LLVMValueRef *other = arena_alloc(a, (size_t)n * sizeof *other);
+		for (int r = 0; r < n; r++) {
+			other[r] = NULL;
+			for (int k = 0; k < r && !other[r]; k++)
+				if (t[k] == t[r])
+					other[r] = other[k];
+			if (!other[r])
+				other[r] = nv_shfl_bfly(f, t[r], 1 << l);
+		}
+		LLVMValueRef *oldt = arena_alloc(a, (size_t)n * sizeof *oldt);
+		memcpy(oldt, t, (size_t)n * sizeof *t);
+		for (int r = 0; r < n; r++) {
+			LLVMValueRef with = scan_add(&sc, o[r], other[r]), tot = scan_add(&sc, oldt[r], other[r]);
+			if (!with || !tot)
+				return false;
+			o[r] = LLVMBuildSelect(b, upper, with, o[r] ? o[r] : cg_const(g, dt, 0, 0), "");
+			t[r] = tot;
+		}
+	}
+	/* Step 3. */
+	int nw = 0, wbits[8];
+	for (; bit < hi; bit++)
+		wbits[nw++] = L->idx[bit];
+	if (nw && !scan_across_warps(&sc, L, axis, nw, wbits, o, t))
+		return false;
+	/* Step 4. */
+	GV *y = gv_new(f, L, dt);
+	sc.nmemo = 0;
+	for (int r = 0; r < n; r++) {
+		y->r[r] = o[r] ? scan_add(&sc, o[r], p[r]) : p[r];
+		if (!y->r[r])
+			return false;
 	}
 	f->vals[res->id] = y;
 	return true;
