@@ -1418,9 +1418,15 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	p.kc = in_loop || early ? K : slice_depth(K, M + N, 2, p.stages, 16, MMA_SLICE_BYTES);
 	bool rolled = false;
 	if (!in_loop && !early && K > ROLL_MIN_K && a.load && bo.load) {
+		/* Slices of ROLL_KC; deeper ones (within the budget's depth) where
+		 * those have too few elements for a 16-byte vector a thread: a
+		 * dot of few rows or columns (16 x 4096 x 16: 256 mma.sync
+		 * unrolled before, §10.2's bound passed). */
 		Pipeline q = p;
 		q.kc = p.kc < ROLL_KC ? p.kc : ROLL_KC;
-		if ((rolled = can_roll(f, &q, K)))
+		while (!(rolled = can_roll(f, &q, K)) && q.kc * 2 <= p.kc && q.kc * 2 < K)
+			q.kc *= 2;
+		if (rolled)
 			p.kc = q.kc;
 		if (rolled && wg)
 			wg_roll_stages(f, i, &p);
