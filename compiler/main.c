@@ -93,6 +93,7 @@ typedef struct Job {
 	bool gpu_no_pingpong;   /* --gpu-no-pingpong */
 	bool gpu_pingpong;      /* --gpu-pingpong */
 	bool gpu_no_early;      /* --gpu-no-early-copies */
+	bool gpu_no_ahead;      /* --gpu-no-copies-ahead */
 	GpuEmit gpu_emit;       /* what nvptx produces, from --emit */
 	GpuOutput gpu;          /* after nvptx: the GPU images (or --emit=ptx/cubin/nvvm text) */
 	bool syntax_only;       /* -fsyntax-only: check, write nothing but a depfile */
@@ -192,7 +193,8 @@ static bool pass_nvptx(Job *j)
 {
 	GpuOptions o = {j->gpu_targets, j->ngpu, j->cg.opt_level, j->ptxas, j->resource_usage, j->gpu_emit,
 	                 j->gpu_mma_sync, j->gpu_no_tma, j->gpu_no_persistent, j->gpu_no_reblock,
-	                 j->gpu_no_cluster, j->gpu_no_pingpong, j->gpu_pingpong, j->gpu_no_early};
+	                 j->gpu_no_cluster, j->gpu_no_pingpong, j->gpu_pingpong, j->gpu_no_early,
+	                 j->gpu_no_ahead};
 	name_source(j, MAP_DEBUG);
 	/* Its images are made in a thread beside the host back end: LLVM's
 	 * targets are registered before, not while it runs. */
@@ -737,6 +739,11 @@ static const Option options[] = {
 	 "default the first of a region also copies the operands later\n"
 	 "dots of the region read from `in` arrays, so that they arrive\n"
 	 "together: decode attention's k and v)"},
+	{"--gpu-no-copies-ahead", ARG_NONE, FLAG(gpu_no_ahead), "--gpu-no-copies-ahead",
+	 "the first mma.sync dot of a loop's body copies its operands\n"
+	 "when it runs (by default, where they are `in` arrays whose\n"
+	 "indices any iteration can compute, it copies the next\n"
+	 "iteration's once it has read its own: decode attention's k)"},
 	{"-H", ARG_SEPARATE, VALUE(header_path), "-H FILE",
 	 "write the C header declaring the kernels to FILE\n"
 	 "(default with --emit=obj: the object's name with .h); it is\n"

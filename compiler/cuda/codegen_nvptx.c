@@ -189,6 +189,8 @@ static bool emit_for(NvFn *f, const Inst *i)
 
 	RefState *at_entry = nv_state_save(f);
 	bool busy0 = f->smem_busy;
+	ForLoop fl = {i, c, trips, lo, step, pre, f->smem_pipe_live, false, f->loop};
+	f->loop = &fl;
 	LLVMPositionBuilderAtEnd(b, bb);
 	LLVMValueRef ct = t == g->t_i64 ? c : LLVMBuildTrunc(b, c, t, "");
 	LLVMValueRef iv = LLVMBuildAdd(b, LLVMBuildMul(b, ct, step, ""), lo, "iv");
@@ -201,6 +203,8 @@ static bool emit_for(NvFn *f, const Inst *i)
 	f->in_turn |= pipe && pipe->turns;
 	if (!nv_region(f, body, args, ls, ys))
 		return false;
+	f->loop = fl.outer;
+	f->smem_pipe_live = fl.live;
 	/* The next iteration's accesses against this one's, and its use of the
 	 * temporary shared area against this one's readers. */
 	nv_sync_regions(f, &body, 1);
@@ -222,6 +226,8 @@ static bool emit_for(NvFn *f, const Inst *i)
 	nv_state_merge(f, at_entry);
 	f->smem_busy |= busy0;
 	LLVMPositionBuilderAtEnd(b, exit);
+	if (fl.ahead) /* before anything else writes the buffers (a persistent CTA's next task) */
+		nv_intrinsic(f, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
 	if (pipe) {
 		f->pipe = pipe->outer;
 		nv_pipe_epilogue(f, pipe, phis, n);
@@ -1348,8 +1354,7 @@ static void emu_call_rewrite(Nv *nv, LLVMModuleRef mod, LLVMValueRef fn, const c
 
 /* The emulator's function for NVVM intrinsic `name`, or NULL.  A prefix
  * entry maps the rest of the name too, its dots made underscores
- * (llvm.nvvm.shfl.sync.bfly.i32 -> pk_emu_shfl_bfly_i32).  wait.all is a
- * commit: the emulator's copies complete when committed. */
+ * (llvm.nvvm.shfl.sync.bfly.i32 -> pk_emu_shfl_bfly_i32). */
 static const char *emu_name(Arena *a, const char *name)
 {
 	static const struct {
@@ -1367,7 +1372,7 @@ static const char *emu_name(Arena *a, const char *name)
 		{"llvm.nvvm.cp.async.cg.shared.global.16.s", "pk_emu_cp_async_16", false},
 		{"llvm.nvvm.cp.async.commit.group", "pk_emu_cp_async_commit", false},
 		{"llvm.nvvm.cp.async.wait.group", "pk_emu_cp_async_wait", false},
-		{"llvm.nvvm.cp.async.wait.all", "pk_emu_cp_async_commit", false},
+		{"llvm.nvvm.cp.async.wait.all", "pk_emu_cp_async_wait_all", false},
 		{"llvm.nvvm.ex2.approx.ftz.f32", "pk_emu_ex2_ftz", false},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -1765,6 +1770,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	nv.persistent = !opt->no_persistent;
 	nv.cluster = nv.tma && !opt->no_cluster;
 	nv.early = !opt->no_early;
+	nv.ahead = !opt->no_ahead;
 	nv.apart = opt->no_pingpong ? -1 : opt->pingpong ? 1 : 0;
 	nv.ptxas_release = -1;
 	nv.pair_axis = -1;

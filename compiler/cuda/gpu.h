@@ -47,6 +47,8 @@ typedef struct GpuOptions {
 	bool no_pingpong;          /* --gpu-no-pingpong: the warpgroups of chained dots run in step (nvptx_pipe.c) */
 	bool pingpong;             /* --gpu-pingpong: they run apart whatever the ptxas */
 	bool no_early;             /* --gpu-no-early-copies: each dot copies its own operands (nvptx_dot.c) */
+	bool no_ahead;             /* --gpu-no-copies-ahead: a loop's first dot copies its operands when it
+	                              runs, not one iteration ahead (nvptx_dot.c) */
 } GpuOptions;
 
 typedef enum GpuImageKind { GPU_IMAGE_SASS, GPU_IMAGE_PTX } GpuImageKind;

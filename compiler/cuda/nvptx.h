@@ -159,6 +159,8 @@ typedef struct Nv {
 	bool cluster;             /* wgmma pipelines may share tiles in 2-CTA clusters (no --gpu-no-cluster) */
 	bool early;               /* mma.sync dots may copy later dots' operands (early_copies; no
 	                             --gpu-no-early-copies) */
+	bool ahead;               /* a loop's first mma.sync dot may copy its operands an iteration ahead
+	                             (ahead_plan; no --gpu-no-copies-ahead) */
 	int apart;                /* chained wgmma dots' warpgroups may run apart (plan_mbar, plan_turns):
 	                             1 --gpu-pingpong, -1 --gpu-no-pingpong, 0 with a ptxas of CUDA
 	                             13.3 or later, or with q in shared memory (nvptx_pipe.c: apart,
@@ -261,6 +263,21 @@ typedef struct LoopPipe {
 	                             (plan_turns) */
 } LoopPipe;
 
+/* A FOR loop being emitted (codegen_nvptx.c emit_for), for what its body
+ * emits across iterations (nvptx_dot.c: a dot's operand copied a turn
+ * ahead). */
+typedef struct ForLoop {
+	const Inst *loop;         /* the FOR */
+	LLVMValueRef c, trips;    /* its counter (i64, from 0) and trip count */
+	LLVMValueRef lo, step;    /* iv = lo + c * step, in the iv's dtype */
+	LLVMBasicBlockRef pre;    /* the block before its head (ending in the branch there) */
+	uint64_t live;            /* NvFn.smem_pipe_live at its start: restored at its end, past what
+	                             copies a turn ahead keep for the whole loop */
+	bool ahead;               /* a dot of its body copies a turn ahead: its last copies (zeros
+	                             written past the last iteration) are waited for at the exit */
+	struct ForLoop *outer;    /* the enclosing FOR being emitted, or NULL */
+} ForLoop;
+
 typedef struct NvFn {
 	Nv *nv;                   /* the compilation */
 	Cg *g;                    /* == &nv->g */
@@ -298,6 +315,7 @@ typedef struct NvFn {
 	bool smem_busy;           /* the temporary area was read since the last barrier */
 	int arbitrary_depth;      /* arbitrary-axis loops around the body */
 	LoopPipe *pipe;           /* the innermost software-pipelined loop being emitted */
+	struct ForLoop *loop;     /* the innermost FOR loop being emitted (codegen_nvptx.c emit_for) */
 	bool *pipelined;          /* per value id: a load a pipelined dot copies (never emitted) */
 	LLVMValueRef smem_pipe;   /* placeholder for the pipeline buffers (after the temporary area) */
 	uint64_t smem_pipe_bytes; /* their bytes */

@@ -72,7 +72,21 @@ typedef struct EarlyCopy {
 	Stage s;             /* its stage: the whole K */
 	uint64_t live;       /* NvFn.smem_pipe_live before its batch's buffers (restored when read) */
 	int *left;           /* copies of its batch not read yet (shared by the batch) */
+	int *newer;          /* cp.async groups committed after its batch that its readers may leave in
+	                        flight (a copy a turn ahead; shared by the batch) */
 } EarlyCopy;
+
+/* A dot's operand copied a turn ahead (nvptx_dot.c, ahead_plan): in a FOR
+ * loop, the first dot of the body copies its load for the first
+ * iteration, and for iteration c + 1 once it has read iteration c's, into
+ * a buffer of its own in the pipeline area, kept for the whole loop. */
+typedef struct Ahead {
+	Stage s;             /* its buffer: the whole K */
+	const Inst *L;       /* the load */
+	int kd;              /* its contracted dim */
+	int64_t K;
+	bool reuse;          /* an earlier loop's buffers took the area: a barrier before the first copy */
+} Ahead;
 
 /* ---- nvptx_dot.c ---------------------------------------------------------------- */
 
@@ -107,6 +121,17 @@ bool nv_pipe_step(NvFn *f, const LoopPipe *p, int x, Stage *sa, Stage *sb);
 /* Called by dot x of p once its wgmma group is committed, before its
  * wait: starts the copies ahead when the pipeline issues them late. */
 bool nv_pipe_issue_late(NvFn *f, const LoopPipe *p, int x);
+
+/* Whether load L's indices are scalar functions of the loop's induction
+ * variable and of values from before the loop (computable for any
+ * iteration). */
+bool nv_loop_computable(const Inst *loop, const Inst *L);
+/* Copies load L (K its dim kd, kc deep) as iteration iv (the induction
+ * variable's value) of `loop` reads it, into stage st by cp.async: L's
+ * index chain emitted for that iteration (nv_loop_computable); where i1
+ * `live` is false, the copies read nothing (and write zeros). */
+bool nv_copy_at(NvFn *f, const Inst *loop, const Inst *L, LLVMValueRef iv, int kd, int64_t kc, const Stage *st,
+                LLVMValueRef live);
 
 /* ---- nvptx_tma.c ---------------------------------------------------------------- */
 

@@ -669,6 +669,39 @@ static bool eval_at(NvFn *f, const Inst *loop, const Value *v, bool *done, Vec *
 	return nv_emit_inst(f, v->def);
 }
 
+bool nv_copy_at(NvFn *f, const Inst *loop, const Inst *L, LLVMValueRef iv, int kd, int64_t kc, const Stage *st,
+                LLVMValueRef live)
+{
+	for (int a = 1; a < L->nargs; a++)
+		if (!iv_computable(loop, L->args[a], 0))
+			return false;
+	const Value *ivv = loop->regions[0]->args[0];
+	GV *saved_iv = f->vals[ivv->id];
+	f->vals[ivv->id] = gv_scalar(f, ivv->type->dtype, iv);
+	bool *done = arena_alloc(nv_arena(f), (size_t)(f->k->nvalues + 1));
+	Vec saved = {0};
+	bool ok = true;
+	for (int a = 1; a < L->nargs && ok; a++)
+		ok = eval_at(f, loop, L->args[a], done, &saved);
+	NvAccess A;
+	if (ok && (ok = nv_access_setup(f, L, &A))) {
+		Operand o = {NULL, &A, kd, L->results[0]->type->dtype, false};
+		nv_stage_slice(f, &o, 0, kc, st, live);
+	}
+	for (int j = saved.len - 2; j >= 0; j -= 2)
+		f->vals[((const Value *)saved.items[j])->id] = saved.items[j + 1];
+	f->vals[ivv->id] = saved_iv;
+	return ok;
+}
+
+bool nv_loop_computable(const Inst *loop, const Inst *L)
+{
+	for (int a = 1; a < L->nargs; a++)
+		if (!iv_computable(loop, L->args[a], 0))
+			return false;
+	return true;
+}
+
 /* The mbarriers of p. */
 static LLVMValueRef pipe_bars(NvFn *f, const LoopPipe *p)
 {

@@ -236,22 +236,66 @@ void pk_emu_ldmatrix_x1_trans_b16_p3(uint32_t *out, const uint64_t *in) { ldmatr
 void pk_emu_ldmatrix_x2_trans_b16_p3(uint32_t *out, const uint64_t *in) { ldmatrix(out, in, 2, 1); }
 void pk_emu_ldmatrix_x4_trans_b16_p3(uint32_t *out, const uint64_t *in) { ldmatrix(out, in, 4, 1); }
 
-/* cp.async: copied at once (the waits have nothing to wait for); bytes
- * past src_size are zero. */
+/* cp.async: copied at once (the waits have nothing to wait for), or, with
+ * PK_EMU_CP_ASYNC=late in the environment, as late as the program lets
+ * it: when a wait_group (or wait_all) completes its group, so that a wait
+ * that leaves a needed group in flight reads what shared memory held
+ * before (the source is read at the copy: kernels do not write what they
+ * copy).  Bytes past src_size are zero. */
+typedef struct PendingCopy {
+	void *dst;
+	unsigned char data[16];
+	int group; /* the commit that closes its group: groups committed before it */
+} PendingCopy;
+
+static int cp_async_late;                  /* PK_EMU_CP_ASYNC=late (read at each launch) */
+static __thread PendingCopy *pending;      /* this thread's copies not complete yet */
+static __thread int npending, cappending;
+static __thread int committed;             /* groups this thread committed */
+
 void pk_emu_cp_async_16(void *dst, const void *src, int32_t src_size)
 {
-	memset(dst, 0, 16);
+	unsigned char data[16] = {0};
 	if (src_size > 0)
-		memcpy(dst, src, (size_t)(src_size < 16 ? src_size : 16));
+		memcpy(data, src, (size_t)(src_size < 16 ? src_size : 16));
+	if (!cp_async_late) {
+		memcpy(dst, data, 16);
+		return;
+	}
+	if (npending == cappending) {
+		cappending = cappending ? 2 * cappending : 64;
+		pending = realloc(pending, (size_t)cappending * sizeof *pending);
+		if (!pending)
+			abort();
+	}
+	PendingCopy *c = &pending[npending++];
+	c->dst = dst;
+	memcpy(c->data, data, 16);
+	c->group = committed;
 }
 
 void pk_emu_cp_async_commit(void)
 {
+	committed++;
 }
 
+/* Completes the copies of every group committed before the newest n. */
 void pk_emu_cp_async_wait(int32_t n)
 {
-	(void)n;
+	int kept = 0;
+	for (int i = 0; i < npending; i++) {
+		if (pending[i].group < committed - n)
+			memcpy(pending[i].dst, pending[i].data, 16);
+		else
+			pending[kept++] = pending[i];
+	}
+	npending = kept;
+}
+
+void pk_emu_cp_async_wait_all(void)
+{
+	pk_emu_cp_async_commit();
+	pk_emu_cp_async_wait(0);
 }
 
 /* The float -> bfloat16 conversion the x86 code generator calls (older
@@ -278,12 +322,17 @@ static void *thread_main(void *p)
 {
 	cta_run *r = p;
 	tid_x = r->tid;
+	committed = npending = 0;
 	for (uint32_t c = 0; c < r->nctas; c++) {
 		ctaid_x = (int)c;
 		r->entry(r->params);
+		npending = 0; /* copies never waited for: lost with the CTA */
 		/* The next CTA reuses the shared memory. */
 		pthread_barrier_wait(&cta_barrier);
 	}
+	free(pending);
+	pending = NULL;
+	cappending = 0;
 	return NULL;
 }
 
@@ -316,6 +365,8 @@ int pk_emu_run(const char *kernel_name, const uint32_t grid[3], const uint32_t b
 		return PK_EMU_TOO_MUCH_SHARED;
 	}
 	pthread_mutex_lock(&launch_lock);
+	const char *late = getenv("PK_EMU_CP_ASYNC");
+	cp_async_late = late && strcmp(late, "late") == 0;
 	pthread_barrier_init(&cta_barrier, NULL, n);
 	nctaid_x = grid[0];
 	for (uint32_t w = 0; w < n / 32; w++)

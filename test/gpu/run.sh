@@ -127,6 +127,7 @@ paged_attention-g4-bf16-d64|memcheck racecheck synccheck
 small_m|memcheck racecheck synccheck
 gather_dots|memcheck racecheck synccheck
 early_copies|memcheck racecheck synccheck
+ahead|memcheck racecheck synccheck
 scans|memcheck racecheck synccheck
 KERNELS
 }
