@@ -205,6 +205,7 @@ static bool emit_for(NvFn *f, const Inst *i)
 		return false;
 	f->loop = fl.outer;
 	f->smem_pipe_live = fl.live;
+	pre = fl.pre; /* copies a turn ahead may have added blocks before the head */
 	/* The next iteration's accesses against this one's, and its use of the
 	 * temporary shared area against this one's readers. */
 	nv_sync_regions(f, &body, 1);

@@ -270,7 +270,8 @@ typedef struct ForLoop {
 	const Inst *loop;         /* the FOR */
 	LLVMValueRef c, trips;    /* its counter (i64, from 0) and trip count */
 	LLVMValueRef lo, step;    /* iv = lo + c * step, in the iv's dtype */
-	LLVMBasicBlockRef pre;    /* the block before its head (ending in the branch there) */
+	LLVMBasicBlockRef pre;    /* the block that enters its head (ending in the branch there; the
+	                             incoming block of the head's phis) */
 	uint64_t live;            /* NvFn.smem_pipe_live at its start: restored at its end, past what
 	                             copies a turn ahead keep for the whole loop */
 	bool ahead;               /* a dot of its body copies a turn ahead: its last copies (zeros

@@ -543,14 +543,21 @@ static bool ahead_first(NvFn *f, const Ahead *ah)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
-	const ForLoop *l = f->loop;
+	ForLoop *l = f->loop;
 	LLVMBasicBlockRef here = LLVMGetInsertBlock(b);
-	LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(l->pre));
+	/* The copies may open blocks of their own (guards): the branch to the
+	 * head moves to the last of them, which becomes the loop's entry. */
+	LLVMValueRef br = LLVMGetBasicBlockTerminator(l->pre);
+	LLVMBasicBlockRef head = LLVMGetSuccessor(br, 0);
+	LLVMInstructionEraseFromParent(br);
+	LLVMPositionBuilderAtEnd(b, l->pre);
 	if (ah->reuse)
 		nv_barrier(f); /* an earlier loop's buffers took the area: their last readers first */
 	LLVMValueRef runs = LLVMBuildICmp(b, LLVMIntNE, l->trips, cg_i64(g, 0), "");
 	bool ok = nv_copy_at(f, l->loop, ah->L, l->lo, ah->kd, ah->K, &ah->s, runs);
 	commit(f);
+	LLVMBuildBr(b, head);
+	l->pre = LLVMGetInsertBlock(b);
 	LLVMPositionBuilderAtEnd(b, here);
 	return ok;
 }
