@@ -1053,8 +1053,8 @@ typedef struct Scan {
 	NvFn *f;
 	const Inst *i;
 	DType dt;
-	ScanMemo *memo; /* this step's */
-	int nmemo;
+	ScanMemo *memo; /* this step's: at most two sums a register */
+	int nmemo, cap;
 } Scan;
 
 /* a + b (b alone when a is NULL), once per step for each pair. */
@@ -1067,6 +1067,7 @@ static LLVMValueRef scan_add(Scan *sc, LLVMValueRef a, LLVMValueRef b)
 			return sc->memo[j].v;
 	LLVMValueRef e[2] = {a, b};
 	LLVMValueRef v = cg_elementwise(sc->f->g, IR_ADD, sc->dt, e, sc->i->loc);
+	PKC_ASSERT(sc->nmemo < sc->cap);
 	sc->memo[sc->nmemo++] = (ScanMemo){a, b, v};
 	return v;
 }
@@ -1141,7 +1142,8 @@ static bool scan_across_warps(Scan *sc, const GpuLayout *L, int axis, int nw, co
 			for (int64_t s = 0; s + 1 < slots; s++) {
 				LLVMValueRef at = LLVMBuildAdd(b, cg_i32(g, (int32_t)(s * relems)), e, "");
 				LLVMValueRef v = cg_from_mem(g, dt, LLVMBuildLoad2(b, mt, LLVMBuildInBoundsGEP2(b, mt, base, &at, 1, ""), ""));
-				LLVMValueRef with = scan_add(sc, sum, v);
+				LLVMValueRef e2[2] = {sum, v}; /* once per slice register: no memo */
+				LLVMValueRef with = sum ? cg_elementwise(g, IR_ADD, dt, e2, sc->i->loc) : v;
 				if (!with)
 					return false;
 				LLVMValueRef take = LLVMBuildICmp(b, LLVMIntULT, cg_i32(g, (int32_t)s), slot, "");
@@ -1190,7 +1192,7 @@ static bool cumsum(NvFn *f, const Inst *i)
 	Arena *a = nv_arena(f);
 	LLVMValueRef *p = arena_alloc(a, (size_t)n * sizeof *p), *o = arena_alloc(a, (size_t)n * sizeof *o),
 	             *t = arena_alloc(a, (size_t)n * sizeof *t);
-	Scan sc = {f, i, dt, arena_alloc(a, (size_t)(2 * n + 1) * sizeof *sc.memo), 0};
+	Scan sc = {f, i, dt, arena_alloc(a, (size_t)(2 * n + 1) * sizeof *sc.memo), 0, 2 * n + 1};
 	/* Step 1. */
 	int bit = lo;
 	uint32_t run = 0; /* the registers' bits of the run */
