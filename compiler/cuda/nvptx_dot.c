@@ -1434,8 +1434,8 @@ static void wg_roll_stages(NvFn *f, const Inst *i, Pipeline *p)
 /* Operand k of the first dot d of a FOR loop's body, a load of an `in`
  * array whose indices any iteration can compute (nv_loop_computable), read
  * whole (one K slice): copied a turn ahead, into a buffer of its own in
- * the pipeline area kept for the whole loop.  The first iteration copies
- * it where the dot runs (ahead_first); each iteration, once every warp has
+ * the pipeline area kept for the whole loop.  The first iteration's copy
+ * goes before the loop (ahead_first); each iteration, once every warp has
  * read its copy, copies the next iteration's (ahead_next), which so
  * arrives while the rest of the iteration runs: decode attention's k.
  * Only for the body's first user of the pipeline area (no dot or region
@@ -1477,16 +1477,13 @@ static Ahead *ahead_plan(NvFn *f, const Inst *d, const Operand *o, int64_t rows,
 	return ah;
 }
 
-/* After the dot has read this iteration's copy: the next iteration's, if
- * there is one, as a group of its own (committed on every path, so that
- * the count of groups is the same), which the early copies not read yet
- * may leave in flight (EarlyCopy.newer). */
+/* Once every warp has read this iteration's copy (the caller's barrier):
+ * the next iteration's, as a group of its own. */
 static bool ahead_next(NvFn *f, const Ahead *ah)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
 	const ForLoop *l = f->loop;
-	nv_barrier(f); /* every warp has read this iteration's copy */
 	/* No branch: past the last iteration the copies read nothing (at this
 	 * iteration's addresses) and write zeros, waited for at the exit. */
 	LLVMValueRef c1 = LLVMBuildAdd(b, l->c, cg_i64(g, 1), "");
@@ -1498,9 +1495,6 @@ static bool ahead_next(NvFn *f, const Ahead *ah)
 	if (!nv_copy_at(f, l->loop, ah->L, iv, ah->kd, ah->K, &ah->s, more))
 		return false;
 	commit(f);
-	for (int v = 0; v < f->k->nvalues; v++)
-		if (f->early[v])
-			*f->early[v]->newer = 1;
 	return true;
 }
 
@@ -1629,9 +1623,23 @@ static bool dot_mma(NvFn *f, const Inst *i)
 		p.dot = i; /* later dots' loads may join its copies */
 	if (!run_dot(f, i, &p, mma_slice, &x, rolled, &x.D))
 		return false;
-	for (int k = 0; k < 2; k++)
-		if (ah[k] && !ahead_next(f, ah[k]))
-			return false;
+	if (ah[0] || ah[1]) {
+		/* The next iterations' copies, once every warp has read this one's;
+		 * the early copies not read yet, committed before their groups,
+		 * may leave them in flight (EarlyCopy.newer). */
+		nv_barrier(f);
+		int groups = 0;
+		for (int k = 0; k < 2; k++) {
+			if (!ah[k])
+				continue;
+			if (!ahead_next(f, ah[k]))
+				return false;
+			groups++;
+		}
+		for (int v = 0; v < f->k->nvalues; v++)
+			if (f->early[v])
+				*f->early[v]->newer = groups;
+	}
 	early_done(f, &a, &bo);
 	f->vals[res->id] = x.D;
 	return true;

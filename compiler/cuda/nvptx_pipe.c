@@ -672,9 +672,8 @@ static bool eval_at(NvFn *f, const Inst *loop, const Value *v, bool *done, Vec *
 bool nv_copy_at(NvFn *f, const Inst *loop, const Inst *L, LLVMValueRef iv, int kd, int64_t kc, const Stage *st,
                 LLVMValueRef live)
 {
-	for (int a = 1; a < L->nargs; a++)
-		if (!iv_computable(loop, L->args[a], 0))
-			return false;
+	if (!nv_loop_computable(loop, L))
+		return false;
 	const Value *ivv = loop->regions[0]->args[0];
 	GV *saved_iv = f->vals[ivv->id];
 	f->vals[ivv->id] = gv_scalar(f, ivv->type->dtype, iv);
