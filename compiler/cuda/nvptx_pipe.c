@@ -669,27 +669,46 @@ static bool eval_at(NvFn *f, const Inst *loop, const Value *v, bool *done, Vec *
 	return nv_emit_inst(f, v->def);
 }
 
+/* Another iteration of `loop` bound for the emitter: its induction
+ * variable's value, and the values eval_at emits for it (restored by
+ * iteration_end). */
+typedef struct Iteration {
+	const Value *ivv; /* the induction variable */
+	GV *iv;           /* its value in the iteration being emitted */
+	bool *done;       /* per value id: emitted for the bound iteration */
+	Vec saved;        /* (value, its value before) pairs */
+} Iteration;
+
+static Iteration iteration_begin(NvFn *f, const Inst *loop, LLVMValueRef iv)
+{
+	Iteration it = {loop->regions[0]->args[0], NULL, arena_alloc(nv_arena(f), (size_t)(f->k->nvalues + 1)), {0}};
+	it.iv = f->vals[it.ivv->id];
+	f->vals[it.ivv->id] = gv_scalar(f, it.ivv->type->dtype, iv);
+	return it;
+}
+
+static void iteration_end(NvFn *f, Iteration *it)
+{
+	for (int j = it->saved.len - 2; j >= 0; j -= 2)
+		f->vals[((const Value *)it->saved.items[j])->id] = it->saved.items[j + 1];
+	f->vals[it->ivv->id] = it->iv;
+}
+
 bool nv_copy_at(NvFn *f, const Inst *loop, const Inst *L, LLVMValueRef iv, int kd, int64_t kc, const Stage *st,
                 LLVMValueRef live)
 {
 	if (!nv_loop_computable(loop, L))
 		return false;
-	const Value *ivv = loop->regions[0]->args[0];
-	GV *saved_iv = f->vals[ivv->id];
-	f->vals[ivv->id] = gv_scalar(f, ivv->type->dtype, iv);
-	bool *done = arena_alloc(nv_arena(f), (size_t)(f->k->nvalues + 1));
-	Vec saved = {0};
+	Iteration it = iteration_begin(f, loop, iv);
 	bool ok = true;
 	for (int a = 1; a < L->nargs && ok; a++)
-		ok = eval_at(f, loop, L->args[a], done, &saved);
+		ok = eval_at(f, loop, L->args[a], it.done, &it.saved);
 	NvAccess A;
 	if (ok && (ok = nv_access_setup(f, L, &A))) {
 		Operand o = {NULL, &A, kd, L->results[0]->type->dtype, false};
 		nv_stage_slice(f, &o, 0, kc, st, live);
 	}
-	for (int j = saved.len - 2; j >= 0; j -= 2)
-		f->vals[((const Value *)saved.items[j])->id] = saved.items[j + 1];
-	f->vals[ivv->id] = saved_iv;
+	iteration_end(f, &it);
 	return ok;
 }
 
@@ -758,16 +777,10 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
-	const Region *body = p->loop->regions[0];
-	const Value *ivv = body->args[0];
-	DType dt = ivv->type->dtype;
-	LLVMTypeRef t = cg_type(g, dt);
+	LLVMTypeRef t = cg_type(g, p->loop->regions[0]->args[0]->type->dtype);
 	LLVMValueRef jt = t == g->t_i64 ? j : LLVMBuildTrunc(b, j, t, "");
 	LLVMValueRef iv = LLVMBuildAdd(b, LLVMBuildMul(b, jt, p->step, ""), p->lo, "iv.ahead");
-	GV *saved_iv = f->vals[ivv->id];
-	f->vals[ivv->id] = gv_scalar(f, dt, iv);
-	bool *done = arena_alloc(nv_arena(f), (size_t)(f->k->nvalues + 1));
-	Vec saved = {0};
+	Iteration it = iteration_begin(f, p->loop, iv);
 	bool ok = true;
 	for (int x = 0; x < p->ndots && ok; x++) {
 		const Inst *d = p->dots[x];
@@ -779,7 +792,7 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 			if (!L)
 				continue; /* wgmma's register A */
 			for (int a = 1; a < L->nargs && ok; a++)
-				ok = eval_at(f, p->loop, L->args[a], done, &saved);
+				ok = eval_at(f, p->loop, L->args[a], it.done, &it.saved);
 			if (ok && p->tma) {
 				GpuTma tm;
 				nv_tma_fits(f, L, &tm);
@@ -794,9 +807,7 @@ static bool pipe_issue(NvFn *f, const LoopPipe *p, LLVMValueRef j, LLVMValueRef 
 			nv_stage_slice(f, &o, 0, INT64_C(1) << A.L->dbits[o.kd], &st[k], NULL);
 		}
 	}
-	for (int s = saved.len - 2; s >= 0; s -= 2)
-		f->vals[((const Value *)saved.items[s])->id] = saved.items[s + 1];
-	f->vals[ivv->id] = saved_iv;
+	iteration_end(f, &it);
 	return ok;
 }
 
