@@ -288,6 +288,8 @@ void nv_stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const Sta
 	else
 		PKC_ASSERT(!live);
 	int64_t c[2];
+	int prev_r = -1;
+	LLVMValueRef prev_src = NULL;
 	for (int r = 0; r < 1 << L->nregbits; r += v) {
 		lay_reg_coord(L, r, c);
 		if (((c[kd] ^ k0) & regk) != 0)
@@ -310,7 +312,9 @@ void nv_stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const Sta
 		LLVMValueRef dst = stage_ptr(f, s, kd == 0 ? local : row, kd == 0 ? col : local);
 		if (o->load) {
 			LLVMValueRef pred;
-			LLVMValueRef src = nv_access_ptr(f, o->load, r, &pred);
+			LLVMValueRef src = nv_access_ptr_after(f, o->load, prev_r, prev_src, r, &pred);
+			prev_r = r;
+			prev_src = src;
 			/* Bytes past src-size are zeros: masked vectors read nothing, a
 			 * vector across the edge of the last dim its valid prefix. */
 			LLVMValueRef n = nv_access_prefix(f, o->load, r, v);

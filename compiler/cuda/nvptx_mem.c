@@ -430,6 +430,38 @@ LLVMValueRef nv_access_ptr(NvFn *f, NvAccess *A, int r, LLVMValueRef *pred)
 	return elem_ptr(f, A, reg_offset(f, A, r, pred));
 }
 
+/* A thread's copies of a tile address rows a constant distance apart;
+ * written as one offset a register (tbase + k·stride), LLVM hoists every
+ * k·stride out of the loops as an i64 of its own, which ptxas keeps live
+ * across the loop (decode attention: 16 copies of k and of v a thread, 32
+ * registers of offsets, twice over with copies ahead).  A step from the
+ * previous register's pointer needs one offset for every distinct
+ * distance, usually one. */
+LLVMValueRef nv_access_ptr_after(NvFn *f, NvAccess *A, int r0, LLVMValueRef from, int r, LLVMValueRef *pred)
+{
+	Cg *g = f->g;
+	LLVMBuilderRef b = g->b;
+	bool steps = from && A->L;
+	for (int d = 0; steps && d < A->ref->rank; d++)
+		steps = A->i->idx[d].kind != IDX_GATHER;
+	if (!steps)
+		return nv_access_ptr(f, A, r, pred);
+	(void)reg_offset(f, A, r, pred); /* for the predicate; LLVM drops the offset */
+	LLVMValueRef step = NULL;
+	for (int d = 0; d < A->ref->rank; d++) {
+		if (A->rdim[d] < 0)
+			continue;
+		int64_t k = reg_coord(f, A->L, r, A->rdim[d]) - reg_coord(f, A->L, r0, A->rdim[d]);
+		if (!k)
+			continue;
+		LLVMValueRef t = LLVMBuildMul(b, cg_i64(g, k), A->ref->stride[d], "");
+		step = step ? LLVMBuildAdd(b, step, t, "") : t;
+	}
+	if (!step)
+		return from;
+	return LLVMBuildGEP2(b, A->ref->mem, from, &step, 1, "");
+}
+
 LLVMValueRef nv_access_prefix(NvFn *f, NvAccess *A, int r, int w)
 {
 	Cg *g = f->g;
