@@ -230,6 +230,28 @@ static LLVMValueRef stage_ptr(NvFn *f, const Stage *s, LLVMValueRef r, LLVMValue
 	return LLVMBuildInBoundsGEP2(f->g->b, f->g->t_i8, s->base, &off, 1, "");
 }
 
+/* Whether the byte distance between elements (r + dr, c + dc) and (r, c)
+ * of stage s is the same, *bytes, for every (r, c) the caller's copies
+ * start at (chunk-aligned; dc a multiple of 16 bytes).  Plain stages are
+ * linear; in a swizzled one a chunk's XOR comes from bits 3-5 of its index
+ * q, so a distance of a multiple of 64 chunks moves q without touching
+ * them.  (wgmma's layouts: not worked out, false.) */
+static bool stage_distance(const Stage *s, int64_t dr, int64_t dc, int64_t *bytes)
+{
+	if (s->wg)
+		return false;
+	if (!s->swz) {
+		*bytes = (dr * s->cols + dc) * s->es;
+		return true;
+	}
+	int64_t per = 16 / s->es;
+	if (dc % per != 0)
+		return false;
+	int64_t dq = dr * (s->cols / per) + dc / per;
+	*bytes = dq * 16;
+	return dq % 64 == 0;
+}
+
 static const GpuLayout *operand_layout(const Operand *o)
 {
 	return o->regs ? o->regs->L : o->load->view ? o->load->view : o->load->L;
@@ -288,8 +310,13 @@ void nv_stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const Sta
 	else
 		PKC_ASSERT(!live);
 	int64_t c[2];
-	int prev_r = -1;
+	/* The last copy's register, its source and its destination, from which
+	 * the next one's step (nv_access_ptr_after, stage_distance): an offset
+	 * of its own a copy is an invariant LLVM hoists and ptxas keeps live. */
+	int prev_r = -1, ndst = 0;
 	LLVMValueRef prev_src = NULL;
+	int64_t (*dst_c)[2] = arena_alloc(nv_arena(f), (size_t)((1 << L->nregbits) / v + 1) * sizeof *dst_c);
+	LLVMValueRef *dsts = arena_alloc(nv_arena(f), (size_t)((1 << L->nregbits) / v + 1) * sizeof *dsts);
 	for (int r = 0; r < 1 << L->nregbits; r += v) {
 		lay_reg_coord(L, r, c);
 		if (((c[kd] ^ k0) & regk) != 0)
@@ -308,8 +335,25 @@ void nv_stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const Sta
 			                                cg_i32(g, (int32_t)(k0 >> kb)), "");
 			p = p ? LLVMBuildAnd(b, p, in, "") : in;
 		}
-		LLVMValueRef local = LLVMBuildAnd(b, kk, cg_i32(g, (int32_t)((INT64_C(1) << kb) - 1)), "");
-		LLVMValueRef dst = stage_ptr(f, s, kd == 0 ? local : row, kd == 0 ? col : local);
+		/* The stage's coordinates of this copy: kd's within the slice. */
+		int64_t mask = (INT64_C(1) << kb) - 1, sc[2] = {c[0], c[1]};
+		sc[kd] &= mask;
+		/* From the latest earlier copy whose swizzle this one shares. */
+		LLVMValueRef dst = NULL;
+		for (int j = ndst - 1; j >= 0 && !dst; j--) {
+			int64_t dist;
+			if (stage_distance(s, sc[0] - dst_c[j][0], sc[1] - dst_c[j][1], &dist)) {
+				LLVMValueRef d = cg_i32(g, (int32_t)dist);
+				dst = LLVMBuildGEP2(b, g->t_i8, dsts[j], &d, 1, "");
+			}
+		}
+		if (!dst) {
+			LLVMValueRef local = LLVMBuildAnd(b, kk, cg_i32(g, (int32_t)mask), "");
+			dst = stage_ptr(f, s, kd == 0 ? local : row, kd == 0 ? col : local);
+		}
+		dst_c[ndst][0] = sc[0];
+		dst_c[ndst][1] = sc[1];
+		dsts[ndst++] = dst;
 		if (o->load) {
 			LLVMValueRef pred;
 			LLVMValueRef src = nv_access_ptr_after(f, o->load, prev_r, prev_src, r, &pred);
