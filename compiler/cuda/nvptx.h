@@ -475,13 +475,11 @@ void nv_access_tbase(NvFn *f, NvAccess *A);
 /* Elements per vector access of A (1: scalar accesses) and whether the
  * lanes of a vector always share their predicate. */
 int nv_access_width(NvFn *f, NvAccess *A, bool *uniform);
-/* Pointer to register r's element of A, and its predicate (NULL: always). */
-LLVMValueRef nv_access_ptr(NvFn *f, NvAccess *A, int r, LLVMValueRef *pred);
-/* The same pointer for register r as `from`, register r0's, plus the
- * constant distance between their coordinates; its predicate as
- * nv_access_ptr's.  Falls back to nv_access_ptr where the distance depends
- * on the thread (gathers) or from is NULL. */
-LLVMValueRef nv_access_ptr_after(NvFn *f, NvAccess *A, int r0, LLVMValueRef from, int r, LLVMValueRef *pred);
+/* Pointer to register r's element of A, and its predicate (NULL: always):
+ * `from`, register r0's pointer, plus the constant distance between their
+ * coordinates, or (from NULL, or a distance that depends on the thread:
+ * gathers) computed whole. */
+LLVMValueRef nv_access_ptr(NvFn *f, NvAccess *A, int r, LLVMValueRef *pred, int r0, LLVMValueRef from);
 /* For the w-element vector of A at register r (along the contiguous last
  * dim, no user mask): how many of its leading elements are within the
  * last dim's extent and the padding (i32, 0..w), or NULL if all always are.

@@ -310,9 +310,10 @@ void nv_stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const Sta
 	else
 		PKC_ASSERT(!live);
 	int64_t c[2];
-	/* The last copy's register, its source and its destination, from which
-	 * the next one's step (nv_access_ptr_after, stage_distance): an offset
-	 * of its own a copy is an invariant LLVM hoists and ptxas keeps live. */
+	/* The last copy's register and source, and every earlier copy's stage
+	 * coordinates and destination, from which later ones step
+	 * (nv_access_ptr, stage_distance): an offset of its own a copy is an
+	 * invariant LLVM hoists and ptxas keeps live. */
 	int prev_r = -1, ndst = 0;
 	LLVMValueRef prev_src = NULL;
 	int64_t (*dst_c)[2] = arena_alloc(nv_arena(f), (size_t)((1 << L->nregbits) / v + 1) * sizeof *dst_c);
@@ -356,7 +357,7 @@ void nv_stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const Sta
 		dsts[ndst++] = dst;
 		if (o->load) {
 			LLVMValueRef pred;
-			LLVMValueRef src = nv_access_ptr_after(f, o->load, prev_r, prev_src, r, &pred);
+			LLVMValueRef src = nv_access_ptr(f, o->load, r, &pred, prev_r, prev_src);
 			prev_r = r;
 			prev_src = src;
 			/* Bytes past src-size are zeros: masked vectors read nothing, a

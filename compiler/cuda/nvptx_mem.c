@@ -425,11 +425,6 @@ static LLVMValueRef elem_ptr(NvFn *f, Acc *A, LLVMValueRef off)
 	return LLVMBuildInBoundsGEP2(f->g->b, A->ref->mem, A->ref->base, &off, 1, "");
 }
 
-LLVMValueRef nv_access_ptr(NvFn *f, NvAccess *A, int r, LLVMValueRef *pred)
-{
-	return elem_ptr(f, A, reg_offset(f, A, r, pred));
-}
-
 /* A thread's copies of a tile address rows a constant distance apart;
  * written as one offset a register (tbase + k·stride), LLVM hoists every
  * k·stride out of the loops as an i64 of its own, which ptxas keeps live
@@ -437,16 +432,16 @@ LLVMValueRef nv_access_ptr(NvFn *f, NvAccess *A, int r, LLVMValueRef *pred)
  * registers of offsets, twice over with copies ahead).  A step from the
  * previous register's pointer needs one offset for every distinct
  * distance, usually one. */
-LLVMValueRef nv_access_ptr_after(NvFn *f, NvAccess *A, int r0, LLVMValueRef from, int r, LLVMValueRef *pred)
+LLVMValueRef nv_access_ptr(NvFn *f, NvAccess *A, int r, LLVMValueRef *pred, int r0, LLVMValueRef from)
 {
 	Cg *g = f->g;
 	LLVMBuilderRef b = g->b;
+	LLVMValueRef off = reg_offset(f, A, r, pred); /* unused with a step: LLVM drops it */
 	bool steps = from && A->L;
 	for (int d = 0; steps && d < A->ref->rank; d++)
 		steps = A->i->idx[d].kind != IDX_GATHER;
 	if (!steps)
-		return nv_access_ptr(f, A, r, pred);
-	(void)reg_offset(f, A, r, pred); /* for the predicate; LLVM drops the offset */
+		return elem_ptr(f, A, off);
 	LLVMValueRef step = NULL;
 	for (int d = 0; d < A->ref->rank; d++) {
 		if (A->rdim[d] < 0)
