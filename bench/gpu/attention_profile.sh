@@ -8,8 +8,8 @@ D=${1:-build/gpu-attn}
 export OUT=${OUT:-/tmp/out}
 P=$OUT/prof
 mkdir -p "$P"
-NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
-CUOBJ=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+# shellcheck source=bench/gpu/ncu_util.sh
+. "$(dirname "$0")/ncu_util.sh"
 SECS="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats
       --section SchedulerStats --section Occupancy --section LaunchStats --section InstructionStats
       --section MemoryWorkloadAnalysis --section SourceCounters"
@@ -17,13 +17,10 @@ for v in ${VARIANTS:-pkc-d128-full pkc-d64-full}; do
 	[ -x "$D/$v/bench_attention" ] || continue
 	"$CUOBJ" -sass "$D/$v/fa.cubin" >"$P/$v.sass" 2>&1
 	"$CUOBJ" -res-usage "$D/$v/fa.cubin" >"$P/$v.res" 2>&1
-	# shellcheck disable=SC2086
-	timeout 200 "$NCU" --clock-control none -k regex:'^flash_attention$' --launch-skip 3 --launch-count 1 \
-		$SECS --import-source no -f -o "$P/$v" "$D/$v/bench_attention" --reps 1 --warmup 3 \
-		>"$P/$v.ncu.log" 2>&1
-	"$NCU" -i "$P/$v.ncu-rep" --page details >"$P/$v.details.txt" 2>&1
+	ncu_profile "$P" "$v" '^flash_attention$' 3 "$SECS" \
+		"Duration|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc A|No Eligible|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued" \
+		"$D/$v/bench_attention" --reps 1 --warmup 3
 	"$NCU" -i "$P/$v.ncu-rep" --page source --csv --print-source sass >"$P/$v.source.csv" 2>&1
-	grep -E "Duration|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc A|No Eligible|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued" "$P/$v.details.txt" | head -40
 done
 if [ "${PEER:-0}" = 1 ]; then
 	cat >"$P/cudnn.py" <<'PY'

@@ -9,20 +9,15 @@ D=${1:-build/gpu-decode}
 export OUT=${OUT:-/tmp/out}
 P=$OUT/prof
 mkdir -p "$P"
-NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
-CUOBJ=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+# shellcheck source=bench/gpu/ncu_util.sh
+. "$(dirname "$0")/ncu_util.sh"
 SECS="--section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy
       --section LaunchStats --section MemoryWorkloadAnalysis"
+SUMMARY="Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Issue Slots Busy|No Eligible|Achieved Occupancy|Theoretical Occupancy|Registers Per|Waves Per SM|Warp Cycles Per Issued|Stall"
 for d in ${VARIANTS:-$D/pkc-*}; do
 	v=$(basename "$d")
 	[ -x "$d/bench_decode" ] || continue
 	"$CUOBJ" -sass "$d/da.cubin" >"$P/$v.sass" 2>&1
-	# shellcheck disable=SC2086
-	timeout 120 "$NCU" --clock-control none -k regex:'^decode_attention$' --launch-skip 3 --launch-count 1 \
-		$SECS -f -o "$P/$v" "$d/bench_decode" --reps 1 --warmup 3 >"$P/$v.ncu.log" 2>&1
-	"$NCU" -i "$P/$v.ncu-rep" --page details >"$P/$v.details.txt" 2>&1
-	echo "== $v"
-	grep -E "Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Issue Slots Busy|No Eligible|Achieved Occupancy|Theoretical Occupancy|Registers Per|Waves Per SM|Warp Cycles Per Issued|Stall" \
-		"$P/$v.details.txt" | head -30
+	ncu_profile "$P" "$v" '^decode_attention$' 3 "$SECS" "$SUMMARY" "$d/bench_decode" --reps 1 --warmup 3
 done
 tar -C "$OUT" -czf "$OUT/decode-prof.tar.gz" prof && rm -rf "$P"

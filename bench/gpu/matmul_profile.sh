@@ -11,17 +11,14 @@ export OUT=${OUT:-/tmp/out}
 export SHAPES=${SHAPES:-8192x8192x8192}
 P=$OUT/mprof
 mkdir -p "$P"
-NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
+# shellcheck source=bench/gpu/ncu_util.sh
+. "$(dirname "$0")/ncu_util.sh"
 SECS="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats
       --section SchedulerStats --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis
       --metrics sm__pipe_tensor_op_hgmma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,lts__t_bytes.sum,dram__bytes.sum"
 for name in "$@"; do
-	# shellcheck disable=SC2086
-	timeout 120 "$NCU" --clock-control none -k regex:"^$name" --launch-skip 2 --launch-count 1 $SECS \
-		-f -o "$P/$name" "$D/matmul_user" --only "$name" --reps 1 --warmup 2 >"$P/$name.ncu.log" 2>&1
-	"$NCU" -i "$P/$name.ncu-rep" --page details >"$P/$name.details.txt" 2>&1
-	echo "== $name"
-	grep -E "Duration|Compute \(SM\) Throughput|Issue Slots Busy|Registers Per|Block Size|Grid Size|Achieved Occupancy|hgmma|bank_conflicts|lts__t_bytes|dram__bytes|L2 Hit Rate|Warp Cycles Per Issued|Stall" \
-		"$P/$name.details.txt" | head -30
+	ncu_profile "$P" "$name" "^$name" 2 "$SECS" \
+		"Duration|Compute \(SM\) Throughput|Issue Slots Busy|Registers Per|Block Size|Grid Size|Achieved Occupancy|hgmma|bank_conflicts|lts__t_bytes|dram__bytes|L2 Hit Rate|Warp Cycles Per Issued|Stall" \
+		"$D/matmul_user" --only "$name" --reps 1 --warmup 2
 done
 tar -C "$OUT" -czf "$OUT/mprof.tar.gz" mprof && rm -rf "$P"
