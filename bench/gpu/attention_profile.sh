@@ -5,11 +5,9 @@
 # comparison.  Everything lands in $OUT/prof/ and is packed as $OUT/prof.tar.gz.
 set -u
 D=${1:-build/gpu-attn}
-export OUT=${OUT:-/tmp/out}
-P=$OUT/prof
-mkdir -p "$P"
 # shellcheck source=bench/gpu/ncu_util.sh
 . "$(dirname "$0")/ncu_util.sh"
+ncu_dir prof
 SECS="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats
       --section SchedulerStats --section Occupancy --section LaunchStats --section InstructionStats
       --section MemoryWorkloadAnalysis --section SourceCounters"

@@ -6,11 +6,9 @@
 # directory) narrows it.
 set -u
 D=${1:-build/gpu-decode}
-export OUT=${OUT:-/tmp/out}
-P=$OUT/prof
-mkdir -p "$P"
 # shellcheck source=bench/gpu/ncu_util.sh
 . "$(dirname "$0")/ncu_util.sh"
+ncu_dir prof
 SECS="--section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy
       --section LaunchStats --section MemoryWorkloadAnalysis"
 SUMMARY="Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Issue Slots Busy|No Eligible|Achieved Occupancy|Theoretical Occupancy|Registers Per|Waves Per SM|Warp Cycles Per Issued|Stall"

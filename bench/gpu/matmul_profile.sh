@@ -7,12 +7,10 @@
 set -u
 D=${1:?usage: $0 DIR NAME...}
 shift
-export OUT=${OUT:-/tmp/out}
 export SHAPES=${SHAPES:-8192x8192x8192}
-P=$OUT/mprof
-mkdir -p "$P"
 # shellcheck source=bench/gpu/ncu_util.sh
 . "$(dirname "$0")/ncu_util.sh"
+ncu_dir mprof
 SECS="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats
       --section SchedulerStats --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis
       --metrics sm__pipe_tensor_op_hgmma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,lts__t_bytes.sum,dram__bytes.sum"

@@ -316,8 +316,10 @@ void nv_stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const Sta
 	 * invariant LLVM hoists and ptxas keeps live. */
 	int prev_r = -1, ndst = 0;
 	LLVMValueRef prev_src = NULL;
-	int64_t (*dst_c)[2] = arena_alloc(nv_arena(f), (size_t)((1 << L->nregbits) / v + 1) * sizeof *dst_c);
-	LLVMValueRef *dsts = arena_alloc(nv_arena(f), (size_t)((1 << L->nregbits) / v + 1) * sizeof *dsts);
+	struct {
+		int64_t c[2];     /* its stage coordinates (compile-time parts) */
+		LLVMValueRef ptr; /* its destination */
+	} *dsts = arena_alloc(nv_arena(f), (size_t)((1 << L->nregbits) / v + 1) * sizeof *dsts);
 	for (int r = 0; r < 1 << L->nregbits; r += v) {
 		lay_reg_coord(L, r, c);
 		if (((c[kd] ^ k0) & regk) != 0)
@@ -343,18 +345,18 @@ void nv_stage_slice(NvFn *f, const Operand *o, int64_t k0, int64_t kc, const Sta
 		LLVMValueRef dst = NULL;
 		for (int j = ndst - 1; j >= 0 && !dst; j--) {
 			int64_t dist;
-			if (stage_distance(s, sc[0] - dst_c[j][0], sc[1] - dst_c[j][1], &dist)) {
+			if (stage_distance(s, sc[0] - dsts[j].c[0], sc[1] - dsts[j].c[1], &dist)) {
 				LLVMValueRef d = cg_i32(g, (int32_t)dist);
-				dst = LLVMBuildGEP2(b, g->t_i8, dsts[j], &d, 1, "");
+				dst = LLVMBuildGEP2(b, g->t_i8, dsts[j].ptr, &d, 1, "");
 			}
 		}
 		if (!dst) {
 			LLVMValueRef local = LLVMBuildAnd(b, kk, cg_i32(g, (int32_t)mask), "");
 			dst = stage_ptr(f, s, kd == 0 ? local : row, kd == 0 ? col : local);
 		}
-		dst_c[ndst][0] = sc[0];
-		dst_c[ndst][1] = sc[1];
-		dsts[ndst++] = dst;
+		dsts[ndst].c[0] = sc[0];
+		dsts[ndst].c[1] = sc[1];
+		dsts[ndst++].ptr = dst;
 		if (o->load) {
 			LLVMValueRef pred;
 			LLVMValueRef src = nv_access_ptr(f, o->load, r, &pred, prev_r, prev_src);
