@@ -1,8 +1,8 @@
 /* bench_attention.h - what the attention benchmark programs share
  * (bench_attention.c, the forward; bench_attention_bwd.c, the backward;
  * bench_decode.c, a decode step): the kernels' 16-bit dtype, their
- * options, the device with a stream and two events, failure reports, the
- * timed launches and their median, and a query row of attention in double.  Header-only (static functions), so
+ * options, the device with a stream, failure reports, the timed launches
+ * (bench_time.h) and their median, and a query row of attention in double.  Header-only (static functions), so
  * each program still builds from its one .c file. */
 #ifndef BENCH_ATTENTION_H
 #define BENCH_ATTENTION_H
@@ -15,6 +15,7 @@
 
 #include <pk_runtime.h>
 
+#include "bench_time.h"
 #include "sample_util.h"
 
 /* The kernel's 16-bit dtype, as pkc compiled it (-DDT=bf16 there, -DBF16=1
@@ -40,11 +41,10 @@ typedef struct BenchOpts {
 	const char *device;        /* "cuda" or "host" */
 } BenchOpts;
 
-/* The device, its stream and the pair of events around each timed launch. */
+/* The device and its stream. */
 typedef struct Bench {
 	pk_device *dev;
 	pk_stream *st;
-	pk_event *ev[2];
 } Bench;
 
 /* 0 if st is PK_SUCCESS, else prints what failed and returns 1. */
@@ -78,34 +78,17 @@ static int bench_parse(int argc, char **argv, BenchOpts *o)
 	return o->b < 1 || o->h < 1 || o->reps < 1 || o->warmup < 0 ? 2 : 0;
 }
 
-/* Opens o's device, a stream and two events; 0 on success. */
+/* Opens o's device and a stream; 0 on success. */
 static int bench_open(const BenchOpts *o, Bench *x)
 {
 	pk_device_kind kind = strcmp(o->device, "host") ? PK_DEVICE_CUDA : PK_DEVICE_HOST;
 	return bench_fail(o, pk_device_get(kind, 0, &x->dev), "pk_device_get") ||
-	       bench_fail(o, pk_stream_create(x->dev, &x->st), "pk_stream_create") ||
-	       bench_fail(o, pk_event_create(x->dev, &x->ev[0]), "event") ||
-	       bench_fail(o, pk_event_create(x->dev, &x->ev[1]), "event");
+	       bench_fail(o, pk_stream_create(x->dev, &x->st), "pk_stream_create");
 }
 
 static void bench_close(Bench *x)
 {
-	pk_event_destroy(x->ev[0]);
-	pk_event_destroy(x->ev[1]);
 	pk_stream_destroy(x->st);
-}
-
-static int bench_cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* Sorts the n times t and returns their median. */
-static double bench_median(double *t, long long n)
-{
-	qsort(t, (size_t)n, sizeof *t, bench_cmp_double);
-	return t[n / 2];
 }
 
 /* *p: a device buffer of `bytes`, holding a copy of host (with host NULL:
@@ -119,28 +102,35 @@ static inline int bench_buffer(const BenchOpts *o, Bench *x, void **p, const voi
 /* A launch of the kernels a program times; ctx is the program's. */
 typedef pk_status (*BenchLaunch)(void *ctx);
 
-/* `warmup` untimed launches, then `reps`, each between x's two events:
- * their median and least milliseconds.  0, or 1 after bench_fail's report. */
+/* The program's launch as bench_time_launches calls it (ctx: a BenchCall). */
+typedef struct BenchCall {
+	BenchLaunch launch;
+	void *ctx;
+} BenchCall;
+
+static pk_status bench_call(void *ctx, long long rep)
+{
+	(void)rep;
+	const BenchCall *c = ctx;
+	return c->launch(c->ctx);
+}
+
+/* `warmup` untimed launches, then `reps` timed (bench_time.h): their median
+ * and least milliseconds.  0, or 1 after bench_fail's report. */
 static inline int bench_time(const BenchOpts *o, Bench *x, BenchLaunch launch, void *ctx, double *ms, double *min_ms)
 {
-	for (long long w = 0; w < o->warmup; w++)
-		if (bench_fail(o, launch(ctx), "launch"))
-			return 1;
 	double *t = malloc((size_t)o->reps * sizeof *t);
 	if (!t)
 		return bench_fail(o, PK_ERR_OUT_OF_MEMORY, "malloc");
-	for (long long k = 0; k < o->reps; k++)
-		if (bench_fail(o, pk_event_record(x->ev[0], x->st), "record") || bench_fail(o, launch(ctx), "launch") ||
-		    bench_fail(o, pk_event_record(x->ev[1], x->st), "record") ||
-		    bench_fail(o, pk_event_synchronize(x->ev[1]), "launch") ||
-		    bench_fail(o, pk_event_elapsed_ms(x->ev[0], x->ev[1], &t[k]), "elapsed")) {
-			free(t);
-			return 1;
-		}
-	*ms = bench_median(t, o->reps);
-	*min_ms = t[0];
+	BenchCall call = {launch, ctx};
+	const char *what;
+	pk_status st = bench_time_launches(x->dev, x->st, o->warmup, o->reps, bench_call, &call, t, &what);
+	if (st == PK_SUCCESS) {
+		*ms = bench_time_median(t, o->reps);
+		*min_ms = t[0];
+	}
 	free(t);
-	return 0;
+	return bench_fail(o, st, what);
 }
 
 /* One query row of attention in double, softmax(q kᵀ) v over the first n

@@ -10,7 +10,8 @@
  * Each kernel: checked first (outputs poisoned with NaN bytes, then compared
  * with a double-precision C reference on all or sampled elements), then
  * `--warmup` untimed launches, then `--reps` launches each timed with a pair
- * of events; the median is reported (min too).  When one set of inputs and
+ * of events, queued back to back (bench_time.h); the median is reported (min
+ * too).  When one set of inputs and
  * outputs is smaller than 256 MiB (four times the largest Hopper L2), the
  * launches rotate through enough sets to exceed that, so repeated runs do not
  * read from L2.  Prints a table and, with --json FILE, writes the rows for
@@ -30,6 +31,7 @@
 
 #include <pk_runtime.h>
 
+#include "bench_time.h"
 #include "sample_util.h"
 
 #include "bench_add.h"
@@ -45,7 +47,6 @@
 typedef struct bench {
 	pk_device *dev;     /* where the kernels run */
 	pk_stream *stream;  /* their stream */
-	pk_event *ev[2];    /* start and end of a timed launch */
 	int reps, warmup;   /* timed and untimed launches */
 	int quick;          /* small sizes */
 	const char *only;   /* comma list of kernels to run, or NULL */
@@ -108,37 +109,35 @@ static int sets_for(size_t bytes_per_set)
 	return n > MAX_SETS ? MAX_SETS : (int)n;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* A configuration's launch as bench_time_launches calls it: on set rep % nsets. */
+typedef struct timed {
+	bench *b;
+	launch_fn f;
+	void *ctx;
+	int nsets;
+} timed;
+
+static pk_status timed_launch(void *ctx, long long rep)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
+	const timed *x = ctx;
+	return x->f(x->b, x->ctx, (int)(rep % x->nsets));
 }
 
-/* Warm-up, then reps timed launches; the median and minimum in ms. */
+/* Warm-up, then reps timed launches (bench_time.h); the median and minimum in ms. */
 static int time_it(bench *b, launch_fn f, void *ctx, int nsets, const char *name, double *median, double *min)
 {
-	for (int i = 0; i < b->warmup; i++)
-		if (failed(f(b, ctx, i % nsets), name))
-			return 1;
-	if (failed(pk_stream_synchronize(b->stream), name))
-		return 1;
 	double *t = malloc(sizeof(double) * (size_t)b->reps);
 	if (!t)
 		return 1;
-	for (int r = 0; r < b->reps; r++) {
-		if (failed(pk_event_record(b->ev[0], b->stream), "pk_event_record") ||
-		    failed(f(b, ctx, r % nsets), name) || failed(pk_event_record(b->ev[1], b->stream), "pk_event_record") ||
-		    failed(pk_event_synchronize(b->ev[1]), name) ||
-		    failed(pk_event_elapsed_ms(b->ev[0], b->ev[1], &t[r]), "pk_event_elapsed_ms")) {
-			free(t);
-			return 1;
-		}
+	timed x = {b, f, ctx, nsets};
+	const char *what;
+	pk_status st = bench_time_launches(b->dev, b->stream, b->warmup, b->reps, timed_launch, &x, t, &what);
+	if (st == PK_SUCCESS) {
+		*median = bench_time_median(t, b->reps);
+		*min = t[0];
 	}
-	qsort(t, (size_t)b->reps, sizeof *t, cmp_double);
-	*median = b->reps % 2 ? t[b->reps / 2] : 0.5 * (t[b->reps / 2 - 1] + t[b->reps / 2]);
-	*min = t[0];
 	free(t);
-	return 0;
+	return failed(st, strcmp(what, "launch") ? what : name);
 }
 
 /* Prints a row and appends it to the JSON file. */
@@ -541,9 +540,7 @@ int main(int argc, char **argv)
 	}
 	pk_device_kind kind = !strcmp(device, "host") ? PK_DEVICE_HOST : PK_DEVICE_CUDA;
 	if (failed(pk_device_get(kind, 0, &b.dev), "pk_device_get") ||
-	    failed(pk_stream_create(b.dev, &b.stream), "pk_stream_create") ||
-	    failed(pk_event_create(b.dev, &b.ev[0]), "pk_event_create") ||
-	    failed(pk_event_create(b.dev, &b.ev[1]), "pk_event_create"))
+	    failed(pk_stream_create(b.dev, &b.stream), "pk_stream_create"))
 		return 1;
 	if (json && !(b.json = fopen(json, "w"))) {
 		perror(json);
@@ -576,8 +573,6 @@ int main(int argc, char **argv)
 		fprintf(b.json, "\n]}\n");
 		fclose(b.json);
 	}
-	pk_event_destroy(b.ev[0]);
-	pk_event_destroy(b.ev[1]);
 	pk_stream_destroy(b.stream);
 	printf("bench_gpu: %s\n", b.failures ? "some kernels FAILED" : "all kernels OK");
 	return b.failures ? 1 : 0;

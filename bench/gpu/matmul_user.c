@@ -3,7 +3,8 @@
  * shapes of issue 13, on the CUDA device.  Each kernel is checked first
  * (1024 sampled elements and the corners against a double reference,
  * output poisoned before), then timed: `--warmup` launches, then `--reps`
- * launches each between a pair of pk events; the median gives TFLOP/s.
+ * launches each between a pair of pk events, queued back to back
+ * (bench_time.h); the median gives TFLOP/s.
  * One buffer set per shape (the operands of the large shapes exceed L2).
  *
  *   matmul_user [--reps N] [--warmup N] [--only SUBSTRING]
@@ -15,6 +16,7 @@
  * Prints one row per kernel and shape: name, config, shape, median ms,
  * TFLOP/s, relative error, OK/FAILED; exit status 1 if any failed. */
 #include "pk_runtime.h"
+#include "bench_time.h"
 #include "sample_util.h"
 #include "user.h"
 
@@ -70,12 +72,6 @@ static int fail(pk_status st, const char *what)
 	return 1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static double to_f(uint16_t v, int bf16)
 {
 	return bf16 ? su_bf16_to_f32(v) : su_f16_to_f32(v);
@@ -84,7 +80,6 @@ static double to_f(uint16_t v, int bf16)
 typedef struct run {
 	pk_stream *s;
 	pk_device *dev;
-	pk_event *ev[2];
 	int reps, warmup;
 } run;
 
@@ -93,9 +88,24 @@ static pk_status launch(const um *k, pk_stream *s, void *x, void *y, void *z, in
 	return k->spec ? k->spec(s, x, y, z, m, n) : k->ds(s, x, y, z, m, K, n);
 }
 
+/* One kernel's launch on one shape, as bench_time_launches calls it. */
+typedef struct timed {
+	const um *k;
+	pk_stream *s;
+	void *x, *y, *z;
+	int64_t m, n, K;
+} timed;
+
+static pk_status timed_launch(void *ctx, long long rep)
+{
+	(void)rep;
+	const timed *t = ctx;
+	return launch(t->k, t->s, t->x, t->y, t->z, t->m, t->n, t->K);
+}
+
 int main(int argc, char **argv)
 {
-	run R = {NULL, NULL, {NULL, NULL}, 20, 3};
+	run R = {NULL, NULL, 20, 3};
 	const char *only = NULL;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--reps"))
@@ -109,8 +119,7 @@ int main(int argc, char **argv)
 		R.reps = 1;
 	read_shapes(getenv("SHAPES"));
 	if (fail(pk_device_get(PK_DEVICE_CUDA, 0, &R.dev), "pk_device_get") ||
-	    fail(pk_stream_create(R.dev, &R.s), "pk_stream_create") || fail(pk_event_create(R.dev, &R.ev[0]), "event") ||
-	    fail(pk_event_create(R.dev, &R.ev[1]), "event"))
+	    fail(pk_stream_create(R.dev, &R.s), "pk_stream_create"))
 		return 1;
 	printf("matmul_user: %s, median of %d launches after %d\n", pk_device_name(R.dev), R.reps, R.warmup);
 	printf("%-22s %-24s %-22s %9s %9s %9s %s\n", "kernel", "config", "shape", "ms", "TFLOP/s", "relerr", "check");
@@ -170,18 +179,15 @@ int main(int argc, char **argv)
 					d2 += (got - want) * (got - want);
 					r2 += want * want;
 				}
-				for (int w = 0; w < R.warmup && !bad; w++)
-					bad = fail(launch(u, R.s, dx, dy, dz, m, n, K), u->name);
-				for (int q = 0; q < R.reps && !bad; q++)
-					bad = fail(pk_event_record(R.ev[0], R.s), "event") ||
-					      fail(launch(u, R.s, dx, dy, dz, m, n, K), u->name) ||
-					      fail(pk_event_record(R.ev[1], R.s), "event") || fail(pk_event_synchronize(R.ev[1]), "event") ||
-					      fail(pk_event_elapsed_ms(R.ev[0], R.ev[1], &t[q]), "event");
-				double rel = r2 > 0 ? sqrt(d2 / r2) : NAN;
 				if (!bad) {
-					qsort(t, (size_t)R.reps, sizeof *t, cmp_double);
-					ms = R.reps % 2 ? t[R.reps / 2] : 0.5 * (t[R.reps / 2 - 1] + t[R.reps / 2]);
+					timed tl = {u, R.s, dx, dy, dz, m, n, K};
+					const char *what;
+					pk_status st = bench_time_launches(R.dev, R.s, R.warmup, R.reps, timed_launch, &tl, t, &what);
+					bad = fail(st, strcmp(what, "launch") ? what : u->name);
 				}
+				double rel = r2 > 0 ? sqrt(d2 / r2) : NAN;
+				if (!bad)
+					ms = bench_time_median(t, R.reps);
 				int ok = !bad && rel <= (bf ? 2e-2 : 1e-2);
 				failures += !ok;
 				printf("%-22s %-24s %-22s %9.4f %9.1f %9.2e %s\n", u->name, u->config, shape, ms,
