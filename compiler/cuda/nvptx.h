@@ -590,6 +590,10 @@ bool nv_pipe_dot_in_flight(const LoopPipe *p, int x);
 /* Whether dot x reads its A from the area the prologue stored it in
  * (LoopPipe.resident) instead of from registers. */
 bool nv_pipe_resident(const LoopPipe *p, int x);
+/* Whether wgmma dot d would read a register A loaded before the innermost
+ * loop around it, which the ptxas in use may miscompile (nvptx_pipe.c
+ * invariant_a_safe): then A is staged instead (or resident). */
+bool nv_wg_a_invariant_unsafe(NvFn *f, const Inst *d);
 /* After the wait of dot x (the first): the accumulators carried in
  * flight from the previous iteration and read late, fenced for their
  * readers. */

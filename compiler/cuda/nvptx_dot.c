@@ -1573,8 +1573,11 @@ static bool dot_mma(NvFn *f, const Inst *i)
 	int px = 0;
 	const LoopPipe *lp = nv_pipe_of(f, i, &px); /* the dot's pipelined loop, or NULL */
 	bool in_loop = lp != NULL;
-	/* Register A, unless the loop's prologue stored it for the stage. */
-	a.unstaged = wg && nv_wg_a_in_regs(f, a.regs, M, K) && !(lp && nv_pipe_resident(lp, px));
+	/* Register A, unless the loop's prologue stored it for the stage, or
+	 * it lives across the iterations of a loop around the dot and the
+	 * ptxas in use may miscompile that: then it is staged as any A. */
+	a.unstaged = wg && nv_wg_a_in_regs(f, a.regs, M, K) && !(lp && nv_pipe_resident(lp, px)) &&
+	             !nv_wg_a_invariant_unsafe(f, i);
 	MmaCtx x = {.ot = a.dt};
 	x.D = gv_new(f, LC, DT_F32);
 	memcpy(x.D->r, C->r, (size_t)C->n * sizeof *C->r);

@@ -201,33 +201,61 @@ static bool a_before_loop(NvFn *f, const Inst *loop, const Inst *d)
 	return nv_wg_a_regs_planned(f, d) && a->def && !region_within(a->def->parent, loop->regions[0]);
 }
 
-/* Whether the A of dot d that a_before_loop finds is kept in shared
- * memory instead (LoopPipe.resident): where chained dots on two
- * warpgroups (plan_turns) may run apart only without it, ptxas being
- * older than CUDA 13.3 (apart), and their turns pay for it.  wgmma then
- * reads A as a shared-memory operand, stored once before the loop:
- * copied by the copy engine with the first iteration's tiles, else from
- * its registers.  Turns overlap one warpgroup's softmax with the other's
- * dots, whose length grows with their K (attention's head dimension):
- * with q in registers they gained at most 1 % at d64 and d96 and 3-7 % at
- * d128 (session 12), while q in shared memory costs 3 % in step at d128
- * (a stage fewer fits, and wgmma reads q every iteration).  On the H200
- * (b 4, h 16, seq 4096, f16; bench/RESULTS.md, session 13) q in shared
- * memory with turns took d128 full from 555-562 to 576-583 TFLOP/s and
- * causal from 467-475 to 496-500 (q in registers with turns, given a
- * ptxas that allows them: 575-580 and 505-510; in step with q in shared
- * memory: 543 and 470), d192 from 575 to 613-615 and causal from 481-483
- * to 514-517. */
-static bool plan_resident(NvFn *f, const Inst *loop, const Inst *d, int ndots)
+/* Whether ptxas compiles a wgmma register A that stays live across a
+ * loop's iterations (loaded before the loop: attention's q) correctly.
+ * ptxas of CUDA 13.0 may give its registers to other values of the loop
+ * (p, the next dot's A), so that the next iteration's dot reads those:
+ * session 12 found it in attention kernels of 2-D arrays under the
+ * warpgroups' turns and cp.async mbarriers, session 19 in the backward
+ * sample's dq loop (blocks of 64, one warpgroup, in step), where an
+ * unrelated change to the kernel's bounds checks made ptxas 13.0 reuse
+ * q's registers (dq 0.88 off; the same PTX through ptxas 13.5 ran right
+ * on the H200).  NVIDIA lists the fix among CUDA 13.3's. */
+static bool invariant_a_safe(NvFn *f)
 {
-	return ndots == 2 && f->plan->lc->warpbits == 3 && d->args[0]->type->dims[1] >= 128 && f->nv->apart == 0 &&
-	       a_before_loop(f, loop, d) && nv_ptxas_release(f->nv) < 1303;
+	return nv_ptxas_release(f->nv) >= 1303;
+}
+
+/* The innermost loop body around instruction i, or NULL. */
+static const Region *loop_body_of(const Inst *i)
+{
+	for (const Region *r = i->parent; r; r = r->owner ? r->owner->parent : NULL)
+		if (r->owner && (r->owner->op == IR_FOR || r->owner->op == IR_WHILE))
+			return r;
+	return NULL;
+}
+
+bool nv_wg_a_invariant_unsafe(NvFn *f, const Inst *d)
+{
+	const Value *a = d->args[0];
+	const Region *body = loop_body_of(d);
+	return body && nv_wg_a_regs_planned(f, d) && a->def && !region_within(a->def->parent, body) &&
+	       !invariant_a_safe(f);
+}
+
+/* Whether the A of dot d that a_before_loop finds is kept in shared
+ * memory instead (LoopPipe.resident): whenever ptxas could miscompile it
+ * in registers (invariant_a_safe).  wgmma then reads A as a
+ * shared-memory operand, stored once before the loop: copied by the copy
+ * engine with the first iteration's tiles, else from its registers.
+ * Chained dots on two warpgroups (plan_turns) may then run apart, which is
+ * also why this began (session 13): turns overlap one warpgroup's softmax
+ * with the other's dots, whose length grows with their K (attention's head
+ * dimension): with q in registers they gained at most 1 % at d64 and d96
+ * and 3-7 % at d128 (session 12), while q in shared memory costs 3 % in
+ * step at d128 (a stage fewer fits, and wgmma reads q every iteration).
+ * On the H200 (b 4, h 16, seq 4096, f16; bench/RESULTS.md, session 13) q
+ * in shared memory with turns took d128 full from 555-562 to 576-583
+ * TFLOP/s and causal from 467-475 to 496-500, d192 from 575 to 613-615. */
+static bool plan_resident(NvFn *f, const Inst *loop, const Inst *d)
+{
+	return a_before_loop(f, loop, d) && !invariant_a_safe(f);
 }
 
 /* Bytes of dot d's resident A (plan_resident), 0 when none. */
-static uint64_t resident_bytes(NvFn *f, const Inst *loop, const Inst *d, int ndots)
+static uint64_t resident_bytes(NvFn *f, const Inst *loop, const Inst *d)
 {
-	if (!plan_resident(f, loop, d, ndots))
+	if (!plan_resident(f, loop, d))
 		return 0;
 	return nv_align_up(tile_bytes(d->args[0]->type), buf_align(f));
 }
@@ -449,8 +477,8 @@ static void plan_mbar(NvFn *f, LoopPipe *p)
 }
 
 /* The buffers, depth and in-flight groups of loop's pipeline, with
- * resident A where plan_resident wants it and `resident` allows. */
-static LoopPipe *plan_buffers(NvFn *f, const Inst *loop, bool resident)
+ * resident A where plan_resident wants it. */
+static LoopPipe *plan_buffers(NvFn *f, const Inst *loop)
 {
 	int S = f->k->num_stages;
 	const Region *body = loop->regions[0];
@@ -466,9 +494,9 @@ static LoopPipe *plan_buffers(NvFn *f, const Inst *loop, bool resident)
 		}
 	if (!n)
 		return NULL;
-	for (const Inst *d = body->first; d && resident; d = d->next)
+	for (const Inst *d = body->first; d; d = d->next)
 		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld))
-			res += resident_bytes(f, loop, d, n);
+			res += resident_bytes(f, loop, d);
 	/* wgmma pipelines: as deep as pkc chooses (nvptx_sched.c). */
 	uint64_t used = f->smem_pipe_live + f->smem_scratch + res, cap = nv_pipe_cap(f);
 	if (wd)
@@ -490,7 +518,7 @@ static LoopPipe *plan_buffers(NvFn *f, const Inst *loop, bool resident)
 	for (const Inst *d = body->first; d; d = d->next)
 		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld)) {
 			p->dots[p->ndots] = d;
-			uint64_t rb = resident ? resident_bytes(f, loop, d, n) : 0;
+			uint64_t rb = resident_bytes(f, loop, d);
 			p->resident[p->ndots] = rb ? (int64_t)f->smem_pipe_live : -1;
 			f->smem_pipe_live += rb;
 			p->bytes[p->ndots] = pipe_bytes(f, d);
@@ -539,18 +567,7 @@ static LoopPipe *plan_buffers(NvFn *f, const Inst *loop, bool resident)
 
 LoopPipe *nv_pipe_plan(NvFn *f, const Inst *loop)
 {
-	uint64_t live = f->smem_pipe_live, bytes = f->smem_pipe_bytes;
-	LoopPipe *p = plan_buffers(f, loop, true);
-	bool resident = false;
-	for (int x = 0; p && x < p->ndots; x++)
-		resident |= p->resident[x] >= 0;
-	if (resident && (p->inflight[0] || p->ahead > p->stages - 2)) {
-		/* The warpgroups could not run apart after all (head dim 256: the
-		 * stages left beside q cannot run two ahead): A in registers. */
-		f->smem_pipe_live = live;
-		f->smem_pipe_bytes = bytes;
-		p = plan_buffers(f, loop, false);
-	}
+	LoopPipe *p = plan_buffers(f, loop);
 	if (p) {
 		plan_tma(f, p);
 		plan_mbar(f, p);

@@ -21,8 +21,10 @@
  *    or a gather off the end must never touch memory outside the array
  *    (lang-spec §8).  Only FULL indexers, constant points/slices inside a
  *    static dim and the slices ds(kk * C, C) of a loop `for kk in
- *    range(E // C)` over a dim of extent E (loop_slice_in_bounds) are
- *    left unmasked.
+ *    range(E // C)` over a dim of extent E (loop_slice_in_bounds), and
+ *    the blocks whose index is a program id of an axis with no more
+ *    blocks than the dim holds (grid_block_in_bounds: `grid(b)` and a
+ *    squeezed dim of extent b indexed `i`) are left unmasked.
  *
  * Offsets are shared: identical index-map results (e.g. the program id in
  * `(i) -> (i)` of several specs) give the same offset value, and constant
@@ -322,6 +324,71 @@ static bool loop_slice_in_bounds(const IrKernel *k, Indexer x, const Value *star
 	       c == n;
 }
 
+/* The grid axis g when `start` is program id g times n (n = 1: the id
+ * itself), else -1.  The product is an i64 (element_offset: the id
+ * widened, then multiplied) or, *narrow, one of the id's 32 bits
+ * (`ds(i * n, n)` in the body), which only a static extent below 2^31
+ * keeps from wrapping. */
+static int program_id_axis(const Value *start, int64_t n, bool *narrow)
+{
+	const Value *v = start;
+	int64_t c;
+	*narrow = false;
+	if (n != 1) {
+		if (v->def && v->def->op == IR_CAST)
+			v = v->def->args[0], *narrow = true;
+		if (!v->def || v->def->op != IR_MUL)
+			return -1;
+		const Value *id = NULL;
+		for (int side = 0; side < 2; side++)
+			if (ir_const_value(v->def->args[1 - side], &c) && c == n)
+				id = v->def->args[side];
+		if (!id)
+			return -1;
+		v = id;
+		*narrow |= v->type->dtype != DT_I64;
+	}
+	if (v->def && v->def->op == IR_CAST)
+		v = v->def->args[0];
+	return v->def && v->def->op == IR_PROGRAM_ID ? (int)v->def->ival : -1;
+}
+
+/* Is v the grid region's argument of size symbol sym? */
+static bool grid_size_arg(const IrKernel *k, const Value *v, const char *sym)
+{
+	return !v->def && v->region == k->grid && v->index < k->nsizes && strcmp(k->sizes[v->index], sym) == 0;
+}
+
+/* Does point or slice x (n elements from start) of dim d of Ref type ref
+ * stay inside it as a BlockSpec block does when its index is a program id
+ * and the grid has no more blocks along that axis than the dim holds:
+ * start = pid(g) * n with grid extent G along g, where G * n <= the extent:
+ * G a constant within a static extent, or the dim's size symbol S itself
+ * (n = 1: `grid(b)` with a block index `i` into a dim of b), or
+ * floordiv(S, n).  Program ids lie in [0, G) on every target. */
+static bool grid_block_in_bounds(const IrKernel *k, Indexer x, const Value *start, const Type *ref, int d)
+{
+	int64_t n = x.kind == IDX_SLICE ? x.size : 1, c;
+	if ((x.kind != IDX_POINT && x.kind != IDX_SLICE) || n <= 0 || !k->grid)
+		return false;
+	bool narrow;
+	int g = program_id_axis(start, n, &narrow);
+	const Inst *y = k->grid->last;
+	if (g < 0 || !y || y->op != IR_YIELD || g >= y->nargs ||
+	    (narrow && (ref->dims[d] == DIM_DYNAMIC || ref->dims[d] > INT32_MAX)))
+		return false;
+	const Value *e = y->args[g];
+	if (ref->dims[d] != DIM_DYNAMIC)
+		return ir_const_value(e, &c) && c >= 0 && c <= ref->dims[d] / n;
+	const char *sym = ref->syms ? ref->syms[d] : NULL;
+	if (!sym)
+		return false;
+	if (grid_size_arg(k, e, sym))
+		return n == 1;
+	return e->def && e->def->op == IR_FLOORDIV && grid_size_arg(k, e->def->args[0], sym) &&
+	       ir_const_value(e->def->args[1], &c) && c == n;
+}
+
 /* Marks `masked` every indexer of every access in r that is not provably in
  * bounds (see the comment at the top), recursively. */
 static void mask_unproven(const IrKernel *k, Region *r)
@@ -333,7 +400,8 @@ static void mask_unproven(const IrKernel *k, Region *r)
 			for (int d = 0; d < i->nidx; d++) {
 				Indexer *x = &i->idx[d];
 				const Value *start = x->kind == IDX_FULL ? NULL : i->args[next++];
-				if (!in_bounds(*x, start, ref->dims[d]) && !loop_slice_in_bounds(k, *x, start, ref, d))
+				if (!in_bounds(*x, start, ref->dims[d]) && !loop_slice_in_bounds(k, *x, start, ref, d) &&
+				    !grid_block_in_bounds(k, *x, start, ref, d))
 					x->masked = true;
 			}
 		}

@@ -84,12 +84,15 @@ SAMPLES
 # epilogue staged through their dead buffers; causal attention's two split
 # loops in the longest-first program order (nvptx_sched.c: heavy_first);
 # K loops run with other slices than written (nvptx_reblock.c); tensor-core
-# dots of 96 and 192 columns (staged at their real extents); 2-CTA
+# dots of 96 and 192 columns (staged at their real extents); wgmma A loaded
+# before its loop, kept in shared memory or staged (ptxas 13.0); 2-CTA
 # clusters multicasting a tile into both CTAs' stages; mma.sync dots below
 # 16 rows with k copied K-major (decode attention).
 sanitize_kernels() {
 	cat <<'KERNELS'
 flash_attention-causal-d64|memcheck racecheck synccheck
+flash_attention_bwd-b64|memcheck racecheck synccheck
+invariant-a|memcheck racecheck synccheck
 heavy_first|memcheck
 tma|memcheck racecheck synccheck
 tma-unaligned|memcheck racecheck synccheck
