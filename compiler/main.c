@@ -727,13 +727,12 @@ static const Option options[] = {
 	 "the two warpgroups of a loop of chained tensor-core dots run\n"
 	 "in step behind a CTA barrier (by default, on sm_90a, they run\n"
 	 "apart: with the copy engine they take turns at issuing their\n"
-	 "dots, FA3's ping-pong; with a ptxas older than CUDA 13.3 only\n"
-	 "at a K of 128 or more, keeping the first dot's loop-invariant\n"
-	 "operand in shared memory)"},
+	 "dots, FA3's ping-pong)"},
 	{"--gpu-pingpong", ARG_NONE, FLAG(gpu_pingpong), "--gpu-pingpong",
-	 "let them run apart with that operand in registers, with any\n"
-	 "ptxas (CUDA 13.0's can give its registers to other values\n"
-	 "in such loops: wrong results)"},
+	 "let them run apart: the default (kept for scripts that ask\n"
+	 "for it; with a ptxas older than CUDA 13.3, whose registers\n"
+	 "for a loop-invariant operand can go wrong, that operand is\n"
+	 "in shared memory either way)"},
 	{"--gpu-no-early-copies", ARG_NONE, FLAG(gpu_no_early), "--gpu-no-early-copies",
 	 "every mma.sync dot copies its operands where it runs (by\n"
 	 "default the first of a region also copies the operands later\n"

@@ -162,9 +162,8 @@ typedef struct Nv {
 	bool ahead;               /* a loop's first mma.sync dot may copy its operands an iteration ahead
 	                             (ahead_plan; no --gpu-no-copies-ahead) */
 	int apart;                /* chained wgmma dots' warpgroups may run apart (plan_mbar, plan_turns):
-	                             1 --gpu-pingpong, -1 --gpu-no-pingpong, 0 with a ptxas of CUDA
-	                             13.3 or later, or with q in shared memory (nvptx_pipe.c: apart,
-	                             plan_resident) */
+	                             -1 --gpu-no-pingpong (never), else yes (1 --gpu-pingpong, 0 the
+	                             default, now the same: nvptx_pipe.c apart) */
 	int ptxas_release;        /* nv_ptxas_release's answer; -1: not asked yet */
 	int pair_axis;            /* the entry being emitted runs in 2-CTA clusters, the programs of grid
 	                             axis pair_axis 2r and 2r + 1 on the cluster's CTAs (nvptx_sched.c);

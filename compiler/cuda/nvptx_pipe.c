@@ -355,25 +355,16 @@ static void plan_cluster(NvFn *f, LoopPipe *p, const GpuTma *t)
 }
 
 /* Whether the warpgroups of chained wgmma dots may run apart, without the
- * CTA barrier of each iteration (plan_mbar, plan_turns).  ptxas of CUDA
- * 13.0 gives the registers of a loop-invariant wgmma register-A operand
- * (attention's q) to other values of such loops (p, the next dot's A):
- * the next iteration's q kᵀ then reads p.  On the H200 two attention
- * kernels of 2-D arrays (test/gpu-codegen/Inputs/turnsv.pk) came out
- * wrong that way, under turns and under cp.async mbarriers alike, while
- * the sample's happened not to; ptxas 13.5 keeps them (SASS read here),
- * and NVIDIA lists the fix among CUDA 13.3's.  So by default only with a
- * ptxas of 13.3 or later, or with no such operand: kept in shared memory
- * (plan_resident), it passed the GPU suite under 13.0 (bench/RESULTS.md,
- * sessions 12 and 13). */
-static bool apart(NvFn *f, const LoopPipe *p)
+ * CTA barrier of each iteration (plan_mbar, plan_turns): unless
+ * --gpu-no-pingpong.  ptxas 13.0's miscompile of a loop-invariant wgmma
+ * register A (attention's q), which the turns once waited for ptxas 13.3
+ * for (two attention kernels of 2-D arrays, test/gpu-codegen/Inputs/
+ * turnsv.pk, came out wrong under turns and cp.async mbarriers alike,
+ * session 12), cannot reach them now: with such a ptxas no such A stays in
+ * registers (invariant_a_safe, plan_resident). */
+static bool apart(const NvFn *f)
 {
-	bool invariant_a = false;
-	for (int x = 0; x < p->ndots; x++)
-		invariant_a |= p->resident[x] < 0 && a_before_loop(f, p->loop, p->dots[x]);
-	if (f->nv->apart)
-		return f->nv->apart > 0;
-	return !invariant_a || nv_ptxas_release(f->nv) >= 1303;
+	return f->nv->apart >= 0;
 }
 
 /* Named barriers of the warpgroups' turns (0 is the CTA's): warpgroup w
@@ -393,7 +384,7 @@ static bool apart(NvFn *f, const LoopPipe *p)
  * 558-560 -> 577-579 TFLOP/s, causal 471-472 -> 506-508, d64 unchanged
  * (473-475, 427-430); the releases without the turns were 1-2 % slower
  * (bench/RESULTS.md, session 12, measured with ptxas 13.0, which these
- * kernels happened not to trip: see apart).  A CTA barrier where a
+ * kernels happened not to trip: see invariant_a_safe).  A CTA barrier where a
  * warpgroup holds its turn would deadlock: the entry is then emitted
  * again without turns (NvFn.turns_blocked). */
 static bool plan_turns(NvFn *f, const LoopPipe *p)
@@ -406,7 +397,7 @@ static bool plan_turns(NvFn *f, const LoopPipe *p)
 		if (!f->plan->wgmma[r->id] || f->plan->of[r->id]->warp_used != 7u)
 			return false;
 	}
-	return apart(f, p);
+	return apart(f);
 }
 
 /* The copy engine copies p's operands when every one fits it, the schedule
@@ -469,7 +460,7 @@ static void plan_tma(NvFn *f, LoopPipe *p)
  * "attn5"). */
 static void plan_mbar(NvFn *f, LoopPipe *p)
 {
-	if (p->tma || !p->wg || p->ndots < 2 || p->ahead > p->stages - 2 || p->inflight[0] || !apart(f, p))
+	if (p->tma || !p->wg || p->ndots < 2 || p->ahead > p->stages - 2 || p->inflight[0] || !apart(f))
 		return;
 	take_bars(f, p, 2 * p->stages);
 	p->mbar = true;
