@@ -674,19 +674,21 @@ Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, b
 {
 	int r = ex_rank(&a); /* a and b are values of one rank r >= 3 */
 	const int64_t *ad = ex_dims(&a), *bd = ex_dims(&b);
-	int64_t nb = 1;
+	int64_t nb = 1; /* the batches, saturated at INT64_MAX (dims up to 2^62 each) */
 	for (int i = 0; i < r - 2; i++) {
 		if (ad[i] != bd[i]) {
 			error_at(s->cc, loc, "batched dot of %s and %s: the batch dimensions differ (%lld vs %lld) [§7.13]",
 			         ex_type_str(s, &a), ex_type_str(s, &b), (long long)ad[i], (long long)bd[i]);
 			return ex_error(loc);
 		}
-		nb *= ad[i];
+		nb = ad[i] != 0 && nb > INT64_MAX / ad[i] ? INT64_MAX : nb * ad[i];
 	}
 	if (nb > BDOT_MAX_BATCHES) {
-		error_at(s->cc, loc, "batched dot of %s and %s: %lld batches, but pkc unrolls at most %d; put the batch "
+		char count[32];
+		snprintf(count, sizeof count, nb == INT64_MAX ? "over 2^63" : "%lld", (long long)nb);
+		error_at(s->cc, loc, "batched dot of %s and %s: %s batches, but pkc unrolls at most %d; put the batch "
 		         "on a grid axis with a squeezed block dim (samples/bmm.pk) [§7.13]",
-		         ex_type_str(s, &a), ex_type_str(s, &b), (long long)nb, BDOT_MAX_BATCHES);
+		         ex_type_str(s, &a), ex_type_str(s, &b), count, BDOT_MAX_BATCHES);
 		return ex_error(loc);
 	}
 	Ex accv = {0};
