@@ -32,9 +32,6 @@
 #include <unistd.h>
 
 #define NVPTX_TRIPLE "nvptx64-nvidia-cuda"
-/* A tensor may take at most this many registers per thread (2^12, §10.2):
- * its per-element code is unrolled. */
-#define MAX_REG_BITS 12
 /* Shared memory up to this many bytes per CTA is static; more is dynamic. */
 #define STATIC_SMEM_LIMIT (48 * 1024)
 
@@ -471,11 +468,11 @@ static bool emit_debug(NvFn *f, const Inst *i)
  * CTA of 2^warpbits warps fits. */
 static bool fits_thread(NvFn *f, Loc loc, const Type *t, int regbits, int warpbits)
 {
-	if (regbits <= MAX_REG_BITS)
+	if (regbits <= NV_MAX_REG_BITS)
 		return true;
 	return nv_fail(f, loc, "%s is too large for one program on --target=%s: 2^%d elements per thread, at most "
 	               "2^%d (%d threads) [§10.2]", type_str(f->nv->cc->arena, t), f->nv->target_name, regbits,
-	               MAX_REG_BITS, 32 << warpbits);
+	               NV_MAX_REG_BITS, 32 << warpbits);
 }
 
 /* Every tensor value of region r, spread over all threads (layouts never
@@ -1035,6 +1032,15 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *
 		nv->tma_decl = NULL;
 		nv->ntma_decl = 0;
 		nv->pair_axis = -1;
+		return ok;
+	}
+	if (warps < k->num_warps && !nv->hint_warps && !nv_kernel_optimisable(fn)) {
+		/* Fewer warps than asked (nv_sched_warps) made too much code per
+		 * thread for LLVM to optimise: again with num_warps. */
+		discard(f);
+		nv->hint_warps = true;
+		bool ok = emit_kernel(nv, k, name, info);
+		nv->hint_warps = false;
 		return ok;
 	}
 	if (nv->opt->resource_usage && !nv->assume_div16) {
@@ -1766,6 +1772,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	for (int t = 0; t < opt->ntargets; t++)
 		hopper &= opt->targets[t]->sm == 90 && opt->targets[t]->arch_specific;
 	nv.wgmma = hopper && !(opt->emit == GPU_EMIT_NVVM && getenv("PKC_GPU_EMULATE"));
+	nv.wgmma_warps = hopper;
 	nv.reblock = hopper && !opt->no_reblock;
 	nv.tma = nv.wgmma && !opt->no_tma;
 	nv.persistent = !opt->no_persistent;

@@ -25,6 +25,10 @@
 #include "gpu.h"
 #include "llvm_util.h"
 
+/* A tensor may take at most 2^NV_MAX_REG_BITS registers per thread
+ * (§10.2): its per-element code is unrolled. */
+#define NV_MAX_REG_BITS 12
+
 /* ---- layouts (gpu_layout.c) ------------------------------------------------ */
 
 enum { LB_REG, LB_LANE, LB_WARP }; /* sources of a flat-index bit */
@@ -149,9 +153,13 @@ typedef struct Nv {
 	LLVMTypeRef t_sptr;       /* ptr addrspace(3): shared memory */
 	GpuKernel *kinfo;         /* per kernel: launch geometry (filled while emitting) */
 	bool wgmma;               /* every target sm_90a, no --gpu-mma-sync, not emulated */
+	bool wgmma_warps;         /* every target sm_90a, no --gpu-mma-sync: the CTA takes the warps that
+	                             wgmma wants (nv_sched_warps), emulated too, so that the emulated
+	                             kernel has the launch geometry of the object's stub */
 	bool reblock;             /* every target sm_90a, no --gpu-mma-sync or --gpu-no-reblock
 	                             (nvptx_reblock.c; the emulator runs those loops on mma.sync) */
 	bool hint_stages;         /* pipelines take num_stages (the kernel did not fit with more) */
+	bool hint_warps;          /* the CTA takes num_warps, not fewer (too much code with fewer) */
 	uint64_t assume_div16;    /* emitting an aligned variant: bit s, size symbol s is a multiple of
 	                             GPU_ALIGNED_DIV */
 	bool tma;                 /* wgmma pipelines may copy with the copy engine (nvptx_tma.c) */
@@ -608,11 +616,14 @@ void nv_pipe_turn(NvFn *f, const LoopPipe *p, int x, bool issued);
 
 /* ---- nvptx_sched.c ---------------------------------------------------------------- */
 
-/* Warps of kernel k's CTA: num_warps, or more for its wgmma dots. */
+/* Warps of kernel k's CTA: num_warps, more for its wgmma dots, or fewer
+ * where its dots could not run on wgmma with num_warps. */
 int nv_sched_warps(const Nv *nv, const IrKernel *k);
 /* Stages of a pipeline of wgmma dot d whose buffers take `bytes` each, in
- * `avail` bytes of shared memory (fewer than 2: no pipeline). */
-int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail);
+ * `avail` bytes of shared memory, beside `used` bytes of the CTA's other
+ * shared memory (fewer than 2: no pipeline); chain: the pipeline feeds
+ * two or more dots of a loop (attention's q kᵀ and p v). */
+int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint64_t used, bool chain);
 /* Whether a wgmma pipeline whose every operand fits the copy engine takes
  * it, its iterations copying `bytes` (both operands of every dot). */
 bool nv_sched_tma(uint64_t bytes);
@@ -647,5 +658,7 @@ void nv_reblock_undo(NvReblock *rb);
  * an error when too large to compile, optnone (and a warning) when too
  * large to optimise. */
 bool nv_bound_kernel(Nv *nv, const IrKernel *k, LLVMValueRef fn);
+/* Whether fn, once built, is small enough for LLVM to optimise it. */
+bool nv_kernel_optimisable(LLVMValueRef fn);
 
 #endif

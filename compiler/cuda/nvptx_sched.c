@@ -2,19 +2,30 @@
  * block shapes: warps per CTA and pipeline depth (wgmma, sm_90a), the
  * order of the programs.  `num_warps` and `num_stages` (§5.8) are hints: they
  * never change results, and this file may take more of either than the
- * kernel asks for (never fewer warps).
+ * kernel asks for, and fewer warps only where no dot could run on wgmma
+ * with those asked for.
  *
  * - Warps: a wgmma dot keeps its f32 accumulators in registers, M x N / threads
  *   of them per thread; more than 128 leave too few registers for the rest
  *   (ptxas spills), so the CTA gets enough warpgroups for at most 128 each,
  *   as long as every warpgroup keeps a 64-row tile (up to 8 warps); and two
  *   warpgroups for a dot in a loop (a pipeline's) with two 64-row tiles
- *   (attention's q kᵀ and p v of 128 rows among them).
+ *   (attention's q kᵀ and p v of 128 rows among them).  A kernel whose
+ *   tensor-core dots all have fewer rows than the warpgroups asked for hold
+ *   (64 rows each: the Pallas op's 8 warps for head dims over 64 with a
+ *   64-row q block) takes the warpgroups its dots fill instead of falling
+ *   to mma.sync (H200: attention d128 with 64-row q blocks ran 127
+ *   TFLOP/s on 8 warps' mma.sync), unless a value would then exceed a
+ *   thread's share (§10.2) or the code the optimiser takes (NV_OPT_INSTS:
+ *   emitted again with the warps asked for, Nv.hint_warps).
  * - Stages: a pipeline of wgmma operand buffers takes as many buffers as
  *   fit, up to SCHED_MAX_STAGES, in the shared memory of the CTAs the
  *   registers let share an SM (at most 2), when SCHED_SHARED_STAGES fit so;
  *   otherwise the SM is one CTA's, and it takes as many as fit up to
- *   SCHED_MAX_STAGES_ALONE; a larger num_stages that fits wins.  On the
+ *   SCHED_MAX_STAGES_ALONE; a larger num_stages that fits wins.  A loop of
+ *   two or more dots on one warpgroup (attention with 64-row q blocks)
+ *   shares the SM already with SCHED_SHARED_CHAIN_STAGES: the other CTA's
+ *   warpgroup runs its dots while this one computes the softmax.  On the
  *   H100 (bench/RESULTS.md, helper hopper4): 128 x 128 x 64 on 4 warps with
  *   3 stages, 2 CTAs an SM, ran 0.74-0.86x cuBLAS; on 8 warps with 6
  *   stages, one CTA, 0.79-0.94x; 128 x 128 x 32 blocks ran slower with 6
@@ -78,6 +89,8 @@
  * least for the SM to be shared, and at most on an SM of its own. */
 #define SCHED_MAX_STAGES 4
 #define SCHED_SHARED_STAGES 4
+/* The same for a loop of chained dots (attention) on one warpgroup. */
+#define SCHED_SHARED_CHAIN_STAGES 2
 #define SCHED_MAX_STAGES_ALONE 8
 /* Shared memory and registers of one SM (sm_90), the part of the shared
  * memory the driver keeps per CTA, and what a pipeline leaves to the
@@ -147,13 +160,54 @@ static int region_warps(const Region *r, bool in_loop)
 	return w;
 }
 
+/* Whether some dot of r runs on wgmma with 2^warpbits warps. */
+static bool any_wgmma(const Region *r, int warpbits)
+{
+	for (const Inst *i = r->first; i; i = i->next) {
+		if (i->op == IR_DOT && lay_dot_is_wgmma(i->args[0]->type, i->args[1]->type, i->results[0]->type, warpbits))
+			return true;
+		for (int k = 0; k < i->nregions; k++)
+			if (any_wgmma(i->regions[k], warpbits))
+				return true;
+	}
+	return false;
+}
+
+/* log2 of the elements of r's largest tensor value, each dim rounded up
+ * to a power of two (as values_fit in codegen_nvptx.c counts them). */
+static int widest_value(const Region *r)
+{
+	int w = 0;
+	for (const Inst *i = r->first; i; i = i->next) {
+		for (int j = 0; j < i->nresults; j++) {
+			const Type *t = i->results[j]->type;
+			int bits = 0;
+			for (int d = 0; t->kind == TY_VALUE && d < t->rank; d++)
+				bits += lay_log2_ceil(t->dims[d]);
+			w = bits > w ? bits : w;
+		}
+		for (int j = 0; j < i->nregions; j++) {
+			int x = widest_value(i->regions[j]);
+			w = x > w ? x : w;
+		}
+	}
+	return w;
+}
+
 int nv_sched_warps(const Nv *nv, const IrKernel *k)
 {
 	int hint = k->num_warps > 0 ? k->num_warps : 4;
-	if (!nv->wgmma)
+	if (!nv->wgmma_warps)
 		return hint;
 	int w = region_warps(k->body, false);
-	return w > hint ? w : hint;
+	if (w >= hint)
+		return w;
+	/* Fewer warps only where those asked for leave every dot off wgmma
+	 * and each value still fits the threads that remain. */
+	if (w > 0 && !nv->hint_warps && !any_wgmma(k->body, lay_log2_ceil(hint)) &&
+	    widest_value(k->body) - 5 - lay_log2_ceil(w) <= NV_MAX_REG_BITS)
+		return w;
+	return hint;
 }
 
 /* CTAs of `threads` threads with `acc` accumulators each that the
@@ -164,21 +218,33 @@ static int ctas_per_sm(int threads, int64_t acc)
 	return n < 1 ? 1 : n > 2 ? 2 : (int)n;
 }
 
-int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail)
+int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint64_t used, bool chain)
 {
 	int hint = f->k->num_stages;
 	if (f->nv->hint_stages)
 		return hint;
 	int threads = 32 << f->plan->lc->warpbits;
 	int64_t acc = type_numel(d->results[0]->type) / threads;
+	/* A loop of two or more dots (attention's q kᵀ and p v) on one
+	 * warpgroup has no second warpgroup to run its dots while it computes
+	 * between them: a second CTA on the SM is that partner. */
+	bool one_wg_chain = chain && threads == 128;
+	int shared = one_wg_chain ? SCHED_SHARED_CHAIN_STAGES : SCHED_SHARED_STAGES;
 	int s = 0, ctas;
 	for (ctas = ctas_per_sm(threads, acc); ctas >= 1; ctas--) {
 		uint64_t budget = SM_SMEM / (uint64_t)ctas - CTA_SMEM_RESERVED - SCHED_TEMP_RESERVE;
+		/* There the CTA's other shared memory (q resident) must fit the
+		 * half too.  Elsewhere the budget stays as measured: counted for
+		 * attention at head dim 96 on 8 warps (1 CTA an SM by its
+		 * registers either way), its 6 stages ran causal 1.8 % slower than
+		 * the 3 of before (H200, twentieth session). */
+		if (one_wg_chain)
+			budget = budget > used ? budget - used : 0;
 		if (budget > avail)
 			budget = avail;
 		uint64_t n = budget / bytes, most = ctas > 1 ? SCHED_MAX_STAGES : SCHED_MAX_STAGES_ALONE;
 		s = n > most ? (int)most : (int)n;
-		if (ctas == 1 || s >= SCHED_SHARED_STAGES)
+		if (ctas == 1 || s >= shared)
 			break;
 	}
 	if (ctas > 1)

@@ -50,6 +50,11 @@ static void add_fn_attr(Cg *g, LLVMValueRef fn, const char *name)
 	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(g->ctx, kind, 0));
 }
 
+bool nv_kernel_optimisable(LLVMValueRef fn)
+{
+	return fn_insts(fn, NV_OPT_INSTS, 0) <= NV_OPT_INSTS;
+}
+
 bool nv_bound_kernel(Nv *nv, const IrKernel *k, LLVMValueRef fn)
 {
 	unsigned n = fn_insts(fn, NV_MAX_INSTS, 0);

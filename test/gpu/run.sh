@@ -93,6 +93,7 @@ sanitize_kernels() {
 flash_attention-causal-d64|memcheck racecheck synccheck
 flash_attention_bwd-b64|memcheck racecheck synccheck
 invariant-a|memcheck racecheck synccheck
+flash_attention-bq64-d128|memcheck racecheck synccheck
 heavy_first|memcheck
 tma|memcheck racecheck synccheck
 tma-unaligned|memcheck racecheck synccheck
