@@ -21,7 +21,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 MODE=${1:-}
 B=${2:-build/gpu-attn}
-# name:HEAD_DIM=n:CAUSAL=0|1[:NAME=value, one more -D of the kernel file]; ATTN_VARIANTS replaces them
+# name:HEAD_DIM=n:CAUSAL=0|1[:NAME=value[,NAME=value...], more -D of the kernel file; DT=bf16
+# also builds the C driver for bf16]; ATTN_VARIANTS replaces them
 VARIANTS=${ATTN_VARIANTS:-"d64-full:HEAD_DIM=64:CAUSAL=0 d64-causal:HEAD_DIM=64:CAUSAL=1 d128-full:HEAD_DIM=128:CAUSAL=0"}
 SEQ=${SEQ:-4096}
 
@@ -32,7 +33,9 @@ build_one() { # tag pkc variant
 	causal=${causal#CAUSAL=}
 	dir=$B/$tag-$name
 	mkdir -p "$dir"
-	local pflags="-DSEQ=$SEQ -DHEAD_DIM=$hd -DCAUSAL=$([ "$causal" = 1 ] && echo true || echo false)${extra:+ -D$extra}"
+	local pflags="-DSEQ=$SEQ -DHEAD_DIM=$hd -DCAUSAL=$([ "$causal" = 1 ] && echo true || echo false)${extra:+ -D${extra//,/ -D}}"
+	local cflags=""
+	[[ ,$extra, == *,DT=bf16,* ]] && cflags="-DBF16=1"
 	echo "== $tag $name: $pkc $pflags" >>"$B/build.log"
 	# shellcheck disable=SC2086
 	"$pkc" --target=host,sm_90a --resource-usage -ftime-report $pflags samples/flash_attention.pk \
@@ -41,7 +44,7 @@ build_one() { # tag pkc variant
 	"$pkc" --target=sm_90a --emit=ptx $pflags samples/flash_attention.pk -o "$dir/fa.ptx" 2>>"$B/build.log"
 	# shellcheck disable=SC2086
 	"$pkc" --target=sm_90a --emit=cubin $pflags samples/flash_attention.pk -o "$dir/fa.cubin" 2>>"$B/build.log"
-	cc -std=c11 -O2 -DSEQ="$SEQ" -DHEAD_DIM="$hd" -DCAUSAL="$causal" -I"$dir" -Iruntime -Isamples/common \
+	cc -std=c11 -O2 -DSEQ="$SEQ" -DHEAD_DIM="$hd" -DCAUSAL="$causal" $cflags -I"$dir" -Iruntime -Isamples/common \
 		bench/gpu/bench_attention.c "$dir/fa.o" samples/common/sample_util.c build/lib/libpkrt.a \
 		-lm -pthread -ldl -o "$dir/bench_attention" >>"$B/build.log" 2>&1
 }
