@@ -1048,6 +1048,10 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *
 		Loc last = {0};
 		note_dot_units(nv, k->body, f->plan, lay_log2_ceil(warps), &last);
 	}
+	/* Two CTAs an SM (nv_sched_stages): ptxas keeps each to half the
+	 * registers. */
+	if (f->chain_shared)
+		str_attr(f->g, fn, "nvvm.minctasm", "2");
 	finish_smem(f, info);
 	info->tma = nv->tma_decl;
 	info->ntma = nv->ntma_decl;

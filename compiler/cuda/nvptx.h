@@ -332,6 +332,8 @@ typedef struct NvFn {
 	bool wgmma;               /* some dot uses wgmma: its buffers are NV_WGMMA_ALIGN-aligned */
 	bool persistent;          /* the CTA loops over tasks (nv_sched_persistent) */
 	bool sched_shared;        /* a pipeline's stages were sized for CTAs sharing an SM */
+	bool chain_shared;        /* ... a loop of dots's, which holds the CTA to half an SM's registers
+	                             (nvvm.minctasm 2; nv_sched_stages) */
 	bool pipe_chain;          /* a pipeline of chained wgmma dots on mbarriers (plan_mbar) or the copy
 	                             engine (plan_tma): one task a CTA */
 	bool sched_raised;        /* a pipeline took more stages than num_stages (nv_sched_stages) */
@@ -621,9 +623,10 @@ void nv_pipe_turn(NvFn *f, const LoopPipe *p, int x, bool issued);
 int nv_sched_warps(const Nv *nv, const IrKernel *k);
 /* Stages of a pipeline of wgmma dot d whose buffers take `bytes` each, in
  * `avail` bytes of shared memory, beside `used` bytes of the CTA's other
- * shared memory (fewer than 2: no pipeline); chain: the pipeline feeds
- * two or more dots of a loop (attention's q kᵀ and p v). */
-int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint64_t used, bool chain);
+ * shared memory (fewer than 2: no pipeline); chain_acc: for a pipeline of
+ * two or more dots of a loop (attention's q kᵀ and p v), their f32
+ * accumulators a thread, else 0. */
+int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint64_t used, int64_t chain_acc);
 /* Whether a wgmma pipeline whose every operand fits the copy engine takes
  * it, its iterations copying `bytes` (both operands of every dot). */
 bool nv_sched_tma(uint64_t bytes);

@@ -475,11 +475,13 @@ static LoopPipe *plan_buffers(NvFn *f, const Inst *loop)
 	const Region *body = loop->regions[0];
 	int n = 0;
 	uint64_t per = 0, res = 0;
+	int64_t acc = 0, threads = 32 << f->plan->lc->warpbits;
 	const Inst *ld[2], *wd = NULL;
 	for (const Inst *d = body->first; d; d = d->next)
 		if (d->op == IR_DOT && pipe_loads(f, loop, d, ld)) {
 			n++;
 			per += pipe_bytes(f, d);
+			acc += type_numel(d->results[0]->type) / threads;
 			if (!wd && f->plan->wgmma[d->results[0]->id])
 				wd = d;
 		}
@@ -491,7 +493,7 @@ static LoopPipe *plan_buffers(NvFn *f, const Inst *loop)
 	/* wgmma pipelines: as deep as pkc chooses (nvptx_sched.c). */
 	uint64_t used = f->smem_pipe_live + f->smem_scratch + res, cap = nv_pipe_cap(f);
 	if (wd)
-		S = nv_sched_stages(f, wd, per, cap > used ? cap - used : 0, used, n >= 2);
+		S = nv_sched_stages(f, wd, per, cap > used ? cap - used : 0, used, n >= 2 ? acc : 0);
 	if (S < 2 || (uint64_t)S * per + res > cap)
 		return NULL;
 	LoopPipe *p = arena_alloc(nv_arena(f), sizeof *p);

@@ -23,9 +23,11 @@
  *   registers let share an SM (at most 2), when SCHED_SHARED_STAGES fit so;
  *   otherwise the SM is one CTA's, and it takes as many as fit up to
  *   SCHED_MAX_STAGES_ALONE; a larger num_stages that fits wins.  A loop of
- *   two or more dots on one warpgroup (attention with 64-row q blocks)
- *   shares the SM already with SCHED_SHARED_CHAIN_STAGES: the other CTA's
- *   warpgroup runs its dots while this one computes the softmax.  On the
+ *   two or more dots whose accumulators fit SCHED_CHAIN_SHARED_ACC
+ *   registers a thread (attention's q kᵀ and p v up to head dim 128)
+ *   shares the SM already with SCHED_SHARED_CHAIN_STAGES, and the kernel
+ *   asks ptxas for two CTAs an SM (nvvm.minctasm): one CTA's softmax, start
+ *   and end run beside the other's dots.  On the
  *   H100 (bench/RESULTS.md, helper hopper4): 128 x 128 x 64 on 4 warps with
  *   3 stages, 2 CTAs an SM, ran 0.74-0.86x cuBLAS; on 8 warps with 6
  *   stages, one CTA, 0.79-0.94x; 128 x 128 x 32 blocks ran slower with 6
@@ -89,8 +91,12 @@
  * least for the SM to be shared, and at most on an SM of its own. */
 #define SCHED_MAX_STAGES 4
 #define SCHED_SHARED_STAGES 4
-/* The same for a loop of chained dots (attention) on one warpgroup. */
+/* The same for a loop of two or more dots (attention's q kᵀ and p v) whose
+ * f32 accumulators take at most SCHED_CHAIN_SHARED_ACC registers a thread
+ * together: two CTAs an SM, each held to 128 registers a thread on 8 warps
+ * (nvvm.minctasm), one CTA's softmax and the other's dots side by side. */
 #define SCHED_SHARED_CHAIN_STAGES 2
+#define SCHED_CHAIN_SHARED_ACC 96
 #define SCHED_MAX_STAGES_ALONE 8
 /* Shared memory and registers of one SM (sm_90), the part of the shared
  * memory the driver keeps per CTA, and what a pipeline leaves to the
@@ -218,27 +224,32 @@ static int ctas_per_sm(int threads, int64_t acc)
 	return n < 1 ? 1 : n > 2 ? 2 : (int)n;
 }
 
-int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint64_t used, bool chain)
+int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint64_t used, int64_t chain_acc)
 {
 	int hint = f->k->num_stages;
 	if (f->nv->hint_stages)
 		return hint;
 	int threads = 32 << f->plan->lc->warpbits;
 	int64_t acc = type_numel(d->results[0]->type) / threads;
-	/* A loop of two or more dots (attention's q kᵀ and p v) on one
-	 * warpgroup has no second warpgroup to run its dots while it computes
-	 * between them: a second CTA on the SM is that partner. */
-	bool one_wg_chain = chain && threads == 128;
-	int shared = one_wg_chain ? SCHED_SHARED_CHAIN_STAGES : SCHED_SHARED_STAGES;
+	/* A loop of dots whose accumulators leave room in 128 registers takes
+	 * two CTAs an SM as soon as 2 stages fit: on one warpgroup the other
+	 * CTA's is the partner that runs its dots during this one's softmax,
+	 * and one CTA's start and end (6 us of a 60 us attention program at
+	 * d128) overlap the other's loop.  H200, attention at seq 4096
+	 * (bench/RESULTS.md, twentieth session): d128 full 579 -> 622
+	 * TFLOP/s, causal 501 -> 571, d96 444 -> 543, d64 with k blocks of
+	 * 128 419 -> 502; 64-row q blocks at d128 394 -> 526. */
+	bool chain = chain_acc > 0 && chain_acc <= SCHED_CHAIN_SHARED_ACC;
+	int shared = chain ? SCHED_SHARED_CHAIN_STAGES : SCHED_SHARED_STAGES;
 	int s = 0, ctas;
-	for (ctas = ctas_per_sm(threads, acc); ctas >= 1; ctas--) {
+	for (ctas = chain ? 2 : ctas_per_sm(threads, acc); ctas >= 1; ctas--) {
 		uint64_t budget = SM_SMEM / (uint64_t)ctas - CTA_SMEM_RESERVED - SCHED_TEMP_RESERVE;
 		/* There the CTA's other shared memory (q resident) must fit the
-		 * half too.  Elsewhere the budget stays as measured: counted for
-		 * attention at head dim 96 on 8 warps (1 CTA an SM by its
-		 * registers either way), its 6 stages ran causal 1.8 % slower than
-		 * the 3 of before (H200, twentieth session). */
-		if (one_wg_chain)
+		 * half too.  Elsewhere the budget stays as measured (counted
+		 * there too, attention at head dim 96 on one CTA an SM took 6
+		 * stages instead of 3 and ran causal 1.8 % slower; H200,
+		 * twentieth session, before this rule made it two CTAs). */
+		if (chain)
 			budget = budget > used ? budget - used : 0;
 		if (budget > avail)
 			budget = avail;
@@ -249,6 +260,8 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint
 	}
 	if (ctas > 1)
 		f->sched_shared = true;
+	if (ctas > 1 && chain)
+		f->chain_shared = true;
 	if (hint > s && (uint64_t)hint * bytes <= avail)
 		s = hint;
 	if (s > hint)
