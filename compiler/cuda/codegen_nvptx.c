@@ -483,9 +483,7 @@ static bool values_fit(NvFn *f, const Region *r, int warpbits)
 	for (const Inst *i = r->first; i; i = i->next) {
 		for (int j = 0; j < i->nresults; j++) {
 			const Type *t = i->results[j]->type;
-			int bits = -5 - warpbits; /* lanes and warps */
-			for (int d = 0; t->kind == TY_VALUE && d < t->rank; d++)
-				bits += lay_log2_ceil(t->dims[d]);
+			int bits = lay_value_bits(t) - 5 - warpbits; /* less lanes and warps */
 			if (!fits_thread(f, i->loc, t, bits, warpbits))
 				return false;
 		}

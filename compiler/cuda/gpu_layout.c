@@ -27,6 +27,14 @@ int lay_log2_ceil(int64_t x)
 	return b;
 }
 
+int lay_value_bits(const Type *t)
+{
+	int bits = 0;
+	for (int d = 0; t->kind == TY_VALUE && d < t->rank; d++)
+		bits += lay_log2_ceil(t->dims[d]);
+	return bits;
+}
+
 bool lay_pow2(int64_t x)
 {
 	return x > 0 && (x & (x - 1)) == 0;

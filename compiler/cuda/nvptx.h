@@ -57,6 +57,9 @@ typedef struct LayoutCtx {
 } LayoutCtx;
 
 int lay_log2_ceil(int64_t x);
+/* log2 of the elements of a tensor value of type t, each dim rounded up to
+ * a power of two (what its layouts spread over threads and registers). */
+int lay_value_bits(const Type *t);
 /* Whether x is a power of two (an extent without padding). */
 bool lay_pow2(int64_t x);
 /* Row-major blocked layout: the lowest flat bits (at most the last dim's)
@@ -332,8 +335,8 @@ typedef struct NvFn {
 	bool wgmma;               /* some dot uses wgmma: its buffers are NV_WGMMA_ALIGN-aligned */
 	bool persistent;          /* the CTA loops over tasks (nv_sched_persistent) */
 	bool sched_shared;        /* a pipeline's stages were sized for CTAs sharing an SM */
-	bool chain_shared;        /* ... a loop of dots's, which holds the CTA to half an SM's registers
-	                             (nvvm.minctasm 2; nv_sched_stages) */
+	bool chain_shared;        /* ... for a loop of two or more dots: the kernel asks ptxas for two
+	                             CTAs an SM (nvvm.minctasm 2, half the registers; nv_sched_stages) */
 	bool pipe_chain;          /* a pipeline of chained wgmma dots on mbarriers (plan_mbar) or the copy
 	                             engine (plan_tma): one task a CTA */
 	bool sched_raised;        /* a pipeline took more stages than num_stages (nv_sched_stages) */

@@ -179,17 +179,13 @@ static bool any_wgmma(const Region *r, int warpbits)
 	return false;
 }
 
-/* log2 of the elements of r's largest tensor value, each dim rounded up
- * to a power of two (as values_fit in codegen_nvptx.c counts them). */
+/* lay_value_bits of r's largest tensor value. */
 static int widest_value(const Region *r)
 {
 	int w = 0;
 	for (const Inst *i = r->first; i; i = i->next) {
 		for (int j = 0; j < i->nresults; j++) {
-			const Type *t = i->results[j]->type;
-			int bits = 0;
-			for (int d = 0; t->kind == TY_VALUE && d < t->rank; d++)
-				bits += lay_log2_ceil(t->dims[d]);
+			int bits = lay_value_bits(i->results[j]->type);
 			w = bits > w ? bits : w;
 		}
 		for (int j = 0; j < i->nregions; j++) {
