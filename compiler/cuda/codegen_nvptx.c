@@ -480,18 +480,9 @@ static bool fits_thread(NvFn *f, Loc loc, const Type *t, int regbits, int warpbi
  * later step works per element of a value too large. */
 static bool values_fit(NvFn *f, const Region *r, int warpbits)
 {
-	for (const Inst *i = r->first; i; i = i->next) {
-		for (int j = 0; j < i->nresults; j++) {
-			const Type *t = i->results[j]->type;
-			int bits = lay_value_bits(t) - 5 - warpbits; /* less lanes and warps */
-			if (!fits_thread(f, i->loc, t, bits, warpbits))
-				return false;
-		}
-		for (int j = 0; j < i->nregions; j++)
-			if (!values_fit(f, i->regions[j], warpbits))
-				return false;
-	}
-	return true;
+	const Inst *at;
+	const Value *v = nv_value_too_large(r, warpbits, &at);
+	return !v || fits_thread(f, at->loc, v->type, lay_thread_bits(v->type, warpbits), warpbits);
 }
 
 static bool emit_inst(NvFn *f, const Inst *i)

@@ -27,9 +27,9 @@ int lay_log2_ceil(int64_t x)
 	return b;
 }
 
-int lay_value_bits(const Type *t)
+int lay_thread_bits(const Type *t, int warpbits)
 {
-	int bits = 0;
+	int bits = -5 - warpbits; /* less lanes and warps */
 	for (int d = 0; t->kind == TY_VALUE && d < t->rank; d++)
 		bits += lay_log2_ceil(t->dims[d]);
 	return bits;

@@ -57,9 +57,10 @@ typedef struct LayoutCtx {
 } LayoutCtx;
 
 int lay_log2_ceil(int64_t x);
-/* log2 of the elements of a tensor value of type t, each dim rounded up to
- * a power of two (what its layouts spread over threads and registers). */
-int lay_value_bits(const Type *t);
+/* log2 of the elements of a tensor value of type t that each thread of a
+ * CTA of 2^warpbits warps holds when spread over all of them, each dim
+ * rounded up to a power of two (§10.2's count). */
+int lay_thread_bits(const Type *t, int warpbits);
 /* Whether x is a power of two (an extent without padding). */
 bool lay_pow2(int64_t x);
 /* Row-major blocked layout: the lowest flat bits (at most the last dim's)
@@ -624,6 +625,10 @@ void nv_pipe_turn(NvFn *f, const LoopPipe *p, int x, bool issued);
 /* Warps of kernel k's CTA: num_warps, more for its wgmma dots, or fewer
  * where its dots could not run on wgmma with num_warps. */
 int nv_sched_warps(const Nv *nv, const IrKernel *k);
+/* The first tensor value of r that does not fit a thread of 2^warpbits
+ * warps (§10.2: more than 2^NV_MAX_REG_BITS elements each), *at its
+ * instruction; NULL when all fit. */
+const Value *nv_value_too_large(const Region *r, int warpbits, const Inst **at);
 /* Stages of a pipeline of wgmma dot d whose buffers take `bytes` each, in
  * `avail` bytes of shared memory, beside `used` bytes of the CTA's other
  * shared memory (fewer than 2: no pipeline); chain_acc: for a pipeline of

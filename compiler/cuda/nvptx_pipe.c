@@ -193,12 +193,17 @@ static uint64_t tile_bytes(const Type *t)
 	return (uint64_t)type_numel(t) * (uint64_t)nv_smem_elem(t->dtype);
 }
 
-/* Whether wgmma dot d of loop reads a register A loaded before the loop
- * (attention's q): the same registers every iteration. */
-static bool a_before_loop(NvFn *f, const Inst *loop, const Inst *d)
+/* Whether wgmma dot d in loop body `body` reads a register A loaded
+ * before the loop (attention's q): the same registers every iteration. */
+static bool a_before_body(NvFn *f, const Region *body, const Inst *d)
 {
 	const Value *a = d->args[0];
-	return nv_wg_a_regs_planned(f, d) && a->def && !region_within(a->def->parent, loop->regions[0]);
+	return nv_wg_a_regs_planned(f, d) && a->def && !region_within(a->def->parent, body);
+}
+
+static bool a_before_loop(NvFn *f, const Inst *loop, const Inst *d)
+{
+	return a_before_body(f, loop->regions[0], d);
 }
 
 /* Whether ptxas compiles a wgmma register A that stays live across a
@@ -227,10 +232,8 @@ static const Region *loop_body_of(const Inst *i)
 
 bool nv_wg_a_invariant_unsafe(NvFn *f, const Inst *d)
 {
-	const Value *a = d->args[0];
 	const Region *body = loop_body_of(d);
-	return body && nv_wg_a_regs_planned(f, d) && a->def && !region_within(a->def->parent, body) &&
-	       !invariant_a_safe(f);
+	return body && a_before_body(f, body, d) && !invariant_a_safe(f);
 }
 
 /* Whether the A of dot d that a_before_loop finds is kept in shared

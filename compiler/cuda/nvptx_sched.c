@@ -16,7 +16,7 @@
  *   64-row q block) takes the warpgroups its dots fill instead of falling
  *   to mma.sync (H200: attention d128 with 64-row q blocks ran 127
  *   TFLOP/s on 8 warps' mma.sync), unless a value would then exceed a
- *   thread's share (§10.2) or the code the optimiser takes (NV_OPT_INSTS:
+ *   thread's share (§10.2, nv_value_too_large) or the code the optimiser takes (NV_OPT_INSTS:
  *   emitted again with the warps asked for, Nv.hint_warps).
  * - Stages: a pipeline of wgmma operand buffers takes as many buffers as
  *   fit, up to SCHED_MAX_STAGES, in the shared memory of the CTAs the
@@ -179,21 +179,21 @@ static bool any_wgmma(const Region *r, int warpbits)
 	return false;
 }
 
-/* lay_value_bits of r's largest tensor value. */
-static int widest_value(const Region *r)
+const Value *nv_value_too_large(const Region *r, int warpbits, const Inst **at)
 {
-	int w = 0;
 	for (const Inst *i = r->first; i; i = i->next) {
-		for (int j = 0; j < i->nresults; j++) {
-			int bits = lay_value_bits(i->results[j]->type);
-			w = bits > w ? bits : w;
-		}
+		for (int j = 0; j < i->nresults; j++)
+			if (lay_thread_bits(i->results[j]->type, warpbits) > NV_MAX_REG_BITS) {
+				*at = i;
+				return i->results[j];
+			}
 		for (int j = 0; j < i->nregions; j++) {
-			int x = widest_value(i->regions[j]);
-			w = x > w ? x : w;
+			const Value *v = nv_value_too_large(i->regions[j], warpbits, at);
+			if (v)
+				return v;
 		}
 	}
-	return w;
+	return NULL;
 }
 
 int nv_sched_warps(const Nv *nv, const IrKernel *k)
@@ -206,8 +206,9 @@ int nv_sched_warps(const Nv *nv, const IrKernel *k)
 		return w;
 	/* Fewer warps only where those asked for leave every dot off wgmma
 	 * and each value still fits the threads that remain. */
+	const Inst *at;
 	if (w > 0 && !nv->hint_warps && !any_wgmma(k->body, lay_log2_ceil(hint)) &&
-	    widest_value(k->body) - 5 - lay_log2_ceil(w) <= NV_MAX_REG_BITS)
+	    !nv_value_too_large(k->body, lay_log2_ceil(w), &at))
 		return w;
 	return hint;
 }
