@@ -8,7 +8,10 @@
 #         of the shapes), `ds` slices of them in the K loop;
 #   ds    whole arrays of run-time size, `ds` on them (run-time K), and
 #   ds16  the same with `requires` proving 16-byte rows (as Triton's
-#         divisibility specialisation).
+#         divisibility specialisation);
+#   whole BlockSpecs [BM, K] / [K, BN] as in spec and one dot over the
+#         whole K, no loop (the Pallas quickstart's form, samples/matmul.pk;
+#         BK unused), not in the default FORMS.
 # The driver (bench/gpu/matmul_user.c) runs every kernel on the shapes
 # M x N x K 8192^3, 4096^3, 8192x8192x1024, 16384x1024x4096 (spec kernels
 # on those of their K), checks 1024 sampled elements against a double
@@ -57,6 +60,22 @@ kernel ${nm}_spec${K}_$dt(x: in $dt[m, $K], y: in $dt[$K, n], z: out $dt[m, n])
 }
 PK
 }
+whole() {
+	local nm=$1 bm=$2 bn=$3 w=$4 s=$5 dt=$6 K=$7
+	cat <<PK
+kernel ${nm}_whole${K}_$dt(x: in $dt[m, $K], y: in $dt[$K, n], z: out $dt[m, n])
+    grid(cdiv(m, $bm), cdiv(n, $bn))
+    spec x: [$bm, $K] (i, j) -> (i, 0)
+    spec y: [$K, $bn] (i, j) -> (0, j)
+    spec z: [$bm, $bn] (i, j) -> (i, j)
+    requires n % 16 == 0
+    $(params "$w" "$s")
+{
+    let acc = dot(x[...], y[...], acc = f32);
+    z[...] = $(epilogue "$dt");
+}
+PK
+}
 ds() {
 	local nm=$1 bm=$2 bn=$3 bk=$4 w=$5 s=$6 dt=$7 req=$8 form=ds
 	[ -n "$req" ] && form=ds16
@@ -93,6 +112,11 @@ build)
 				[[ " $FORMS " == *" spec "* ]] || break
 				spec "$nm" "$bm" "$bn" "$bk" "$w" "$s" "$dt" "$K" >>"$pk"
 				echo "UM_SPEC(${nm}_spec${K}_$dt, \"$c\", $bf, $K)" >>"$list"
+			done
+			for K in $KS; do
+				[[ " $FORMS " == *" whole "* ]] || break
+				whole "$nm" "$bm" "$bn" "$w" "$s" "$dt" "$K" >>"$pk"
+				echo "UM_SPEC(${nm}_whole${K}_$dt, \"$c\", $bf, $K)" >>"$list"
 			done
 			if [[ " $FORMS " == *" ds "* ]]; then
 				ds "$nm" "$bm" "$bn" "$bk" "$w" "$s" "$dt" "" >>"$pk"
