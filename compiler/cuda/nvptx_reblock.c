@@ -21,6 +21,18 @@
  * other in order, so the sums are those of the loop as written (the
  * products of masked zeros add +0; §4.1 lets dot products reassociate).
  *
+ * A dot over a whole K of WHOLE_K_MIN or more (BlockSpecs [BM, K] and
+ * [K, BN], one dot, as in the Pallas quickstart) becomes the loop a user
+ * would write, with slices of 64:
+ *
+ *     acc = zeros; for kk in range(K / 64) { acc += dot(x[.., ds(kk * 64, 64)], y[ds(kk * 64, 64), ..]) }
+ *
+ * so that it runs on the loop's pipeline (the copy engine, the schedule
+ * of nvptx_sched.c) rather than on the dot's own cp.async slices: on the
+ * H200, 128 x 128 blocks at K 4096 ran 14-18 % faster as a loop, at K 1024
+ * 2-3 % (bench/RESULTS.md, twenty-first session).  The sums are the same
+ * (§4.1; the tensor cores add the k-steps in order either way).
+ *
  * The IR is shared with the host back end, which runs after the GPU's: the
  * rewrite lasts for one entry (nv_reblock_undo). */
 #include "ir_clone.h"
@@ -28,11 +40,12 @@
 
 #include <string.h>
 
-enum { BK_BEST = 64 }; /* 16-bit elements: 128-byte lines */
+enum { BK_BEST = 64 };      /* 16-bit elements: 128-byte lines */
+enum { WHOLE_K_MIN = 1024 }; /* the shortest whole K measured faster as a loop */
 
-/* One rewritten loop: `old` was unlinked before `next`, the new
- * instructions put after `mark` (NULL: the region's start); `res` replaced
- * its results. */
+/* One rewritten instruction: `old` was unlinked before `next`, the new
+ * instructions put after `mark` (NULL: the region's start); `res` (NULL:
+ * none) replaced its results. */
 typedef struct Redo {
 	Inst *old, *next, *mark;
 	Value **res;
@@ -50,6 +63,13 @@ typedef struct Loop {
 	Inst *mul[2];   /* kk * BK, each load's K start */
 	int64_t bk;
 } Loop;
+
+typedef struct Whole {
+	Inst *dot;
+	Inst *ld[2];    /* its loads: A [.., K], B [K, ..] */
+	int kidx[2];    /* their K indexer (whole) */
+	int kop[2];     /* where its operand goes among their operands */
+} Whole;
 
 /* The indexer of load `ld` behind result dim `dim`, and its operand. */
 static int indexer_of(const Inst *ld, int dim, int *operand)
@@ -205,11 +225,25 @@ static Inst *copy_with_k(Arena *a, IrKernel *k, Inst *loop, const Loop *L, bool 
 	return c;
 }
 
-/* Rewrites `loop` (matched in L) for K slices of BK_BEST; returns the redo
- * record. */
-static Redo *rewrite(Arena *a, IrKernel *k, Inst *loop, const Loop *L)
+/* A redo record of `old` (before anything is put in its place). */
+static Redo *redo_of(Arena *a, NvReblock *rb, Inst *old)
 {
-	Inst *mark = loop->prev;
+	Redo *d = arena_alloc(a, sizeof *d);
+	memset(d, 0, sizeof *d);
+	d->old = old;
+	d->next = old->next;
+	d->mark = old->prev;
+	d->prev = rb->last;
+	rb->last = d;
+	return d;
+}
+
+/* Rewrites `loop` (matched in L) for K slices of BK_BEST (its redo record
+ * in rb). */
+static void rewrite(Arena *a, NvReblock *rb, Inst *loop, const Loop *L)
+{
+	IrKernel *k = rb->k;
+	Redo *d = redo_of(a, rb, loop);
 	InsertPoint at = {loop->parent, loop};
 	Loc loc = loop->loc;
 	Type *it = loop->args[0]->type;
@@ -233,18 +267,94 @@ static Redo *rewrite(Arena *a, IrKernel *k, Inst *loop, const Loop *L)
 	Inst *c = copy_with_k(a, k, loop, L, mask);
 	c->args[0] = lo;
 	c->args[1] = hi;
-	Redo *d = arena_alloc(a, sizeof *d);
-	memset(d, 0, sizeof *d);
-	d->mark = mark;
-	d->old = loop;
-	d->next = loop->next;
 	d->res = arena_alloc(a, sizeof *d->res * (size_t)loop->nresults);
 	for (int j = 0; j < loop->nresults; j++) {
 		d->res[j] = c->results[j];
 		ir_replace_all_uses(k, loop->results[j], c->results[j]);
 	}
 	ir_remove(loop);
-	return d;
+}
+
+/* Whether `dot`, in the kernel's body, is one over a whole K of its two
+ * loads (the form at the top), filled in W. */
+static bool match_whole(const IrKernel *k, Inst *dot, Whole *W)
+{
+	if (dot->op != IR_DOT || dot->nargs != 2 || dot->parent != k->body || dot->args[0] == dot->args[1])
+		return false;
+	const Type *at = dot->args[0]->type, *bt = dot->args[1]->type, *rt = dot->results[0]->type;
+	if (at->rank != 2 || bt->rank != 2 || !lay_dot_is_mma(at, bt, rt) || at->dims[0] < 64 ||
+	    rt->dtype != DT_F32 || at->dims[1] < WHOLE_K_MIN || at->dims[1] % BK_BEST != 0)
+		return false;
+	for (int s = 0; s < 2; s++) {
+		Inst *ld = dot->args[s]->def;
+		if (!ld || ld->op != IR_LOAD || ld->parent != dot->parent || ld->has_mask || ld->has_other ||
+		    !used_only_by(dot->parent, ld->results[0], dot))
+			return false;
+		int j = indexer_of(ld, s == 0 ? 1 : 0, &W->kop[s]);
+		if (j < 0 || ld->idx[j].kind != IDX_FULL)
+			return false;
+		W->ld[s] = ld;
+		W->kidx[s] = j;
+	}
+	W->dot = dot;
+	return true;
+}
+
+/* Load `ld` (a whole K along result dim kdim, indexer j) sliced to
+ * ds(off, BK_BEST) there, appended to body. */
+static Value *slice_load(Arena *a, IrKernel *k, Region *body, const Inst *ld, int j, int op, int kdim, Value *off)
+{
+	const Type *t = ld->results[0]->type;
+	int64_t dims[2] = {t->dims[0], t->dims[1]};
+	dims[kdim] = BK_BEST;
+	Type *rt = type_tensor(a, t->dtype, 2, dims);
+	Inst *c = ir_inst_new(a, k, IR_LOAD, ld->loc, ld->nargs + 1, NULL, 1, &rt);
+	for (int x = 0, y = 0; x < c->nargs; x++)
+		c->args[x] = x == op ? off : ld->args[y++];
+	ir_set_indexers(a, c, ld->nidx, ld->idx);
+	c->idx[j].kind = IDX_SLICE; /* `masked` as the whole dim's */
+	c->idx[j].size = BK_BEST;
+	c->results[0]->name = ld->results[0]->name;
+	ir_append(body, c);
+	return c->results[0];
+}
+
+/* Rewrites the whole-K dot of W into its K loop (the form at the top). */
+static void rewrite_whole(Arena *a, NvReblock *rb, const Whole *W)
+{
+	IrKernel *k = rb->k;
+	Inst *dot = W->dot;
+	Loc loc = dot->loc;
+	Redo *d = redo_of(a, rb, dot);
+	InsertPoint at = {dot->parent, dot};
+	Type *it = type_scalar(a, DT_I32), *rt = dot->results[0]->type;
+	Inst *zero = ir_inst_new(a, k, IR_CONST, loc, 0, NULL, 1, &rt);
+	zero->fval = 0.0;
+	ir_insert_at(at, zero);
+	Value *args[4] = {konst(a, k, at, loc, it, 0), konst(a, k, at, loc, it, dot->args[0]->type->dims[1] / BK_BEST),
+	                  konst(a, k, at, loc, it, 1), zero->results[0]};
+	Inst *loop = ir_inst_new(a, k, IR_FOR, loc, 4, args, 1, &rt);
+	ir_insert_at(at, loop);
+	Type *atypes[2] = {it, rt};
+	Region *body = ir_add_region(a, k, loop, 2, atypes);
+	InsertPoint end = {body, NULL};
+	Value *off = emit(a, k, end, IR_MUL, loc, it, body->args[0], konst(a, k, end, loc, it, BK_BEST));
+	ValueMap *m = vmap_new(a);
+	for (int s = 0; s < 2; s++)
+		vmap_set(m, dot->args[s], slice_load(a, k, body, W->ld[s], W->kidx[s], W->kop[s], 1 - s, off));
+	Inst *nd = ir_clone_inst(a, k, dot, m, end);
+	Value *sum = emit(a, k, end, IR_ADD, loc, rt, body->args[1], nd->results[0]);
+	ir_yield(a, k, body, loc, 1, &sum);
+	d->res = arena_alloc(a, sizeof *d->res);
+	d->res[0] = loop->results[0];
+	ir_replace_all_uses(k, dot->results[0], loop->results[0]);
+	ir_remove(dot);
+	/* The loads go too (read by the old dot alone), each put back before
+	 * the dot is. */
+	for (int s = 0; s < 2; s++) {
+		redo_of(a, rb, W->ld[s]);
+		ir_remove(W->ld[s]);
+	}
 }
 
 static void reblock_region(Arena *a, NvReblock *rb, Region *r)
@@ -254,10 +364,9 @@ static void reblock_region(Arena *a, NvReblock *rb, Region *r)
 			reblock_region(a, rb, i->regions[j]);
 		Loop L;
 		if (i->op == IR_FOR && match(i, &L) && (L.bk > BK_BEST || covers(rb->k, i, &L))) {
-			Redo *d = rewrite(a, rb->k, i, &L);
-			d->prev = rb->last;
-			rb->last = d;
-			i = d->next->prev; /* on after the new loop */
+			Inst *next = i->next;
+			rewrite(a, rb, i, &L);
+			i = next->prev; /* on after the new loop */
 		}
 	}
 }
@@ -267,6 +376,12 @@ NvReblock *nv_reblock(Arena *a, IrKernel *k)
 	NvReblock *rb = arena_alloc(a, sizeof *rb);
 	memset(rb, 0, sizeof *rb);
 	rb->k = k;
+	for (Inst *i = k->body->first, *next; i; i = next) {
+		next = i->next;
+		Whole W;
+		if (match_whole(k, i, &W))
+			rewrite_whole(a, rb, &W);
+	}
 	reblock_region(a, rb, k->body);
 	return rb->last ? rb : NULL;
 }
@@ -276,7 +391,7 @@ void nv_reblock_undo(NvReblock *rb)
 	for (Redo *d = rb ? rb->last : NULL; d; d = d->prev) {
 		/* The new instructions lie between `mark` and `next`. */
 		ir_insert_before(d->next, d->old);
-		for (int j = 0; j < d->old->nresults; j++)
+		for (int j = 0; d->res && j < d->old->nresults; j++)
 			ir_replace_all_uses(rb->k, d->res[j], d->old->results[j]);
 		for (Inst *i = d->old->prev, *p; i && i != d->mark; i = p) {
 			p = i->prev;
