@@ -37,20 +37,27 @@ configs=${*:-"first:128:128:32:4:0 tri:128:256:64:8:3 k64:128:128:64:4:0 k128:12
 KS=${KS:-"8192 4096 1024"}   # the K of the spec kernels
 FORMS=${FORMS:-"spec ds ds16"}
 
-# spec NAME BM BN BK W S DT K / ds NAME BM BN BK W S DT REQ: one kernel,
-# its epilogue from $epi.
+# spec NAME BM BN BK W S DT K / whole NAME BM BN W S DT K / ds NAME BM BN
+# BK W S DT REQ: one kernel, its epilogue from $epi.
 epilogue() { if [ "$epi" = relu ]; then echo "max(acc, 0.0).astype($1)"; else echo "acc.astype($1)"; fi; }
 params() { if [ "$2" = 0 ]; then echo "params(num_warps = $1)"; else echo "params(num_warps = $1, num_stages = $2)"; fi; }
-spec() {
-	local nm=$1 bm=$2 bn=$3 bk=$4 w=$5 s=$6 dt=$7 K=$8
+# The head of a kernel of BlockSpecs [BM, K] / [K, BN]: NAME FORM DT K BM BN W S.
+spec_head() {
+	local nm=$1 form=$2 dt=$3 K=$4 bm=$5 bn=$6 w=$7 s=$8
 	cat <<PK
-kernel ${nm}_spec${K}_$dt(x: in $dt[m, $K], y: in $dt[$K, n], z: out $dt[m, n])
+kernel ${nm}_${form}${K}_$dt(x: in $dt[m, $K], y: in $dt[$K, n], z: out $dt[m, n])
     grid(cdiv(m, $bm), cdiv(n, $bn))
     spec x: [$bm, $K] (i, j) -> (i, 0)
     spec y: [$K, $bn] (i, j) -> (0, j)
     spec z: [$bm, $bn] (i, j) -> (i, j)
     requires n % 16 == 0
     $(params "$w" "$s")
+PK
+}
+spec() {
+	local nm=$1 bm=$2 bn=$3 bk=$4 w=$5 s=$6 dt=$7 K=$8
+	spec_head "$nm" spec "$dt" "$K" "$bm" "$bn" "$w" "$s"
+	cat <<PK
 {
     var acc = zeros(($bm, $bn), f32);
     for kk in range(cdiv($K, $bk)) {
@@ -62,14 +69,8 @@ PK
 }
 whole() {
 	local nm=$1 bm=$2 bn=$3 w=$4 s=$5 dt=$6 K=$7
+	spec_head "$nm" whole "$dt" "$K" "$bm" "$bn" "$w" "$s"
 	cat <<PK
-kernel ${nm}_whole${K}_$dt(x: in $dt[m, $K], y: in $dt[$K, n], z: out $dt[m, n])
-    grid(cdiv(m, $bm), cdiv(n, $bn))
-    spec x: [$bm, $K] (i, j) -> (i, 0)
-    spec y: [$K, $bn] (i, j) -> (0, j)
-    spec z: [$bm, $bn] (i, j) -> (i, j)
-    requires n % 16 == 0
-    $(params "$w" "$s")
 {
     let acc = dot(x[...], y[...], acc = f32);
     z[...] = $(epilogue "$dt");

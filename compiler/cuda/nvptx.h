@@ -656,9 +656,10 @@ bool nv_has_mma_dot(const Region *r);
 
 /* ---- nvptx_reblock.c ------------------------------------------------------------ */
 
-/* Rewrites kernel k's K loops of one tensor-core dot to slices of 64 (same
- * sums) for one entry; nv_reblock_undo puts them back as written.  NULL:
- * nothing rewritten (undo takes it too). */
+/* Rewrites kernel k's K loops of one tensor-core dot, and its dots over a
+ * whole K of 1024 or more, to loops of K slices of 64 (same sums) for one
+ * entry; nv_reblock_undo puts them back as written.  NULL: nothing
+ * rewritten (undo takes it too). */
 typedef struct NvReblock NvReblock;
 NvReblock *nv_reblock(Arena *a, IrKernel *k);
 void nv_reblock_undo(NvReblock *rb);
