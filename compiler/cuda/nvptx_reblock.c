@@ -282,8 +282,11 @@ static bool match_whole(const IrKernel *k, Inst *dot, Whole *W)
 	if (dot->op != IR_DOT || dot->nargs != 2 || dot->parent != k->body || dot->args[0] == dot->args[1])
 		return false;
 	const Type *at = dot->args[0]->type, *bt = dot->args[1]->type, *rt = dot->results[0]->type;
+	/* The loop's index and its slices' starts are i32: a K past that is
+	 * left to §10.2's bound on the dot's operands. */
 	if (at->rank != 2 || bt->rank != 2 || !lay_dot_is_mma(at, bt, rt) || at->dims[0] < 64 ||
-	    rt->dtype != DT_F32 || at->dims[1] < WHOLE_K_MIN || at->dims[1] % BK_BEST != 0)
+	    rt->dtype != DT_F32 || at->dims[1] < WHOLE_K_MIN || at->dims[1] > INT32_MAX ||
+	    at->dims[1] % BK_BEST != 0)
 		return false;
 	for (int s = 0; s < 2; s++) {
 		Inst *ld = dot->args[s]->def;
