@@ -238,6 +238,19 @@ static Redo *redo_of(Arena *a, NvReblock *rb, Inst *old)
 	return d;
 }
 
+/* Puts the results of c in place of those of d's old instruction, which
+ * leaves the region (d records both for nv_reblock_undo). */
+static void replace_old(Arena *a, IrKernel *k, Redo *d, const Inst *c)
+{
+	Inst *old = d->old;
+	d->res = arena_alloc(a, sizeof *d->res * (size_t)old->nresults);
+	for (int j = 0; j < old->nresults; j++) {
+		d->res[j] = c->results[j];
+		ir_replace_all_uses(k, old->results[j], c->results[j]);
+	}
+	ir_remove(old);
+}
+
 /* Rewrites `loop` (matched in L) for K slices of BK_BEST (its redo record
  * in rb). */
 static void rewrite(Arena *a, NvReblock *rb, Inst *loop, const Loop *L)
@@ -267,12 +280,7 @@ static void rewrite(Arena *a, NvReblock *rb, Inst *loop, const Loop *L)
 	Inst *c = copy_with_k(a, k, loop, L, mask);
 	c->args[0] = lo;
 	c->args[1] = hi;
-	d->res = arena_alloc(a, sizeof *d->res * (size_t)loop->nresults);
-	for (int j = 0; j < loop->nresults; j++) {
-		d->res[j] = c->results[j];
-		ir_replace_all_uses(k, loop->results[j], c->results[j]);
-	}
-	ir_remove(loop);
+	replace_old(a, k, d, c);
 }
 
 /* Whether `dot`, in the kernel's body, is one over a whole K of its two
@@ -348,10 +356,7 @@ static void rewrite_whole(Arena *a, NvReblock *rb, const Whole *W)
 	Inst *nd = ir_clone_inst(a, k, dot, m, end);
 	Value *sum = emit(a, k, end, IR_ADD, loc, rt, body->args[1], nd->results[0]);
 	ir_yield(a, k, body, loc, 1, &sum);
-	d->res = arena_alloc(a, sizeof *d->res);
-	d->res[0] = loop->results[0];
-	ir_replace_all_uses(k, dot->results[0], loop->results[0]);
-	ir_remove(dot);
+	replace_old(a, k, d, loop);
 	/* The loads go too (read by the old dot alone), each put back before
 	 * the dot is. */
 	for (int s = 0; s < 2; s++) {
