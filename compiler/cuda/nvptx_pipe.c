@@ -201,11 +201,6 @@ static bool a_before_body(NvFn *f, const Region *body, const Inst *d)
 	return nv_wg_a_regs_planned(f, d) && a->def && !region_within(a->def->parent, body);
 }
 
-static bool a_before_loop(NvFn *f, const Inst *loop, const Inst *d)
-{
-	return a_before_body(f, loop->regions[0], d);
-}
-
 /* Whether ptxas compiles a wgmma register A that stays live across a
  * loop's iterations (loaded before the loop: attention's q) correctly.
  * ptxas of CUDA 13.0 may give its registers to other values of the loop
@@ -236,7 +231,7 @@ bool nv_wg_a_invariant_unsafe(NvFn *f, const Inst *d)
 	return body && a_before_body(f, body, d) && !invariant_a_safe(f);
 }
 
-/* Whether the A of dot d that a_before_loop finds is kept in shared
+/* Whether the A of dot d that a_before_body finds is kept in shared
  * memory instead (LoopPipe.resident): whenever ptxas could miscompile it
  * in registers (invariant_a_safe).  wgmma then reads A as a
  * shared-memory operand, stored once before the loop: copied by the copy
@@ -252,7 +247,7 @@ bool nv_wg_a_invariant_unsafe(NvFn *f, const Inst *d)
  * TFLOP/s and causal from 467-475 to 496-500, d192 from 575 to 613-615. */
 static bool plan_resident(NvFn *f, const Inst *loop, const Inst *d)
 {
-	return a_before_loop(f, loop, d) && !invariant_a_safe(f);
+	return a_before_body(f, loop->regions[0], d) && !invariant_a_safe(f);
 }
 
 /* Bytes of dot d's resident A (plan_resident), 0 when none. */
