@@ -633,8 +633,11 @@ const Value *nv_value_too_large(const Region *r, int warpbits, const Inst **at);
  * `avail` bytes of shared memory, beside `used` bytes of the CTA's other
  * shared memory (fewer than 2: no pipeline); chain_acc: for a pipeline of
  * two or more dots of a loop (attention's q kᵀ and p v), their f32
- * accumulators a thread, else 0. */
-int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint64_t used, int64_t chain_acc);
+ * accumulators a thread, else 0; trips: the loop's constant trip count, or
+ * -1 (unknown, or not a loop's pipeline); neither the choice nor
+ * num_stages goes past it. */
+int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint64_t used, int64_t chain_acc,
+                    int64_t trips);
 /* Whether a wgmma pipeline whose every operand fits the copy engine takes
  * it, its iterations copying `bytes` (both operands of every dot). */
 bool nv_sched_tma(uint64_t bytes);

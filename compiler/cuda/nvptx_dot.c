@@ -1472,7 +1472,7 @@ static void wg_roll_stages(NvFn *f, const Inst *i, Pipeline *p)
 	uint64_t bytes = nv_align_up((uint64_t)(M * p->kc * 2), NV_WGMMA_ALIGN) + (uint64_t)(N * p->kc * 2);
 	uint64_t cap = nv_pipe_cap(f);
 	int S = nv_sched_stages(f, i, nv_align_up(bytes, NV_WGMMA_ALIGN),
-	                        cap > f->smem_scratch ? cap - f->smem_scratch : 0, f->smem_scratch, 0);
+	                        cap > f->smem_scratch ? cap - f->smem_scratch : 0, f->smem_scratch, 0, -1);
 	p->stages = S < 1 ? 1 : S;
 	if (S >= 3 && (S - 2) * p->kc >= 64) {
 		p->ahead = S - 2;

@@ -27,7 +27,12 @@
  *   registers a thread (attention's q kᵀ and p v up to head dim 128)
  *   shares the SM already with SCHED_SHARED_CHAIN_STAGES, and the kernel
  *   asks ptxas for two CTAs an SM (nvvm.minctasm): one CTA's softmax, start
- *   and end run beside the other's dots.  On the
+ *   and end run beside the other's dots.  A loop of a constant trip count
+ *   takes no more buffers than it has iterations, and shares the SM as
+ *   soon as every iteration has its buffer or, at SCHED_SHORT_TRIPS
+ *   iterations or fewer, SCHED_SHORT_SHARED_STAGES do: a short loop's CTA
+ *   spends much of its time starting and storing, which another CTA
+ *   beside it overlaps.  On the
  *   H100 (bench/RESULTS.md, helper hopper4): 128 x 128 x 64 on 4 warps with
  *   3 stages, 2 CTAs an SM, ran 0.74-0.86x cuBLAS; on 8 warps with 6
  *   stages, one CTA, 0.79-0.94x; 128 x 128 x 32 blocks ran slower with 6
@@ -98,6 +103,14 @@
 #define SCHED_SHARED_CHAIN_STAGES 2
 #define SCHED_CHAIN_SHARED_ACC 96
 #define SCHED_MAX_STAGES_ALONE 8
+/* A loop of at most SCHED_SHORT_TRIPS iterations shares the SM with
+ * SCHED_SHORT_SHARED_STAGES buffers.  H200, user matmuls of K 256 and 512
+ * in BK 64 (bench/RESULTS.md, twenty-second session): 128 x 128 blocks on
+ * 4 or 8 warps with 3 stages and 2 CTAs an SM ran 1.00-1.29x the speed of
+ * 4 (K 256) or 6 stages on one CTA; at K 1024 (16 iterations) 0.91-1.02x,
+ * hence 8. */
+#define SCHED_SHORT_TRIPS 8
+#define SCHED_SHORT_SHARED_STAGES 3
 /* Shared memory and registers of one SM (sm_90), the part of the shared
  * memory the driver keeps per CTA, and what a pipeline leaves to the
  * temporary area of each CTA. */
@@ -221,7 +234,8 @@ static int ctas_per_sm(int threads, int64_t acc)
 	return n < 1 ? 1 : n > 2 ? 2 : (int)n;
 }
 
-int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint64_t used, int64_t chain_acc)
+int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint64_t used, int64_t chain_acc,
+                    int64_t trips)
 {
 	int hint = f->k->num_stages;
 	if (f->nv->hint_stages)
@@ -238,6 +252,15 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint
 	 * 128 419 -> 502; 64-row q blocks at d128 394 -> 526. */
 	bool chain = chain_acc > 0 && chain_acc <= SCHED_CHAIN_SHARED_ACC;
 	int shared = chain ? SCHED_SHARED_CHAIN_STAGES : SCHED_SHARED_STAGES;
+	/* A buffer past the trip count would never be filled: a loop of 2
+	 * iterations (K 128 in BK 64) took 6 buffers and one CTA an SM, and
+	 * ran 1.04-1.50x faster with 2 buffers and two CTAs (H200, the same
+	 * session; 128 x 128, 128 x 256 and 64 x 128 blocks).  Its every
+	 * iteration buffered, the SM is shared. */
+	if (trips >= 2 && trips < shared)
+		shared = (int)trips;
+	if (trips >= 2 && trips <= SCHED_SHORT_TRIPS && shared > SCHED_SHORT_SHARED_STAGES)
+		shared = SCHED_SHORT_SHARED_STAGES;
 	int s = 0, ctas;
 	for (ctas = chain ? 2 : ctas_per_sm(threads, acc); ctas >= 1; ctas--) {
 		uint64_t budget = SM_SMEM / (uint64_t)ctas - CTA_SMEM_RESERVED - SCHED_TEMP_RESERVE;
@@ -251,6 +274,8 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint
 		if (budget > avail)
 			budget = avail;
 		uint64_t n = budget / bytes, most = ctas > 1 ? SCHED_MAX_STAGES : SCHED_MAX_STAGES_ALONE;
+		if (trips >= 2 && (uint64_t)trips < most)
+			most = (uint64_t)trips;
 		s = n > most ? (int)most : (int)n;
 		if (ctas == 1 || s >= shared)
 			break;
@@ -259,6 +284,8 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint
 		f->sched_shared = true;
 	if (ctas > 1 && chain)
 		f->chain_shared = true;
+	if (trips >= 2 && hint > trips)
+		hint = (int)trips;
 	if (hint > s && (uint64_t)hint * bytes <= avail)
 		s = hint;
 	if (s > hint)
