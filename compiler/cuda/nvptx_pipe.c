@@ -469,12 +469,9 @@ static void plan_mbar(NvFn *f, LoopPipe *p)
 static int64_t const_trips(const Inst *loop)
 {
 	int64_t v[3];
-	for (int a = 0; a < 3; a++) {
-		const Inst *c = loop->args[a]->def;
-		if (!c || c->op != IR_CONST)
+	for (int a = 0; a < 3; a++)
+		if (!ir_const_value(loop->args[a], &v[a]))
 			return -1;
-		v[a] = c->ival;
-	}
 	if (v[2] <= 0 || v[1] <= v[0])
 		return -1;
 	uint64_t n = ((uint64_t)v[1] - (uint64_t)v[0] - 1) / (uint64_t)v[2] + 1; /* no signed overflow */

@@ -96,6 +96,14 @@ static bool iv_times(const Value *v, const Value *iv, int64_t *c)
 	return (m->args[0] == iv && ir_const_value(m->args[1], c)) || (m->args[1] == iv && ir_const_value(m->args[0], c));
 }
 
+/* Whether `ld` is a load in region r the rewrites take: no mask, no
+ * `other`, no gathered dim (the emulator's pipeline then used a gather's
+ * indices before it had them: NVVM verification failed). */
+static bool plain_load(const Inst *ld, const Region *r)
+{
+	return ld && ld->op == IR_LOAD && ld->parent == r && !ld->has_mask && !ld->has_other && !ir_access_gathers(ld);
+}
+
 static bool used_only_by(const Region *body, const Value *v, const Inst *user)
 {
 	for (const Inst *i = body->first; i; i = i->next)
@@ -130,8 +138,7 @@ static bool match(const Inst *loop, Loop *L)
 	for (int s = 0; s < 2; s++) {
 		Inst *ld = dot->args[s]->def;
 		int op;
-		if (!ld || ld->op != IR_LOAD || ld->parent != body || ld->has_mask || ld->has_other ||
-		    ld->results[0]->type->rank != 2 || !used_only_by(body, ld->results[0], dot))
+		if (!plain_load(ld, body) || ld->results[0]->type->rank != 2 || !used_only_by(body, ld->results[0], dot))
 			return false;
 		int j = indexer_of(ld, s == 0 ? 1 : 0, &op);
 		int64_t c;
@@ -205,6 +212,16 @@ static Value *konst(Arena *a, IrKernel *k, InsertPoint at, Loc loc, Type *t, int
 	return i->results[0];
 }
 
+/* x * r, a constant where x is one (and the product fits): the pipeline
+ * sizes its stages by a constant trip count (nvptx_sched.c). */
+static Value *times(Arena *a, IrKernel *k, InsertPoint at, Loc loc, Type *t, Value *x, int64_t r)
+{
+	int64_t v, p;
+	if (ir_const_value(x, &v) && ck_mul(v, r, &p))
+		return konst(a, k, at, loc, t, p);
+	return emit(a, k, at, IR_MUL, loc, t, x, konst(a, k, at, loc, t, r));
+}
+
 /* A copy of `loop` before it whose slices are BK_BEST deep (masked along
  * K when `mask`). */
 static Inst *copy_with_k(Arena *a, IrKernel *k, Inst *loop, const Loop *L, bool mask)
@@ -267,16 +284,20 @@ static void rewrite(Arena *a, NvReblock *rb, Inst *loop, const Loop *L)
 	if (L->bk > BK_BEST) {
 		/* [lo * r, hi * r) */
 		int64_t r = L->bk / BK_BEST;
-		lo = emit(a, k, at, IR_MUL, loc, it, loop->args[0], konst(a, k, at, loc, it, r));
-		hi = emit(a, k, at, IR_MUL, loc, it, loop->args[1], konst(a, k, at, loc, it, r));
+		lo = times(a, k, at, loc, it, loop->args[0], r);
+		hi = times(a, k, at, loc, it, loop->args[1], r);
 	} else {
 		/* [0, cdiv(T, r)) = [0, (T + r - 1) // r) */
 		int64_t r = BK_BEST / L->bk;
-		mask = !ir_const_value(loop->args[1], &T) || T % r != 0;
+		bool known = ir_const_value(loop->args[1], &T);
+		mask = !known || T % r != 0;
 		lo = loop->args[0];
-		hi = emit(a, k, at, IR_FLOORDIV, loc, it,
-		          emit(a, k, at, IR_ADD, loc, it, loop->args[1], konst(a, k, at, loc, it, r - 1)),
-		          konst(a, k, at, loc, it, r));
+		if (known && T >= 0)
+			hi = konst(a, k, at, loc, it, T / r + (T % r != 0));
+		else
+			hi = emit(a, k, at, IR_FLOORDIV, loc, it,
+			          emit(a, k, at, IR_ADD, loc, it, loop->args[1], konst(a, k, at, loc, it, r - 1)),
+			          konst(a, k, at, loc, it, r));
 	}
 	Inst *c = copy_with_k(a, k, loop, L, mask);
 	c->args[0] = lo;
@@ -313,8 +334,7 @@ static bool match_whole(const IrKernel *k, Inst *dot, Whole *W)
 		return false;
 	for (int s = 0; s < 2; s++) {
 		Inst *ld = dot->args[s]->def;
-		if (!ld || ld->op != IR_LOAD || ld->parent != dot->parent || ld->has_mask || ld->has_other ||
-		    !used_only_by(dot->parent, ld->results[0], dot))
+		if (!plain_load(ld, dot->parent) || !used_only_by(dot->parent, ld->results[0], dot))
 			return false;
 		int j = indexer_of(ld, s == 0 ? 1 : 0, &W->kop[s]);
 		if (j < 0 || ld->idx[j].kind != IDX_FULL)

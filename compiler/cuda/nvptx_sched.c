@@ -284,9 +284,12 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint
 		f->sched_shared = true;
 	if (ctas > 1 && chain)
 		f->chain_shared = true;
+	/* A short loop keeps the SM shared rather than take a larger
+	 * num_stages (which would leave room for one CTA). */
 	if (trips >= 2 && hint > trips)
 		hint = (int)trips;
-	if (hint > s && (uint64_t)hint * bytes <= avail)
+	bool short_shared = ctas > 1 && trips >= 2 && trips <= SCHED_SHORT_TRIPS;
+	if (hint > s && (uint64_t)hint * bytes <= avail && !short_shared)
 		s = hint;
 	if (s > hint)
 		f->sched_raised = true;
