@@ -1037,10 +1037,10 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *
 		Loc last = {0};
 		note_dot_units(nv, k->body, f->plan, lay_log2_ceil(warps), &last);
 	}
-	/* Two or three CTAs an SM (nv_sched_stages): ptxas keeps each to its
-	 * share of the registers. */
-	if (f->min_ctas)
-		str_attr(f->g, fn, "nvvm.minctasm", arena_printf(nv->cc->arena, "%d", f->min_ctas));
+	/* Two CTAs an SM (nv_sched_stages): ptxas keeps each to half the
+	 * registers. */
+	if (f->chain_shared)
+		str_attr(f->g, fn, "nvvm.minctasm", "2");
 	finish_smem(f, info);
 	info->tma = nv->tma_decl;
 	info->ntma = nv->ntma_decl;

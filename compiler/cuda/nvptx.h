@@ -336,8 +336,8 @@ typedef struct NvFn {
 	bool wgmma;               /* some dot uses wgmma: its buffers are NV_WGMMA_ALIGN-aligned */
 	bool persistent;          /* the CTA loops over tasks (nv_sched_persistent) */
 	bool sched_shared;        /* a pipeline's stages were sized for CTAs sharing an SM */
-	int min_ctas;             /* CTAs an SM the kernel asks ptxas to fit (nvvm.minctasm: 2 for a loop
-	                             of two or more dots, 3 for a short loop; nv_sched_stages), or 0 */
+	bool chain_shared;        /* ... for a loop of two or more dots: the kernel asks ptxas for two
+	                             CTAs an SM (nvvm.minctasm 2, half the registers; nv_sched_stages) */
 	bool pipe_chain;          /* a pipeline of chained wgmma dots on mbarriers (plan_mbar) or the copy
 	                             engine (plan_tma): one task a CTA */
 	bool sched_raised;        /* a pipeline took more stages than num_stages (nv_sched_stages) */
@@ -638,8 +638,6 @@ const Value *nv_value_too_large(const Region *r, int warpbits, const Inst **at);
  * num_stages goes past it. */
 int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint64_t used, int64_t chain_acc,
                     int64_t trips);
-/* A FOR loop's trip count when its bounds and step are constants, else -1. */
-int64_t nv_const_trips(const Inst *loop);
 /* Whether a wgmma pipeline whose every operand fits the copy engine takes
  * it, its iterations copying `bytes` (both operands of every dot). */
 bool nv_sched_tma(uint64_t bytes);
