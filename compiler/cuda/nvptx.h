@@ -638,6 +638,8 @@ const Value *nv_value_too_large(const Region *r, int warpbits, const Inst **at);
  * num_stages goes past it. */
 int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint64_t used, int64_t chain_acc,
                     int64_t trips);
+/* A FOR loop's trip count when its bounds and step are constants, else -1. */
+int64_t nv_const_trips(const Inst *loop);
 /* Whether a wgmma pipeline whose every operand fits the copy engine takes
  * it, its iterations copying `bytes` (both operands of every dot). */
 bool nv_sched_tma(uint64_t bytes);

@@ -465,19 +465,6 @@ static void plan_mbar(NvFn *f, LoopPipe *p)
 	f->pipe_chain = true;
 }
 
-/* loop's trip count when its bounds and step are constants, else -1. */
-static int64_t const_trips(const Inst *loop)
-{
-	int64_t v[3];
-	for (int a = 0; a < 3; a++)
-		if (!ir_const_value(loop->args[a], &v[a]))
-			return -1;
-	if (v[2] <= 0 || v[1] <= v[0])
-		return -1;
-	uint64_t n = ((uint64_t)v[1] - (uint64_t)v[0] - 1) / (uint64_t)v[2] + 1; /* no signed overflow */
-	return n > INT64_MAX ? INT64_MAX : (int64_t)n;
-}
-
 /* The buffers, depth and in-flight groups of loop's pipeline, with
  * resident A where plan_resident wants it. */
 static LoopPipe *plan_buffers(NvFn *f, const Inst *loop)
@@ -504,7 +491,7 @@ static LoopPipe *plan_buffers(NvFn *f, const Inst *loop)
 	/* wgmma pipelines: as deep as pkc chooses (nvptx_sched.c). */
 	uint64_t used = f->smem_pipe_live + f->smem_scratch + res, cap = nv_pipe_cap(f);
 	if (wd)
-		S = nv_sched_stages(f, wd, per, cap > used ? cap - used : 0, used, n >= 2 ? acc : 0, const_trips(loop));
+		S = nv_sched_stages(f, wd, per, cap > used ? cap - used : 0, used, n >= 2 ? acc : 0, nv_const_trips(loop));
 	if (S < 2 || (uint64_t)S * per + res > cap)
 		return NULL;
 	LoopPipe *p = arena_alloc(nv_arena(f), sizeof *p);

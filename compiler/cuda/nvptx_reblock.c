@@ -21,7 +21,7 @@
  * other in order, so the sums are those of the loop as written (the
  * products of masked zeros add +0; §4.1 lets dot products reassociate).
  *
- * A dot over a whole K of whole_k_min or more (BlockSpecs [BM, K] and
+ * A dot over a whole K of WHOLE_K_MIN or more (BlockSpecs [BM, K] and
  * [K, BN], one dot, as in the Pallas quickstart) becomes the loop a user
  * would write, with slices of 64:
  *
@@ -30,9 +30,10 @@
  * so that it runs on the loop's pipeline (the copy engine, the schedule
  * of nvptx_sched.c) rather than on the dot's own cp.async slices: on the
  * H200, 128 x 128 blocks at K 4096 ran 14-18 % faster as a loop, at K 1024
- * 2-3 % (bench/RESULTS.md, twenty-first session), and from K 128 where
- * the dot's warpgroups each hold one 64-row tile (twenty-second session;
- * whole_k_min).  The sums are the same
+ * 2-3 % (bench/RESULTS.md, twenty-first session), and at K 128 to 768
+ * 1.00-1.18x for every block measured (twenty-second and twenty-third
+ * sessions: 128 x 128 on 4 and 8 warps, 128 x 256 on 4 and 8, 256 x 128
+ * on 8, 64 x 128 on 4).  The sums are the same
  * (§4.1; the tensor cores add the k-steps in order either way).
  *
  * The IR is shared with the host back end, which runs after the GPU's: the
@@ -42,7 +43,10 @@
 
 #include <string.h>
 
-enum { BK_BEST = 64 }; /* 16-bit elements: 128-byte lines */
+enum {
+	BK_BEST = 64,          /* 16-bit elements: 128-byte lines */
+	WHOLE_K_MIN = 2 * BK_BEST, /* the shortest whole K that runs as a loop (a loop of one iteration gains nothing) */
+};
 
 /* One rewritten instruction: `old` was unlinked before `next`, the new
  * instructions put after `mark` (NULL: the region's start); `res` (NULL:
@@ -305,19 +309,6 @@ static void rewrite(Arena *a, NvReblock *rb, Inst *loop, const Loop *L)
 	replace_old(a, k, d, c);
 }
 
-/* The shortest whole K of an [M, K] operand that k's dot runs faster as a
- * loop.  Where a warpgroup of the warps asked would hold two or more
- * 64-row tiles (128 rows on 4 warps: 128 accumulators a thread, three CTAs
- * an SM), the dot's own slices ran 0.98-1.15x the loop's speed (two
- * warpgroups, two CTAs an SM) at K 128 to 512; elsewhere the loop ran
- * faster from K 128: 128 x 128 on 8 warps 1.01-1.16x, 128 x 256 0.98-1.10x,
- * 64 x 128 1.02-1.18x (H200, M = N = 4096 to 16384; bench/RESULTS.md,
- * twenty-second session). */
-static int64_t whole_k_min(const IrKernel *k, const Type *at)
-{
-	int64_t warpgroups = k->num_warps >= 8 ? k->num_warps / 4 : 1;
-	return at->dims[0] / 64 > warpgroups ? 1024 : 2 * BK_BEST;
-}
 
 /* Whether `dot`, in the kernel's body, is one over a whole K of its two
  * loads (the form at the top), filled in W. */
@@ -329,7 +320,7 @@ static bool match_whole(const IrKernel *k, Inst *dot, Whole *W)
 	/* The loop's index and its slices' starts are i32: a K past that is
 	 * left to §10.2's bound on the dot's operands. */
 	if (at->rank != 2 || bt->rank != 2 || !lay_dot_is_mma(at, bt, rt) || at->dims[0] < 64 ||
-	    rt->dtype != DT_F32 || at->dims[1] < whole_k_min(k, at) || at->dims[1] > INT32_MAX ||
+	    rt->dtype != DT_F32 || at->dims[1] < WHOLE_K_MIN || at->dims[1] > INT32_MAX ||
 	    at->dims[1] % BK_BEST != 0)
 		return false;
 	for (int s = 0; s < 2; s++) {

@@ -32,7 +32,9 @@
  *   soon as every iteration has its buffer or, at SCHED_SHORT_TRIPS
  *   iterations or fewer, SCHED_SHORT_SHARED_STAGES do: a short loop's CTA
  *   spends much of its time starting and storing, which another CTA
- *   beside it overlaps.  On the
+ *   beside it overlaps; a loop of SCHED_SQUARE_TRIPS iterations or fewer
+ *   of a 128 x 128 dot asked for on 4 warps keeps one warpgroup and takes
+ *   2 stages on each of three CTAs an SM (SCHED_SHORT_CTAS).  On the
  *   H100 (bench/RESULTS.md, helper hopper4): 128 x 128 x 64 on 4 warps with
  *   3 stages, 2 CTAs an SM, ran 0.74-0.86x cuBLAS; on 8 warps with 6
  *   stages, one CTA, 0.79-0.94x; 128 x 128 x 32 blocks ran slower with 6
@@ -111,6 +113,25 @@
  * hence 8. */
 #define SCHED_SHORT_TRIPS 8
 #define SCHED_SHORT_SHARED_STAGES 3
+/* A loop of at most SCHED_SQUARE_TRIPS iterations of one dot keeps the
+ * warps asked for, and where one warpgroup then holds two 64-row tiles
+ * (128 x 128 on 4 warps: 128 accumulators a thread), three CTAs share the
+ * SM with 2 stages each, a larger num_stages notwithstanding.  H200,
+ * 128 x 128 blocks on 4 warps in BK 64 and 32 (bench/RESULTS.md,
+ * twenty-second and twenty-third sessions), against two warpgroups on two
+ * CTAs: K 128-512 1.03-1.27x, K 768 1.11-1.14x, K 1024 1.07x, K 2048
+ * 0.98-1.00x (hence 16 iterations); one warpgroup on two CTAs alone
+ * 0.98-1.16x.  ptxas is not held to a third of the registers
+ * (nvvm.minctasm): it gives 154-155 unasked with a plain epilogue, the
+ * same speed as held (0.98-1.01x), and where a heavier epilogue takes
+ * more (171 for bias, relu and exp) two CTAs still fit, where held it
+ * spilled.  SCHED_SHORT_OTHER_REGS is the registers besides the
+ * accumulators that three CTAs leave.  64-row blocks on three CTAs were
+ * measured at long K only (0.95-1.11x): not taken. */
+#define SCHED_SQUARE_TRIPS 16
+#define SCHED_SHORT_CTAS 3
+#define SCHED_SHORT_CTAS_STAGES 2
+#define SCHED_SHORT_OTHER_REGS 40
 /* Shared memory and registers of one SM (sm_90), the part of the shared
  * memory the driver keeps per CTA, and what a pipeline leaves to the
  * temporary area of each CTA. */
@@ -165,6 +186,47 @@ static int dot_warps(const Inst *d, bool in_loop)
 	return w < 4 ? 4 : (int)w;
 }
 
+int64_t nv_const_trips(const Inst *loop)
+{
+	int64_t v[3];
+	for (int a = 0; a < 3; a++)
+		if (!ir_const_value(loop->args[a], &v[a]))
+			return -1;
+	if (v[2] <= 0 || v[1] <= v[0])
+		return -1;
+	uint64_t n = ((uint64_t)v[1] - (uint64_t)v[0] - 1) / (uint64_t)v[2] + 1; /* no signed overflow */
+	return n > INT64_MAX ? INT64_MAX : (int64_t)n;
+}
+
+/* Whether dot d is a 128 x 128 block: on one warpgroup, two 64-row tiles
+ * and 128 accumulators a thread (the shape SCHED_SHORT_CTAS measured). */
+static bool square128(const Inst *d)
+{
+	return d->args[0]->type->dims[0] == 128 && d->results[0]->type->dims[1] == 128;
+}
+
+/* Whether `loop` runs SCHED_SQUARE_TRIPS iterations or fewer of one dot,
+ * a 128 x 128 block whose 2 stages fit a third of the SM (K slices of 64
+ * or less; attention's loops of two dots stay as they are). */
+static bool short_square(const Inst *loop)
+{
+	int64_t t = nv_const_trips(loop);
+	if (t < 1 || t > SCHED_SQUARE_TRIPS)
+		return false;
+	const Inst *dot = NULL;
+	for (const Inst *i = loop->regions[0]->first; i; i = i->next)
+		if (i->op == IR_DOT) {
+			if (dot)
+				return false;
+			dot = i;
+		}
+	if (!dot || dot->results[0]->type->rank != 2 || !square128(dot))
+		return false;
+	uint64_t stage = (uint64_t)(128 + 128) * (uint64_t)dot->args[0]->type->dims[1] *
+	                 (uint64_t)dtype_bytes(dot->args[0]->type->dtype);
+	return SCHED_SHORT_CTAS_STAGES * stage <= SM_SMEM / SCHED_SHORT_CTAS - CTA_SMEM_RESERVED - SCHED_TEMP_RESERVE;
+}
+
 static int region_warps(const Region *r, bool in_loop)
 {
 	int w = 0;
@@ -172,7 +234,7 @@ static int region_warps(const Region *r, bool in_loop)
 		int x = i->op == IR_DOT ? dot_warps(i, in_loop) : 0;
 		w = x > w ? x : w;
 		for (int k = 0; k < i->nregions; k++) {
-			x = region_warps(i->regions[k], in_loop || i->op == IR_FOR);
+			x = region_warps(i->regions[k], in_loop || (i->op == IR_FOR && !short_square(i)));
 			w = x > w ? x : w;
 		}
 	}
@@ -227,9 +289,13 @@ int nv_sched_warps(const Nv *nv, const IrKernel *k)
 }
 
 /* CTAs of `threads` threads with `acc` accumulators each that the
- * registers of an SM hold (1 or 2). */
-static int ctas_per_sm(int threads, int64_t acc)
+ * registers of an SM hold (1 or 2; 3 for a short loop's 128 x 128 block
+ * on one warpgroup, `three`: SCHED_SHORT_CTAS). */
+static int ctas_per_sm(int threads, int64_t acc, bool three)
 {
+	if (three && threads == 128 && acc == SCHED_MAX_ACC &&
+	    SCHED_SHORT_CTAS * (int64_t)threads * (acc + SCHED_SHORT_OTHER_REGS) <= SM_REGS)
+		return SCHED_SHORT_CTAS;
 	int64_t n = SM_REGS / ((int64_t)threads * (acc + SCHED_OTHER_REGS));
 	return n < 1 ? 1 : n > 2 ? 2 : (int)n;
 }
@@ -262,7 +328,9 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint
 	if (trips >= 2 && trips <= SCHED_SHORT_TRIPS && shared > SCHED_SHORT_SHARED_STAGES)
 		shared = SCHED_SHORT_SHARED_STAGES;
 	int s = 0, ctas;
-	for (ctas = chain ? 2 : ctas_per_sm(threads, acc); ctas >= 1; ctas--) {
+	bool short_loop = trips >= 2 && trips <= SCHED_SHORT_TRIPS;
+	bool three = trips >= 2 && trips <= SCHED_SQUARE_TRIPS && chain_acc == 0 && d->results[0]->type->rank == 2 && square128(d);
+	for (ctas = chain ? 2 : ctas_per_sm(threads, acc, three); ctas >= 1; ctas--) {
 		uint64_t budget = SM_SMEM / (uint64_t)ctas - CTA_SMEM_RESERVED - SCHED_TEMP_RESERVE;
 		/* There the CTA's other shared memory (q resident) must fit the
 		 * half too.  Elsewhere the budget stays as measured (counted
@@ -273,22 +341,24 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint
 			budget = budget > used ? budget - used : 0;
 		if (budget > avail)
 			budget = avail;
-		uint64_t n = budget / bytes, most = ctas > 1 ? SCHED_MAX_STAGES : SCHED_MAX_STAGES_ALONE;
+		uint64_t n = budget / bytes, most = ctas > 2 ? SCHED_SHORT_CTAS_STAGES
+		                                  : ctas > 1 ? SCHED_MAX_STAGES : SCHED_MAX_STAGES_ALONE;
 		if (trips >= 2 && (uint64_t)trips < most)
 			most = (uint64_t)trips;
 		s = n > most ? (int)most : (int)n;
-		if (ctas == 1 || s >= shared)
+		if (ctas == 1 || s >= (ctas > 2 ? (int)most : shared))
 			break;
 	}
 	if (ctas > 1)
 		f->sched_shared = true;
 	if (ctas > 1 && chain)
 		f->chain_shared = true;
-	/* A short loop keeps the SM shared rather than take a larger
-	 * num_stages (which would leave room for one CTA). */
+	/* A short loop, and three CTAs, keep the SM shared rather than take
+	 * a larger num_stages (which would leave room for one CTA: BK 32 with
+	 * num_stages = 4 on three CTAs at K 1024 ran 0.82-0.84x so). */
 	if (trips >= 2 && hint > trips)
 		hint = (int)trips;
-	bool short_shared = ctas > 1 && trips >= 2 && trips <= SCHED_SHORT_TRIPS;
+	bool short_shared = ctas > 2 || (ctas > 1 && short_loop);
 	if (hint > s && (uint64_t)hint * bytes <= avail && !short_shared)
 		s = hint;
 	if (s > hint)
