@@ -11,7 +11,9 @@
 #         divisibility specialisation);
 #   whole BlockSpecs [BM, K] / [K, BN] as in spec and one dot over the
 #         whole K, no loop (the Pallas quickstart's form, samples/matmul.pk;
-#         BK unused), not in the default FORMS.
+#         BK unused), not in the default FORMS;
+#   wholeu the same without `requires n % 16 == 0` (any N: odd N runs the
+#         entry of unaligned rows), not in the default FORMS.
 # The driver (bench/gpu/matmul_user.c) runs every kernel on the shapes
 # M x N x K 8192^3, 4096^3, 8192x8192x1024, 16384x1024x4096 (spec kernels
 # on those of their K), checks 1024 sampled elements against a double
@@ -43,14 +45,15 @@ epilogue() { if [ "$epi" = relu ]; then echo "max(acc, 0.0).astype($1)"; else ec
 params() { if [ "$2" = 0 ]; then echo "params(num_warps = $1)"; else echo "params(num_warps = $1, num_stages = $2)"; fi; }
 # The head of a kernel of BlockSpecs [BM, K] / [K, BN]: NAME FORM DT K BM BN W S.
 spec_head() {
-	local nm=$1 form=$2 dt=$3 K=$4 bm=$5 bn=$6 w=$7 s=$8
+	local nm=$1 form=$2 dt=$3 K=$4 bm=$5 bn=$6 w=$7 s=$8 req="requires n % 16 == 0"
+	[ "$form" = wholeu ] && req=""
 	cat <<PK
 kernel ${nm}_${form}${K}_$dt(x: in $dt[m, $K], y: in $dt[$K, n], z: out $dt[m, n])
     grid(cdiv(m, $bm), cdiv(n, $bn))
     spec x: [$bm, $K] (i, j) -> (i, 0)
     spec y: [$K, $bn] (i, j) -> (0, j)
     spec z: [$bm, $bn] (i, j) -> (i, j)
-    requires n % 16 == 0
+    $req
     $(params "$w" "$s")
 PK
 }
@@ -68,8 +71,8 @@ spec() {
 PK
 }
 whole() {
-	local nm=$1 bm=$2 bn=$3 w=$4 s=$5 dt=$6 K=$7
-	spec_head "$nm" whole "$dt" "$K" "$bm" "$bn" "$w" "$s"
+	local nm=$1 bm=$2 bn=$3 w=$4 s=$5 dt=$6 K=$7 form=${8:-whole}
+	spec_head "$nm" "$form" "$dt" "$K" "$bm" "$bn" "$w" "$s"
 	cat <<PK
 {
     let acc = dot(x[...], y[...], acc = f32);
@@ -114,10 +117,12 @@ build)
 				spec "$nm" "$bm" "$bn" "$bk" "$w" "$s" "$dt" "$K" >>"$pk"
 				echo "UM_SPEC(${nm}_spec${K}_$dt, \"$c\", $bf, $K)" >>"$list"
 			done
-			for K in $KS; do
-				[[ " $FORMS " == *" whole "* ]] || break
-				whole "$nm" "$bm" "$bn" "$w" "$s" "$dt" "$K" >>"$pk"
-				echo "UM_SPEC(${nm}_whole${K}_$dt, \"$c\", $bf, $K)" >>"$list"
+			for form in whole wholeu; do
+				for K in $KS; do
+					[[ " $FORMS " == *" $form "* ]] || break
+					whole "$nm" "$bm" "$bn" "$w" "$s" "$dt" "$K" "$form" >>"$pk"
+					echo "UM_SPEC(${nm}_$form${K}_$dt, \"$c\", $bf, $K)" >>"$list"
+				done
 			done
 			if [[ " $FORMS " == *" ds "* ]]; then
 				ds "$nm" "$bm" "$bn" "$bk" "$w" "$s" "$dt" "" >>"$pk"

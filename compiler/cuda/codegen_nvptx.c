@@ -1130,11 +1130,18 @@ static bool rows_aligned(const Nv *nv, const IrKernel *k)
 }
 
 /* Kernel k's entry `name`, its K loops with slices of 64 where the rows
- * are aligned (nvptx_reblock.c: the IR is changed for this entry alone). */
+ * are aligned on sm_90a (nvptx_reblock.c: the IR is changed for this entry
+ * alone).  Where they are not, on every target, its dots over a whole K
+ * become K loops all the same: their copies of unaligned rows go element
+ * by element, unrolled over the whole operand (a K of 4096 passed §10.2's
+ * bound, 1024 compiled without optimisation). */
 static bool emit_entry(Nv *nv, const IrKernel *k, const char *name, GpuKernel *info)
 {
 	/* The module's IR is restored before this returns. */
-	NvReblock *rb = nv->reblock && rows_aligned(nv, k) ? nv_reblock(nv->cc->arena, (IrKernel *)k) : NULL;
+	bool aligned = rows_aligned(nv, k);
+	NvReblock *rb = nv->reblock && aligned     ? nv_reblock(nv->cc->arena, (IrKernel *)k, false)
+	                : nv->reblock_whole && !aligned ? nv_reblock(nv->cc->arena, (IrKernel *)k, true)
+	                                                : NULL;
 	bool ok = emit_kernel(nv, k, name, info);
 	nv_reblock_undo(rb);
 	return ok;
@@ -1772,6 +1779,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	nv.wgmma = hopper && !(opt->emit == GPU_EMIT_NVVM && getenv("PKC_GPU_EMULATE"));
 	nv.wgmma_warps = hopper;
 	nv.reblock = hopper && !opt->no_reblock;
+	nv.reblock_whole = !opt->no_reblock;
 	nv.tma = nv.wgmma && !opt->no_tma;
 	nv.persistent = !opt->no_persistent;
 	nv.cluster = nv.tma && !opt->no_cluster;

@@ -162,6 +162,8 @@ typedef struct Nv {
 	                             kernel has the launch geometry of the object's stub */
 	bool reblock;             /* every target sm_90a, no --gpu-mma-sync or --gpu-no-reblock
 	                             (nvptx_reblock.c; the emulator runs those loops on mma.sync) */
+	bool reblock_whole;       /* no --gpu-no-reblock: entries of unaligned rows run their whole-K
+	                             dots as K loops on every target (nvptx_reblock.c) */
 	bool hint_stages;         /* pipelines take num_stages (the kernel did not fit with more) */
 	bool hint_warps;          /* the CTA takes num_warps, not fewer (too much code with fewer) */
 	uint64_t assume_div16;    /* emitting an aligned variant: bit s, size symbol s is a multiple of
@@ -662,11 +664,12 @@ bool nv_has_mma_dot(const Region *r);
 /* ---- nvptx_reblock.c ------------------------------------------------------------ */
 
 /* Rewrites kernel k's K loops of one tensor-core dot, and its dots over a
- * whole K of 1024 or more, to loops of K slices of 64 (same sums) for one
- * entry; nv_reblock_undo puts them back as written.  NULL: nothing
- * rewritten (undo takes it too). */
+ * whole K of 128 or more, to loops of K slices of 64 (same sums) for one
+ * entry; with `whole_only`, the whole-K dots alone, in slices of 64, 32 or
+ * 16 (whichever divides K first).  nv_reblock_undo puts them back as
+ * written.  NULL: nothing rewritten (undo takes it too). */
 typedef struct NvReblock NvReblock;
-NvReblock *nv_reblock(Arena *a, IrKernel *k);
+NvReblock *nv_reblock(Arena *a, IrKernel *k, bool whole_only);
 void nv_reblock_undo(NvReblock *rb);
 
 /* ---- nvptx_size.c --------------------------------------------------------------- */

@@ -74,6 +74,7 @@ typedef struct Whole {
 	Inst *ld[2];    /* its loads: A [.., K], B [K, ..] */
 	int kidx[2];    /* their K indexer (whole) */
 	int kop[2];     /* where its operand goes among their operands */
+	int64_t bk;     /* the K slices of the loop */
 } Whole;
 
 /* The indexer of load `ld` behind result dim `dim`, and its operand. */
@@ -310,9 +311,20 @@ static void rewrite(Arena *a, NvReblock *rb, Inst *loop, const Loop *L)
 }
 
 
+/* The K slices of a whole-K loop: 64, or with `whole_only` (entries of
+ * unaligned rows, any target) the first of 64, 32, 16 that divides K; 0
+ * for none. */
+static int64_t whole_bk(int64_t K, bool whole_only)
+{
+	for (int64_t bk = BK_BEST; bk >= (whole_only ? 16 : BK_BEST); bk /= 2)
+		if (K % bk == 0)
+			return bk;
+	return 0;
+}
+
 /* Whether `dot`, in the kernel's body, is one over a whole K of its two
  * loads (the form at the top), filled in W. */
-static bool match_whole(const IrKernel *k, Inst *dot, Whole *W)
+static bool match_whole(const IrKernel *k, Inst *dot, Whole *W, bool whole_only)
 {
 	if (dot->op != IR_DOT || dot->nargs != 2 || dot->parent != k->body || dot->args[0] == dot->args[1])
 		return false;
@@ -321,7 +333,7 @@ static bool match_whole(const IrKernel *k, Inst *dot, Whole *W)
 	 * left to §10.2's bound on the dot's operands. */
 	if (at->rank != 2 || bt->rank != 2 || !lay_dot_is_mma(at, bt, rt) || at->dims[0] < 64 ||
 	    rt->dtype != DT_F32 || at->dims[1] < WHOLE_K_MIN || at->dims[1] > INT32_MAX ||
-	    at->dims[1] % BK_BEST != 0)
+	    !(W->bk = whole_bk(at->dims[1], whole_only)))
 		return false;
 	for (int s = 0; s < 2; s++) {
 		Inst *ld = dot->args[s]->def;
@@ -338,19 +350,20 @@ static bool match_whole(const IrKernel *k, Inst *dot, Whole *W)
 }
 
 /* Load `ld` (a whole K along result dim kdim, indexer j) sliced to
- * ds(off, BK_BEST) there, appended to body. */
-static Value *slice_load(Arena *a, IrKernel *k, Region *body, const Inst *ld, int j, int op, int kdim, Value *off)
+ * ds(off, bk) there, appended to body. */
+static Value *slice_load(Arena *a, IrKernel *k, Region *body, const Inst *ld, int j, int op, int kdim, Value *off,
+                         int64_t bk)
 {
 	const Type *t = ld->results[0]->type;
 	int64_t dims[2] = {t->dims[0], t->dims[1]};
-	dims[kdim] = BK_BEST;
+	dims[kdim] = bk;
 	Type *rt = type_tensor(a, t->dtype, 2, dims);
 	Inst *c = ir_inst_new(a, k, IR_LOAD, ld->loc, ld->nargs + 1, NULL, 1, &rt);
 	for (int x = 0, y = 0; x < c->nargs; x++)
 		c->args[x] = x == op ? off : ld->args[y++];
 	ir_set_indexers(a, c, ld->nidx, ld->idx);
 	c->idx[j].kind = IDX_SLICE; /* `masked` as the whole dim's */
-	c->idx[j].size = BK_BEST;
+	c->idx[j].size = bk;
 	c->results[0]->name = ld->results[0]->name;
 	ir_append(body, c);
 	return c->results[0];
@@ -368,17 +381,17 @@ static void rewrite_whole(Arena *a, NvReblock *rb, const Whole *W)
 	Inst *zero = ir_inst_new(a, k, IR_CONST, loc, 0, NULL, 1, &rt);
 	zero->fval = 0.0;
 	ir_insert_at(at, zero);
-	Value *args[4] = {konst(a, k, at, loc, it, 0), konst(a, k, at, loc, it, dot->args[0]->type->dims[1] / BK_BEST),
+	Value *args[4] = {konst(a, k, at, loc, it, 0), konst(a, k, at, loc, it, dot->args[0]->type->dims[1] / W->bk),
 	                  konst(a, k, at, loc, it, 1), zero->results[0]};
 	Inst *loop = ir_inst_new(a, k, IR_FOR, loc, 4, args, 1, &rt);
 	ir_insert_at(at, loop);
 	Type *atypes[2] = {it, rt};
 	Region *body = ir_add_region(a, k, loop, 2, atypes);
 	InsertPoint end = {body, NULL};
-	Value *off = emit(a, k, end, IR_MUL, loc, it, body->args[0], konst(a, k, end, loc, it, BK_BEST));
+	Value *off = emit(a, k, end, IR_MUL, loc, it, body->args[0], konst(a, k, end, loc, it, W->bk));
 	ValueMap *m = vmap_new(a);
 	for (int s = 0; s < 2; s++)
-		vmap_set(m, dot->args[s], slice_load(a, k, body, W->ld[s], W->kidx[s], W->kop[s], 1 - s, off));
+		vmap_set(m, dot->args[s], slice_load(a, k, body, W->ld[s], W->kidx[s], W->kop[s], 1 - s, off, W->bk));
 	Inst *nd = ir_clone_inst(a, k, dot, m, end);
 	Value *sum = emit(a, k, end, IR_ADD, loc, rt, body->args[1], nd->results[0]);
 	ir_yield(a, k, body, loc, 1, &sum);
@@ -405,7 +418,7 @@ static void reblock_region(Arena *a, NvReblock *rb, Region *r)
 	}
 }
 
-NvReblock *nv_reblock(Arena *a, IrKernel *k)
+NvReblock *nv_reblock(Arena *a, IrKernel *k, bool whole_only)
 {
 	NvReblock *rb = arena_alloc(a, sizeof *rb);
 	memset(rb, 0, sizeof *rb);
@@ -413,10 +426,11 @@ NvReblock *nv_reblock(Arena *a, IrKernel *k)
 	for (Inst *i = k->body->first, *next; i; i = next) {
 		next = i->next;
 		Whole W;
-		if (match_whole(k, i, &W))
+		if (match_whole(k, i, &W, whole_only))
 			rewrite_whole(a, rb, &W);
 	}
-	reblock_region(a, rb, k->body);
+	if (!whole_only)
+		reblock_region(a, rb, k->body);
 	return rb->last ? rb : NULL;
 }
 
