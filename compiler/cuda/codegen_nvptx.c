@@ -1139,6 +1139,7 @@ static bool emit_entry(Nv *nv, const IrKernel *k, const char *name, GpuKernel *i
 {
 	/* The module's IR is restored before this returns. */
 	bool aligned = rows_aligned(nv, k);
+	nv->rows_unaligned = !aligned;
 	NvReblock *rb = nv->reblock && aligned     ? nv_reblock(nv->cc->arena, (IrKernel *)k, false)
 	                : nv->reblock_whole && !aligned ? nv_reblock(nv->cc->arena, (IrKernel *)k, true)
 	                                                : NULL;

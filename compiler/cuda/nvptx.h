@@ -168,6 +168,8 @@ typedef struct Nv {
 	bool hint_warps;          /* the CTA takes num_warps, not fewer (too much code with fewer) */
 	uint64_t assume_div16;    /* emitting an aligned variant: bit s, size symbol s is a multiple of
 	                             GPU_ALIGNED_DIV */
+	bool rows_unaligned;      /* the entry being emitted has operand rows not known to be 16-byte
+	                             aligned (emit_entry; their copies go element by element) */
 	bool tma;                 /* wgmma pipelines may copy with the copy engine (nvptx_tma.c) */
 	bool persistent;          /* every target sm_90 or newer, no --gpu-no-persistent */
 	bool cluster;             /* wgmma pipelines may share tiles in 2-CTA clusters (no --gpu-no-cluster) */

@@ -205,14 +205,16 @@ static bool square128(const Inst *d)
 	return d->args[0]->type->dims[0] == 128 && d->results[0]->type->dims[1] == 128;
 }
 
-/* Whether `loop` runs SCHED_SQUARE_TRIPS iterations or fewer of one dot,
- * a 128 x 128 block whose 2 stages fit a third of the SM (K slices of 64
- * or less; attention's loops of two dots stay as they are). */
-static bool short_square(const Inst *loop)
+/* Whether `loop` runs one dot, a 128 x 128 block whose 2 stages fit a
+ * third of the SM (K slices of 64 or less; attention's loops of two dots
+ * stay as they are), SCHED_SQUARE_TRIPS iterations or fewer or, in an
+ * entry of unaligned rows, in K slices of 64 and any number of them: there
+ * the copies go element by element through registers, and two warpgroups
+ * (168 registers) left one CTA an SM; one warpgroup ran 1.47-1.64x as
+ * fast (H200, 8191^2 x 1024 and x 4096, 4095^2 x 4096; bench/RESULTS.md,
+ * twenty-third session), but 0.91-0.95x with K slices of 32. */
+static bool short_square(const Nv *nv, const Inst *loop)
 {
-	int64_t t = nv_const_trips(loop);
-	if (t < 1 || t > SCHED_SQUARE_TRIPS)
-		return false;
 	const Inst *dot = NULL;
 	for (const Inst *i = loop->regions[0]->first; i; i = i->next)
 		if (i->op == IR_DOT) {
@@ -222,19 +224,21 @@ static bool short_square(const Inst *loop)
 		}
 	if (!dot || dot->results[0]->type->rank != 2 || !square128(dot))
 		return false;
-	uint64_t stage = (uint64_t)(128 + 128) * (uint64_t)dot->args[0]->type->dims[1] *
-	                 (uint64_t)dtype_bytes(dot->args[0]->type->dtype);
+	int64_t t = nv_const_trips(loop), bk = dot->args[0]->type->dims[1];
+	if ((t < 1 || t > SCHED_SQUARE_TRIPS) && !(nv->rows_unaligned && bk == 64))
+		return false;
+	uint64_t stage = (uint64_t)(128 + 128) * (uint64_t)bk * (uint64_t)dtype_bytes(dot->args[0]->type->dtype);
 	return SCHED_SHORT_CTAS_STAGES * stage <= SM_SMEM / SCHED_SHORT_CTAS - CTA_SMEM_RESERVED - SCHED_TEMP_RESERVE;
 }
 
-static int region_warps(const Region *r, bool in_loop)
+static int region_warps(const Nv *nv, const Region *r, bool in_loop)
 {
 	int w = 0;
 	for (const Inst *i = r->first; i; i = i->next) {
 		int x = i->op == IR_DOT ? dot_warps(i, in_loop) : 0;
 		w = x > w ? x : w;
 		for (int k = 0; k < i->nregions; k++) {
-			x = region_warps(i->regions[k], in_loop || (i->op == IR_FOR && !short_square(i)));
+			x = region_warps(nv, i->regions[k], in_loop || (i->op == IR_FOR && !short_square(nv, i)));
 			w = x > w ? x : w;
 		}
 	}
@@ -276,7 +280,7 @@ int nv_sched_warps(const Nv *nv, const IrKernel *k)
 	int hint = k->num_warps > 0 ? k->num_warps : 4;
 	if (!nv->wgmma_warps)
 		return hint;
-	int w = region_warps(k->body, false);
+	int w = region_warps(nv, k->body, false);
 	if (w >= hint)
 		return w;
 	/* Fewer warps only where those asked for leave every dot off wgmma
