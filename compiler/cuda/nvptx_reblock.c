@@ -44,8 +44,8 @@
 #include <string.h>
 
 enum {
-	BK_BEST = 64,          /* 16-bit elements: 128-byte lines */
-	WHOLE_K_MIN = 2 * BK_BEST, /* the shortest whole K that runs as a loop (a loop of one iteration gains nothing) */
+	BK_BEST = 64,              /* 16-bit elements: 128-byte lines */
+	WHOLE_K_MIN = 2 * BK_BEST, /* the shortest whole K that runs as a loop (one iteration gains nothing) */
 };
 
 /* One rewritten instruction: `old` was unlinked before `next`, the new

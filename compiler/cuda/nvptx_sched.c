@@ -333,7 +333,8 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint
 		shared = SCHED_SHORT_SHARED_STAGES;
 	int s = 0, ctas;
 	bool short_loop = trips >= 2 && trips <= SCHED_SHORT_TRIPS;
-	bool three = trips >= 2 && trips <= SCHED_SQUARE_TRIPS && chain_acc == 0 && d->results[0]->type->rank == 2 && square128(d);
+	bool three = trips >= 2 && trips <= SCHED_SQUARE_TRIPS && chain_acc == 0 && d->results[0]->type->rank == 2 &&
+	             square128(d);
 	for (ctas = chain ? 2 : ctas_per_sm(threads, acc, three); ctas >= 1; ctas--) {
 		uint64_t budget = SM_SMEM / (uint64_t)ctas - CTA_SMEM_RESERVED - SCHED_TEMP_RESERVE;
 		/* There the CTA's other shared memory (q resident) must fit the
