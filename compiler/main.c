@@ -714,7 +714,8 @@ static const Option options[] = {
 	{"--gpu-no-reblock", ARG_NONE, FLAG(gpu_no_reblock), "--gpu-no-reblock",
 	 "K loops of wgmma dots keep the BK they are written with, and\n"
 	 "dots over a whole K stay one dot (by default, on sm_90a, K\n"
-	 "slices of 64 in a loop where the rows are aligned)"},
+	 "slices of 64 in a loop where the rows are aligned; on every\n"
+	 "GPU target, whole-K dots as K loops where they are not)"},
 	{"--gpu-no-persistent", ARG_NONE, FLAG(gpu_no_persistent), "--gpu-no-persistent",
 	 "one CTA per task for kernels with tensor-core dots (by default\n"
 	 "on sm_90 targets, persistent CTAs, as many as the GPU holds\n"
