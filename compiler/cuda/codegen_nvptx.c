@@ -1032,8 +1032,8 @@ static bool emit_kernel(Nv *nv, const IrKernel *k, const char *name, GpuKernel *
 		nv->hint_warps = false;
 		return ok;
 	}
-	if (nv->opt->resource_usage && !nv->assume_div16) {
-		/* Once a kernel: its emission that stands, not its aligned variant's. */
+	if (nv->opt->resource_usage && !nv->assume_div16 && !nv->few_loop) {
+		/* Once a kernel: its emission that stands, not its variants'. */
 		Loc last = {0};
 		note_dot_units(nv, k->body, f->plan, lay_log2_ceil(warps), &last);
 	}
@@ -1100,15 +1100,20 @@ static uint64_t unaligned_sizes(const IrKernel *k)
 	return mask;
 }
 
+/* Whether no kernel of the module is named `name` (a variant's). */
+static bool name_free(const Nv *nv, const char *name)
+{
+	for (int i = 0; i < nv->m->nkernels; i++)
+		if (strcmp(nv->m->kernels[i]->name, name) == 0)
+			return false;
+	return true;
+}
+
 static uint64_t wants_aligned(Nv *nv, const IrKernel *k)
 {
 	uint64_t mask = unaligned_sizes(k);
-	if (!mask || !nv_has_mma_dot(k->body))
+	if (!mask || !nv_has_mma_dot(k->body) || !name_free(nv, aligned_name(nv, k)))
 		return 0;
-	const char *name = aligned_name(nv, k);
-	for (int i = 0; i < nv->m->nkernels; i++)
-		if (strcmp(nv->m->kernels[i]->name, name) == 0)
-			return 0;
 	return mask;
 }
 
@@ -1135,7 +1140,7 @@ static bool rows_aligned(const Nv *nv, const IrKernel *k)
  * become K loops all the same: their copies of unaligned rows go element
  * by element, unrolled over the whole operand (a K of 4096 passed §10.2's
  * bound, 1024 compiled without optimisation). */
-static bool emit_entry(Nv *nv, const IrKernel *k, const char *name, GpuKernel *info)
+static bool emit_entry(Nv *nv, const IrKernel *k, const char *name, GpuKernel *info, GpuKernel *few)
 {
 	/* The module's IR is restored before this returns. */
 	bool aligned = rows_aligned(nv, k);
@@ -1144,6 +1149,19 @@ static bool emit_entry(Nv *nv, const IrKernel *k, const char *name, GpuKernel *i
 	                : nv->reblock_whole && !aligned ? nv_reblock(nv->cc->arena, (IrKernel *)k, true)
 	                                                : NULL;
 	bool ok = emit_kernel(nv, k, name, info);
+	/* Its few-trips variant (nvptx_sched.c), from the same IR. */
+	int size;
+	int64_t most;
+	const char *fname = arena_printf(nv->cc->arena, "%s__few", name);
+	if (ok && aligned && nv->wgmma && nv->few_trips && name_free(nv, fname) &&
+	    (nv->few_loop = nv_sched_few_trips(nv, k, &size, &most)) != NULL) {
+		if (emit_kernel(nv, k, fname, few)) {
+			info->few_trips = few;
+			info->few_size = size;
+			info->few_most = most;
+		}
+		nv->few_loop = NULL;
+	}
 	nv_reblock_undo(rb);
 	return ok;
 }
@@ -1446,8 +1464,8 @@ static void emulate_module(Nv *nv, LLVMModuleRef mod)
 					LLVMSetAtomicSyncScopeID(in, sys);
 	/* Kernels: entries taking cuLaunchKernel-style parameters. */
 	LLVMBuilderRef b = LLVMCreateBuilderInContext(g->ctx);
-	for (int i = 0; i < 2 * nv->m->nkernels; i++) {
-		if (!nv->kinfo[i].name) /* no aligned variant */
+	for (int i = 0; i < NV_ENTRY_SLOTS * nv->m->nkernels; i++) {
+		if (!nv->kinfo[i].name) /* no such variant */
 			continue;
 		LLVMValueRef k = LLVMGetNamedFunction(mod, nv->kinfo[i].name);
 		LLVMSetFunctionCallConv(k, LLVMCCallConv);
@@ -1514,7 +1532,7 @@ static bool check_kernels(Compiler *cc, const IrModule *m)
 static bool check_smem(Nv *nv)
 {
 	const GpuOptions *opt = nv->opt;
-	for (int j = 0; j < 2 * nv->m->nkernels; j++) {
+	for (int j = 0; j < NV_ENTRY_SLOTS * nv->m->nkernels; j++) {
 		int i = j % nv->m->nkernels;
 		uint64_t total = nv->kinfo[j].dynamic_smem;
 		for (int t = 0; t < opt->ntargets && total; t++)
@@ -1786,6 +1804,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	nv.cluster = nv.tma && !opt->no_cluster;
 	nv.early = !opt->no_early;
 	nv.ahead = !opt->no_ahead;
+	nv.few_trips = !opt->no_few_trips;
 	nv.apart = opt->no_pingpong ? -1 : opt->pingpong ? 1 : 0;
 	nv.ptxas_release = -1;
 	nv.pair_axis = -1;
@@ -1805,19 +1824,21 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	nv.t_sptr = LLVMPointerTypeInContext(g->ctx, 3);
 
 	int nerr = cc->diag.nerrors;
-	/* Per kernel, then per kernel its aligned variant (if any). */
-	GpuKernel *kinfo = xmalloc((size_t)(2 * m->nkernels + 1) * sizeof *kinfo);
-	memset(kinfo, 0, (size_t)(2 * m->nkernels + 1) * sizeof *kinfo);
+	/* Per kernel, then per kernel its aligned variant, then their
+	 * few-trips variants (if any): NV_ENTRY_SLOTS. */
+	int nk = m->nkernels;
+	GpuKernel *kinfo = xmalloc((size_t)(NV_ENTRY_SLOTS * nk + 1) * sizeof *kinfo);
+	memset(kinfo, 0, (size_t)(NV_ENTRY_SLOTS * nk + 1) * sizeof *kinfo);
 	nv.kinfo = kinfo;
 	double t0 = time_ms();
-	for (int i = 0; i < m->nkernels && !g->failed; i++) {
+	for (int i = 0; i < nk && !g->failed; i++) {
 		const IrKernel *k = m->kernels[i];
 		uint64_t mask;
-		if (!emit_entry(&nv, k, k->name, &kinfo[i]) || !(mask = wants_aligned(&nv, k)))
+		if (!emit_entry(&nv, k, k->name, &kinfo[i], &kinfo[2 * nk + i]) || !(mask = wants_aligned(&nv, k)))
 			continue;
 		nv.assume_div16 = mask;
-		if (emit_entry(&nv, k, aligned_name(&nv, k), &kinfo[m->nkernels + i])) {
-			kinfo[i].aligned = &kinfo[m->nkernels + i];
+		if (emit_entry(&nv, k, aligned_name(&nv, k), &kinfo[nk + i], &kinfo[3 * nk + i])) {
+			kinfo[i].aligned = &kinfo[nk + i];
 			kinfo[i].aligned_sizes = mask;
 		}
 		nv.assume_div16 = 0;

@@ -49,6 +49,7 @@ typedef struct GpuOptions {
 	bool no_early;             /* --gpu-no-early-copies: each dot copies its own operands (nvptx_dot.c) */
 	bool no_ahead;             /* --gpu-no-copies-ahead: a loop's first dot copies its operands when it
 	                              runs, not one iteration ahead (nvptx_dot.c) */
+	bool no_few_trips;         /* --gpu-no-few-trips: no few-trips variants (nvptx_sched.c) */
 } GpuOptions;
 
 typedef enum GpuImageKind { GPU_IMAGE_SASS, GPU_IMAGE_PTX } GpuImageKind;
@@ -93,6 +94,11 @@ typedef struct GpuKernel {
 	const struct GpuKernel *aligned; /* the variant the stub launches when the size symbols of
 	                                    aligned_sizes are multiples of GPU_ALIGNED_DIV, or NULL */
 	uint64_t aligned_sizes;  /* bit s: size symbol s */
+	const struct GpuKernel *few_trips; /* the variant for a K loop of few iterations (nvptx_sched.c,
+	                                      nv_sched_few_trips) that the stub launches when size symbol
+	                                      few_size is at most few_most, or NULL */
+	int few_size;
+	int64_t few_most;
 	const GpuTma *tma;       /* the tensor maps it takes (after the grid extents) */
 	int ntma;
 	bool persistent;         /* each CTA loops over the tasks (blockIdx.x, + gridDim.x, ...): the stub

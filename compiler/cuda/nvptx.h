@@ -146,6 +146,10 @@ LayoutPlan *gpu_assign_layouts(Arena *a, const IrKernel *k, int warpbits, bool w
 
 /* ---- emission state ---------------------------------------------------------- */
 
+/* Entries of one kernel, each a slot of Nv.kinfo (nkernels apart): the
+ * kernel's own, its aligned variant, and their few-trips variants. */
+#define NV_ENTRY_SLOTS 4
+
 /* Per compilation: the shared scalar emitter (llvm_scalar.c) and more. */
 typedef struct Nv {
 	Cg g;                     /* context, module, builder, common types (g.nvptx set) */
@@ -155,7 +159,7 @@ typedef struct Nv {
 	const char *target_name;  /* for "not supported yet by --target=sm_XX" */
 	LLVMTypeRef t_gptr;       /* ptr addrspace(1): global memory */
 	LLVMTypeRef t_sptr;       /* ptr addrspace(3): shared memory */
-	GpuKernel *kinfo;         /* per kernel: launch geometry (filled while emitting) */
+	GpuKernel *kinfo;         /* launch geometry (filled while emitting): NV_ENTRY_SLOTS per kernel */
 	bool wgmma;               /* every target sm_90a, no --gpu-mma-sync, not emulated */
 	bool wgmma_warps;         /* every target sm_90a, no --gpu-mma-sync: the CTA takes the warps that
 	                             wgmma wants (nv_sched_warps), emulated too, so that the emulated
@@ -170,6 +174,9 @@ typedef struct Nv {
 	                             GPU_ALIGNED_DIV */
 	bool rows_unaligned;      /* the entry being emitted has operand rows not known to be 16-byte
 	                             aligned (emit_entry; their copies go element by element) */
+	bool few_trips;           /* sm_90a entries may get few-trips variants (no --gpu-no-few-trips) */
+	const Inst *few_loop;     /* emitting a few-trips variant: this loop of a run-time trip count
+	                             runs at most SCHED_SQUARE_TRIPS iterations (nv_sched_few_trips) */
 	bool tma;                 /* wgmma pipelines may copy with the copy engine (nvptx_tma.c) */
 	bool persistent;          /* every target sm_90 or newer, no --gpu-no-persistent */
 	bool cluster;             /* wgmma pipelines may share tiles in 2-CTA clusters (no --gpu-no-cluster) */
@@ -642,8 +649,15 @@ const Value *nv_value_too_large(const Region *r, int warpbits, const Inst **at);
  * num_stages goes past it. */
 int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint64_t used, int64_t chain_acc,
                     int64_t trips);
-/* A FOR loop's trip count when its bounds and step are constants, else -1. */
-int64_t nv_const_trips(const Inst *loop);
+/* A FOR loop's trip count when its bounds and step are constants; for the
+ * loop of a few-trips variant (Nv.few_loop), the most it runs; else -1. */
+int64_t nv_loop_trips(const Nv *nv, const Inst *loop);
+/* The loop for which kernel k's entry now emitted (aligned rows, its IR as
+ * that entry sees it) wants a few-trips variant, or NULL: a K loop of a
+ * run-time trip count that the schedule would run on three CTAs an SM
+ * were it known to be short.  *size: the size symbol of its trip count,
+ * *most: the largest value of it for which it runs few enough. */
+const Inst *nv_sched_few_trips(Nv *nv, const IrKernel *k, int *size, int64_t *most);
 /* Whether a wgmma pipeline whose every operand fits the copy engine takes
  * it, its iterations copying `bytes` (both operands of every dot). */
 bool nv_sched_tma(uint64_t bytes);

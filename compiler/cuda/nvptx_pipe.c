@@ -491,7 +491,8 @@ static LoopPipe *plan_buffers(NvFn *f, const Inst *loop)
 	/* wgmma pipelines: as deep as pkc chooses (nvptx_sched.c). */
 	uint64_t used = f->smem_pipe_live + f->smem_scratch + res, cap = nv_pipe_cap(f);
 	if (wd)
-		S = nv_sched_stages(f, wd, per, cap > used ? cap - used : 0, used, n >= 2 ? acc : 0, nv_const_trips(loop));
+		S = nv_sched_stages(f, wd, per, cap > used ? cap - used : 0, used, n >= 2 ? acc : 0,
+		                    nv_loop_trips(f->nv, loop));
 	if (S < 2 || (uint64_t)S * per + res > cap)
 		return NULL;
 	LoopPipe *p = arena_alloc(nv_arena(f), sizeof *p);

@@ -130,11 +130,11 @@ static Loc kernel_loc(Nv *nv, const char *name, size_t n)
 	for (int i = 0; i < nv->m->nkernels; i++)
 		if (strlen(nv->m->kernels[i]->name) == n && strncmp(nv->m->kernels[i]->name, name, n) == 0)
 			return nv->m->kernels[i]->loc;
-	/* An aligned variant: its kernel's. */
-	for (int i = 0; nv->kinfo && i < nv->m->nkernels; i++) {
-		const char *kn = nv->kinfo[nv->m->nkernels + i].name;
+	/* A variant (aligned, few trips): its kernel's. */
+	for (int j = nv->m->nkernels; nv->kinfo && j < NV_ENTRY_SLOTS * nv->m->nkernels; j++) {
+		const char *kn = nv->kinfo[j].name;
 		if (kn && strlen(kn) == n && strncmp(kn, name, n) == 0)
-			return nv->m->kernels[i]->loc;
+			return nv->m->kernels[j % nv->m->nkernels]->loc;
 	}
 	return (Loc){0};
 }
@@ -175,8 +175,8 @@ static void resource_notes(Nv *nv, const GpuTarget *t, const char *log)
 			long long regs = number_before(l, " registers");
 			long long smem = number_before(l, " bytes smem");
 			uint32_t dyn = 0;
-			/* Every entry: the kernels, then their aligned variants. */
-			for (int i = 0; nv->kinfo && i < 2 * nv->m->nkernels; i++) {
+			/* Every entry: the kernels, then their variants. */
+			for (int i = 0; nv->kinfo && i < NV_ENTRY_SLOTS * nv->m->nkernels; i++) {
 				const char *kn = nv->kinfo[i].name;
 				if (kn && strlen(kn) == nlen && strncmp(kn, name, nlen) == 0)
 					dyn = nv->kinfo[i].dynamic_smem;

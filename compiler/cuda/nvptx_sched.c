@@ -186,8 +186,10 @@ static int dot_warps(const Inst *d, bool in_loop)
 	return w < 4 ? 4 : (int)w;
 }
 
-int64_t nv_const_trips(const Inst *loop)
+int64_t nv_loop_trips(const Nv *nv, const Inst *loop)
 {
+	if (loop == nv->few_loop)
+		return SCHED_SQUARE_TRIPS;
 	int64_t v[3];
 	for (int a = 0; a < 3; a++)
 		if (!ir_const_value(loop->args[a], &v[a]))
@@ -202,7 +204,16 @@ int64_t nv_const_trips(const Inst *loop)
  * and 128 accumulators a thread (the shape SCHED_SHORT_CTAS measured). */
 static bool square128(const Inst *d)
 {
-	return d->args[0]->type->dims[0] == 128 && d->results[0]->type->dims[1] == 128;
+	return d->results[0]->type->rank == 2 && d->args[0]->type->dims[0] == 128 &&
+	       d->results[0]->type->dims[1] == 128;
+}
+
+/* Whether a loop of `trips` iterations is short enough for three CTAs an
+ * SM (SCHED_SQUARE_TRIPS): one rule for the warps (short_square) and the
+ * stages (nv_sched_stages). */
+static bool square_trips(int64_t trips)
+{
+	return trips >= 1 && trips <= SCHED_SQUARE_TRIPS;
 }
 
 /* Whether `loop` runs one dot, a 128 x 128 block whose 2 stages fit a
@@ -222,10 +233,10 @@ static bool short_square(const Nv *nv, const Inst *loop)
 				return false;
 			dot = i;
 		}
-	if (!dot || dot->results[0]->type->rank != 2 || !square128(dot))
+	if (!dot || !square128(dot))
 		return false;
-	int64_t t = nv_const_trips(loop), bk = dot->args[0]->type->dims[1];
-	if ((t < 1 || t > SCHED_SQUARE_TRIPS) && !(nv->rows_unaligned && bk == 64))
+	int64_t bk = dot->args[0]->type->dims[1];
+	if (!square_trips(nv_loop_trips(nv, loop)) && !(nv->rows_unaligned && bk == 64))
 		return false;
 	uint64_t stage = (uint64_t)(128 + 128) * (uint64_t)bk * (uint64_t)dtype_bytes(dot->args[0]->type->dtype);
 	return SCHED_SHORT_CTAS_STAGES * stage <= SM_SMEM / SCHED_SHORT_CTAS - CTA_SMEM_RESERVED - SCHED_TEMP_RESERVE;
@@ -292,6 +303,132 @@ int nv_sched_warps(const Nv *nv, const IrKernel *k)
 	return hint;
 }
 
+/* x // c (Python's floor division) for c > 0. */
+static int64_t floor_div(int64_t x, int64_t c)
+{
+	return x >= 0 ? x / c : -((-x + c - 1) / c);
+}
+
+/* The x of d when d is cdiv(x, c) as the front end lowers it,
+ * select(ne(mod(x, c), 0), add(floordiv(x, c), 1), floordiv(x, c)); else NULL. */
+static const Value *cdiv_of(const Inst *d, int64_t *c)
+{
+	if (d->op != IR_SELECT || d->nargs != 3)
+		return NULL;
+	const Inst *ne = d->args[0]->def, *mod = ne && ne->op == IR_NE ? ne->args[0]->def : NULL;
+	const Inst *add = d->args[1]->def, *fl = d->args[2]->def;
+	int64_t z, one, c2;
+	if (!mod || mod->op != IR_MOD || !ir_const_value(ne->args[1], &z) || z != 0 ||
+	    !ir_const_value(mod->args[1], c) || *c <= 0)
+		return NULL;
+	if (!fl || fl->op != IR_FLOORDIV || fl->args[0] != mod->args[0] || !ir_const_value(fl->args[1], &c2) ||
+	    c2 != *c || !add || add->op != IR_ADD || add->args[0] != d->args[2] ||
+	    !ir_const_value(add->args[1], &one) || one != 1)
+		return NULL;
+	return mod->args[0];
+}
+
+/* The value of v, an i64 of constants and size symbol `sym` (a body
+ * argument) by +, -, * and // with constants and cdiv by constants, all of
+ * which keep it nondecreasing in the symbol, for the symbol's value s >=
+ * 0; false when v is not such a value or leaves [-2^62, 2^62]. */
+static bool sym_value(const Value *v, const Value *sym, int64_t s, int depth, int64_t *out)
+{
+	const int64_t lim = INT64_C(1) << 62;
+	int64_t c, x;
+	if (v == sym) {
+		*out = s;
+		return true;
+	}
+	if (ir_const_value(v, out))
+		return true;
+	const Inst *d = v->def;
+	if (!d || depth > 16)
+		return false;
+	const Value *cx = cdiv_of(d, &c);
+	if (cx) {
+		if (c > lim || !sym_value(cx, sym, s, depth + 1, &x))
+			return false;
+		*out = floor_div(x + c - 1, c);
+		return true;
+	}
+	if (d->nargs != 2 || !(d->op == IR_ADD || d->op == IR_SUB || d->op == IR_MUL || d->op == IR_FLOORDIV))
+		return false;
+	int var = ir_const_value(d->args[1], &c) ? 0 : 1; /* the operand that is not the constant */
+	if (var == 1 && (d->op == IR_SUB || d->op == IR_FLOORDIV || !ir_const_value(d->args[0], &c)))
+		return false;
+	if (c > lim || c < -lim || !sym_value(d->args[var], sym, s, depth + 1, &x))
+		return false;
+	switch (d->op) {
+	case IR_ADD: x += c; break;
+	case IR_SUB: x -= c; break;
+	case IR_MUL:
+		if (c < 0 || (x != 0 && (x > lim / (c ? c : 1) || x < -lim / (c ? c : 1))))
+			return false;
+		x *= c;
+		break;
+	default: /* IR_FLOORDIV */
+		if (c <= 0)
+			return false;
+		x = floor_div(x, c);
+		break;
+	}
+	if (x > lim || x < -lim)
+		return false;
+	*out = x;
+	return true;
+}
+
+/* Few-trips variants: a K loop over whole arrays (`for kk in range(k //
+ * BK)`) has a run-time trip count, so the rules above for short loops
+ * cannot see it, and its pipeline took two warpgroups, 6 stages and one
+ * CTA an SM at any K.  Where short_square would hold were the loop known
+ * to run at most SCHED_SQUARE_TRIPS iterations, and give the CTA fewer
+ * warps (one warpgroup: three CTAs an SM), the entry gets a variant
+ * that assumes so (Nv.few_loop), and the stub launches it when the size
+ * symbol the trip count follows says the loop is that short: its start
+ * and step constant (step 1), its end of that symbol as sym_value reads
+ * it (also as nvptx_reblock.c rewrites it for slices of 64).  H200,
+ * 128 x 128 blocks on 4 warps, BK 32 to 128, f16 and bf16
+ * (bench/RESULTS.md, twenty-fourth session): K 256 1.31-1.47x, K 512
+ * 1.16-1.22x, K 1024 1.07-1.10x; longer loops keep the entry's schedule. */
+const Inst *nv_sched_few_trips(Nv *nv, const IrKernel *k, int *size, int64_t *most)
+{
+	for (const Inst *i = k->body->first; i; i = i->next) {
+		int64_t start, step, e;
+		if (i->op != IR_FOR || nv_loop_trips(nv, i) >= 0 || !ir_const_value(i->args[0], &start) ||
+		    !ir_const_value(i->args[2], &step) || step != 1 || start < -(INT64_C(1) << 40) ||
+		    start > INT64_C(1) << 40)
+			continue;
+		for (int s = 0; s < k->nsizes; s++) {
+			const Value *sym = k->body->args[k->noperands + k->nscalars + s];
+			/* The loop is short at s = 0 and its end nondecreasing in s:
+			 * the largest s with end - start <= T, by bisection. */
+			int64_t lo = 0, hi = INT64_C(1) << 40;
+			if (!sym_value(i->args[1], sym, lo, 0, &e) || e - start > SCHED_SQUARE_TRIPS ||
+			    !sym_value(i->args[1], sym, hi, 0, &e) || e - start <= SCHED_SQUARE_TRIPS)
+				continue;
+			while (hi - lo > 1) {
+				int64_t mid = lo + (hi - lo) / 2;
+				if (sym_value(i->args[1], sym, mid, 0, &e) && e - start <= SCHED_SQUARE_TRIPS)
+					lo = mid;
+				else
+					hi = mid;
+			}
+			int many = nv_sched_warps(nv, k);
+			nv->few_loop = i;
+			bool few = short_square(nv, i) && nv_sched_warps(nv, k) < many;
+			nv->few_loop = NULL;
+			if (!few)
+				break;
+			*size = s;
+			*most = lo;
+			return i;
+		}
+	}
+	return NULL;
+}
+
 /* CTAs of `threads` threads with `acc` accumulators each that the
  * registers of an SM hold (1 or 2; 3 for a short loop's 128 x 128 block
  * on one warpgroup, `three`: SCHED_SHORT_CTAS). */
@@ -333,8 +470,7 @@ int nv_sched_stages(NvFn *f, const Inst *d, uint64_t bytes, uint64_t avail, uint
 		shared = SCHED_SHORT_SHARED_STAGES;
 	int s = 0, ctas;
 	bool short_loop = trips >= 2 && trips <= SCHED_SHORT_TRIPS;
-	bool three = trips >= 2 && trips <= SCHED_SQUARE_TRIPS && chain_acc == 0 && d->results[0]->type->rank == 2 &&
-	             square128(d);
+	bool three = trips >= 2 && square_trips(trips) && chain_acc == 0 && square128(d);
 	for (ctas = chain ? 2 : ctas_per_sm(threads, acc, three); ctas >= 1; ctas--) {
 		uint64_t budget = SM_SMEM / (uint64_t)ctas - CTA_SMEM_RESERVED - SCHED_TEMP_RESERVE;
 		/* There the CTA's other shared memory (q resident) must fit the

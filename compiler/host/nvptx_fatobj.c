@@ -406,6 +406,52 @@ static void encode_maps(Cg *g, const IrKernel *k, const GpuKernel *v, LLVMValueR
 	}
 }
 
+/* What every entry's launch of one launch function shares. */
+typedef struct Launch {
+	LLVMValueRef *param;   /* the launch function's parameters */
+	LLVMValueRef module;   /* pk.cuda.module */
+	LLVMValueRef stream;   /* the pk_stream */
+	LLVMValueRef launch;   /* the pk_cuda_launch it fills (alloca) */
+	LLVMValueRef grid3;    /* [3 x i32] CTAs */
+	LLVMValueRef maps;     /* the tensor maps (alloca), or NULL when no entry takes any */
+	LLVMValueRef params;   /* the kernel parameters' pointers (alloca of nslots) */
+	int nslots;            /* their number: np, then the tensor maps' */
+	int np;                /* parameters before the tensor maps */
+} Launch;
+
+/* The launch of entry v (its name, CTA, shared memory and tensor maps),
+ * persistent or not, returning its status; where v has a few-trips
+ * variant (nvptx_sched.c), that one when the size symbol its loop's trip
+ * count follows is at most few_most. */
+static void launch_entry(Cg *g, const IrKernel *k, const GpuKernel *v, const Launch *l)
+{
+	LLVMBuilderRef b = g->b;
+	if (v->few_trips) {
+		LLVMValueRef few = LLVMBuildICmp(b, LLVMIntSLE, l->param[order_pos(k, KP_SIZE, v->few_size)],
+		                                 cg_i64(g, v->few_most), "few.trips");
+		LLVMBasicBlockRef yes = cg_block(g, "launch.few"), no = cg_block(g, "launch.many");
+		LLVMBuildCondBr(b, few, yes, no);
+		LLVMPositionBuilderAtEnd(b, yes);
+		launch_entry(g, k, v->few_trips, l);
+		LLVMPositionBuilderAtEnd(b, no);
+	}
+	encode_maps(g, k, v, l->param, l->maps, l->params, l->nslots, l->np);
+	LLVMValueRef b3 = LLVMGetUndef(LLVMArrayType2(g->t_i32, 3));
+	for (unsigned d = 0; d < 3; d++)
+		b3 = LLVMBuildInsertValue(b, b3, cg_i32(g, d ? 1 : v->threads), d, "");
+	LLVMValueRef fields[6] = {LLVMBuildGlobalString(b, v->name, ""), l->module, l->grid3, b3,
+	                          cg_i32(g, (int32_t)v->dynamic_smem), l->params};
+	LLVMTypeRef lt = launch_type(g);
+	for (unsigned j = 0; j < 6; j++)
+		LLVMBuildStore(b, fields[j], LLVMBuildStructGEP2(b, lt, l->launch, j, ""));
+	/* Persistent CTAs loop over the tasks: the runtime launches only as
+	 * many as the device holds at once. */
+	static const char *const launch_fn[2] = {"pk_launch_cuda", "pk_launch_cuda_persistent"};
+	LLVMValueRef cargs[2] = {l->stream, l->launch};
+	LLVMTypeRef cparams[2] = {g->t_ptr, g->t_ptr};
+	LLVMBuildRet(b, call(g, launch_fn[v->persistent], g->t_i32, cparams, 2, cargs));
+}
+
 void cg_cuda_dispatch(Cg *g, const IrKernel *k, const GpuKernel *gk, LLVMValueRef module, LLVMValueRef stream,
                       LLVMValueRef *param, LLVMValueRef grid, bool host_variant)
 {
@@ -457,7 +503,11 @@ void cg_cuda_dispatch(Cg *g, const IrKernel *k, const GpuKernel *gk, LLVMValueRe
 
 	/* Parameters: operands, scalars (memory form), sizes, grid extents,
 	 * then the launched variant's tensor maps. */
-	int nt = gk->aligned && gk->aligned->ntma > gk->ntma ? gk->aligned->ntma : gk->ntma;
+	int nt = 0;
+	const GpuKernel *vs[4] = {gk, gk->aligned, gk->few_trips, gk->aligned ? gk->aligned->few_trips : NULL};
+	for (int v = 0; v < 4; v++)
+		if (vs[v] && vs[v]->ntma > nt)
+			nt = vs[v]->ntma;
 	int nslots = np + nt;
 	LLVMValueRef params = LLVMBuildAlloca(b, LLVMArrayType2(g->t_ptr, (uint64_t)(nslots > 0 ? nslots : 1)), "params");
 	int p = 0;
@@ -481,68 +531,33 @@ void cg_cuda_dispatch(Cg *g, const IrKernel *k, const GpuKernel *gk, LLVMValueRe
 		LLVMBuildStore(b, slot, LLVMBuildInBoundsGEP2(b, LLVMArrayType2(g->t_ptr, (uint64_t)nslots), params, idx, 2, ""));
 	}
 
-	LLVMTypeRef lt = launch_type(g);
-	LLVMValueRef launch = LLVMBuildAlloca(b, lt, "cuda.launch");
 	LLVMValueRef g3[3] = {LLVMBuildTrunc(b, ctas, g->t_i32, ""), cg_i32(g, 1), cg_i32(g, 1)};
 	LLVMValueRef grid3 = LLVMGetUndef(LLVMArrayType2(g->t_i32, 3));
 	for (unsigned d = 0; d < 3; d++)
 		grid3 = LLVMBuildInsertValue(b, grid3, g3[d], d, "");
+	Launch l = {param, module, stream, LLVMBuildAlloca(b, launch_type(g), "cuda.launch"), grid3, NULL, params,
+	            nslots, np};
+	if (nt) {
+		LLVMTypeRef mt = LLVMArrayType2(g->t_i8, PK_CUDA_TENSOR_MAP_BYTES);
+		l.maps = LLVMBuildAlloca(b, LLVMArrayType2(mt, (uint64_t)nt), "tmaps");
+		LLVMSetAlignment(l.maps, 64);
+	}
 	/* The aligned variant when the size symbols it assumes are multiples
 	 * of GPU_ALIGNED_DIV (its 16-byte row copies then hold). */
-	LLVMValueRef maps = NULL;
-	if (nt) {
-		maps = LLVMBuildAlloca(b, LLVMArrayType2(LLVMArrayType2(g->t_i8, PK_CUDA_TENSOR_MAP_BYTES), (uint64_t)nt),
-		                       "tmaps");
-		LLVMSetAlignment(maps, 64);
-	}
-	LLVMValueRef name = LLVMBuildGlobalString(b, gk->name, ""), threads = cg_i32(g, gk->threads);
-	LLVMValueRef smem = cg_i32(g, (int32_t)gk->dynamic_smem);
-	LLVMValueRef al = NULL;
 	if (gk->aligned) {
 		LLVMValueRef bits = cg_i64(g, 0);
 		for (int s = 0; s < k->nsizes && s < 64; s++)
 			if (gk->aligned_sizes >> s & 1)
 				bits = LLVMBuildOr(b, bits, param[order_pos(k, KP_SIZE, s)], "");
-		al = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, bits, cg_i64(g, GPU_ALIGNED_DIV - 1), ""),
+		LLVMValueRef al = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, bits, cg_i64(g, GPU_ALIGNED_DIV - 1), ""),
 		                                cg_i64(g, 0), "aligned");
-		const GpuKernel *v = gk->aligned;
-		name = LLVMBuildSelect(b, al, LLVMBuildGlobalString(b, v->name, ""), name, "");
-		threads = LLVMBuildSelect(b, al, cg_i32(g, v->threads), threads, "");
-		smem = LLVMBuildSelect(b, al, cg_i32(g, (int32_t)v->dynamic_smem), smem, "");
-		if (nt) {
-			LLVMBasicBlockRef va = cg_block(g, "maps.aligned"), vb = cg_block(g, "maps"), join = cg_block(g, "maps.end");
-			LLVMBuildCondBr(b, al, va, vb);
-			LLVMPositionBuilderAtEnd(b, va);
-			encode_maps(g, k, v, param, maps, params, nslots, np);
-			LLVMBuildBr(b, join);
-			LLVMPositionBuilderAtEnd(b, vb);
-			encode_maps(g, k, gk, param, maps, params, nslots, np);
-			LLVMBuildBr(b, join);
-			LLVMPositionBuilderAtEnd(b, join);
-		}
-	} else if (nt) {
-		encode_maps(g, k, gk, param, maps, params, nslots, np);
-	}
-	LLVMValueRef b3 = LLVMGetUndef(LLVMArrayType2(g->t_i32, 3));
-	for (unsigned d = 0; d < 3; d++)
-		b3 = LLVMBuildInsertValue(b, b3, d ? cg_i32(g, 1) : threads, d, "");
-	LLVMValueRef fields[6] = {name, module, grid3, b3, smem, params};
-	for (unsigned j = 0; j < 6; j++)
-		LLVMBuildStore(b, fields[j], LLVMBuildStructGEP2(b, lt, launch, j, ""));
-	LLVMValueRef cargs[2] = {stream, launch};
-	LLVMTypeRef cparams[2] = {g->t_ptr, g->t_ptr};
-	/* Persistent CTAs loop over the tasks: the runtime launches only as
-	 * many as the device holds at once.  The variants may differ. */
-	static const char *const launch_fn[2] = {"pk_launch_cuda", "pk_launch_cuda_persistent"};
-	bool pa = gk->aligned ? gk->aligned->persistent : gk->persistent;
-	if (pa != gk->persistent) {
 		LLVMBasicBlockRef va = cg_block(g, "launch.aligned"), vb = cg_block(g, "launch.plain");
 		LLVMBuildCondBr(b, al, va, vb);
 		LLVMPositionBuilderAtEnd(b, va);
-		LLVMBuildRet(b, call(g, launch_fn[pa], g->t_i32, cparams, 2, cargs));
+		launch_entry(g, k, gk->aligned, &l);
 		LLVMPositionBuilderAtEnd(b, vb);
 	}
-	LLVMBuildRet(b, call(g, launch_fn[gk->persistent], g->t_i32, cparams, 2, cargs));
+	launch_entry(g, k, gk, &l);
 
 	/* Other devices: the host variant (the caller goes on), or none. */
 	LLVMPositionBuilderAtEnd(b, other);

@@ -116,6 +116,9 @@ sched-wgmma|memcheck racecheck synccheck
 wgmma-epilogue|memcheck racecheck synccheck
 reblock|memcheck racecheck synccheck
 reblock-odd|memcheck synccheck
+few|memcheck racecheck synccheck
+few-edge|memcheck racecheck synccheck
+few-zero|memcheck racecheck synccheck
 npow2|memcheck racecheck synccheck
 npow2-odd|memcheck racecheck synccheck
 flash_attention-d96|memcheck racecheck synccheck
