@@ -1134,6 +1134,28 @@ static bool rows_aligned(const Nv *nv, const IrKernel *k)
 	return true;
 }
 
+/* Kernel k's optional entry `name` (a few-trips variant): where its
+ * emission would report anything (§10.2's bounds on its fewer threads,
+ * say), there is no such entry and nothing is reported; the kernel's
+ * other entries stand. */
+static bool emit_variant(Nv *nv, const IrKernel *k, const char *name, GpuKernel *info)
+{
+	Diag saved = nv->cc->diag;
+	bool failed = nv->g.failed;
+	nv->cc->diag.stream = NULL;
+	bool ok = emit_kernel(nv, k, name, info) && nv->cc->diag.nerrors == saved.nerrors &&
+	          nv->cc->diag.nwarnings == saved.nwarnings && !nv->g.failed;
+	nv->cc->diag = saved;
+	nv->g.failed = failed;
+	if (!ok) {
+		LLVMValueRef fn = LLVMGetNamedFunction(nv->g.mod, name);
+		if (fn)
+			LLVMDeleteFunction(fn);
+		memset(info, 0, sizeof *info);
+	}
+	return ok;
+}
+
 /* Kernel k's entry `name`, its K loops with slices of 64 where the rows
  * are aligned on sm_90a (nvptx_reblock.c: the IR is changed for this entry
  * alone).  Where they are not, on every target, its dots over a whole K
@@ -1155,7 +1177,7 @@ static bool emit_entry(Nv *nv, const IrKernel *k, const char *name, GpuKernel *i
 	const char *fname = arena_printf(nv->cc->arena, "%s__few", name);
 	if (ok && aligned && nv->wgmma && nv->few_trips && name_free(nv, fname) &&
 	    (nv->few_loop = nv_sched_few_trips(nv, k, &size, &most)) != NULL) {
-		if (emit_kernel(nv, k, fname, few)) {
+		if (emit_variant(nv, k, fname, few)) {
 			info->few_trips = few;
 			info->few_size = size;
 			info->few_most = most;
