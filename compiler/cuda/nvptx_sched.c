@@ -303,12 +303,6 @@ int nv_sched_warps(const Nv *nv, const IrKernel *k)
 	return hint;
 }
 
-/* x // c (Python's floor division) for c > 0. */
-static int64_t floor_div(int64_t x, int64_t c)
-{
-	return x >= 0 ? x / c : -((-x + c - 1) / c);
-}
-
 /* The x of d when d is cdiv(x, c) as the front end lowers it,
  * select(ne(mod(x, c), 0), add(floordiv(x, c), 1), floordiv(x, c)); else NULL. */
 static const Value *cdiv_of(const Inst *d, int64_t *c)
@@ -329,12 +323,11 @@ static const Value *cdiv_of(const Inst *d, int64_t *c)
 }
 
 /* The value of v, an i64 of constants and size symbol `sym` (a body
- * argument) by +, -, * and // with constants and cdiv by constants, all of
- * which keep it nondecreasing in the symbol, for the symbol's value s >=
- * 0; false when v is not such a value or leaves [-2^62, 2^62]. */
+ * argument) by + and - of constants, * by constants >= 0, // and cdiv by
+ * constants > 0, all of which keep it nondecreasing in the symbol, for the
+ * symbol's value s; false when v is not such a value or does not fit. */
 static bool sym_value(const Value *v, const Value *sym, int64_t s, int depth, int64_t *out)
 {
-	const int64_t lim = INT64_C(1) << 62;
 	int64_t c, x;
 	if (v == sym) {
 		*out = s;
@@ -347,9 +340,9 @@ static bool sym_value(const Value *v, const Value *sym, int64_t s, int depth, in
 		return false;
 	const Value *cx = cdiv_of(d, &c);
 	if (cx) {
-		if (c > lim || !sym_value(cx, sym, s, depth + 1, &x))
+		if (!sym_value(cx, sym, s, depth + 1, &x) || !ck_add(x, c - 1, &x))
 			return false;
-		*out = floor_div(x + c - 1, c);
+		*out = floor_div(x, c);
 		return true;
 	}
 	if (d->nargs != 2 || !(d->op == IR_ADD || d->op == IR_SUB || d->op == IR_MUL || d->op == IR_FLOORDIV))
@@ -357,26 +350,26 @@ static bool sym_value(const Value *v, const Value *sym, int64_t s, int depth, in
 	int var = ir_const_value(d->args[1], &c) ? 0 : 1; /* the operand that is not the constant */
 	if (var == 1 && (d->op == IR_SUB || d->op == IR_FLOORDIV || !ir_const_value(d->args[0], &c)))
 		return false;
-	if (c > lim || c < -lim || !sym_value(d->args[var], sym, s, depth + 1, &x))
+	if (!sym_value(d->args[var], sym, s, depth + 1, &x))
 		return false;
 	switch (d->op) {
-	case IR_ADD: x += c; break;
-	case IR_SUB: x -= c; break;
-	case IR_MUL:
-		if (c < 0 || (x != 0 && (x > lim / (c ? c : 1) || x < -lim / (c ? c : 1))))
-			return false;
-		x *= c;
-		break;
+	case IR_ADD: return ck_add(x, c, out);
+	case IR_SUB: return c != INT64_MIN && ck_add(x, -c, out);
+	case IR_MUL: return c >= 0 && ck_mul(x, c, out);
 	default: /* IR_FLOORDIV */
 		if (c <= 0)
 			return false;
-		x = floor_div(x, c);
-		break;
+		*out = floor_div(x, c);
+		return true;
 	}
-	if (x > lim || x < -lim)
-		return false;
-	*out = x;
-	return true;
+}
+
+/* Whether a loop from `start` to `end` (step 1) runs few enough
+ * iterations for three CTAs (none counts). */
+static bool few_enough(int64_t start, int64_t end)
+{
+	int64_t trips;
+	return ck_add(end, -start, &trips) && trips <= SCHED_SQUARE_TRIPS;
 }
 
 /* Few-trips variants: a K loop over whole arrays (`for kk in range(k //
@@ -397,20 +390,19 @@ const Inst *nv_sched_few_trips(Nv *nv, const IrKernel *k, int *size, int64_t *mo
 	for (const Inst *i = k->body->first; i; i = i->next) {
 		int64_t start, step, e;
 		if (i->op != IR_FOR || nv_loop_trips(nv, i) >= 0 || !ir_const_value(i->args[0], &start) ||
-		    !ir_const_value(i->args[2], &step) || step != 1 || start < -(INT64_C(1) << 40) ||
-		    start > INT64_C(1) << 40)
+		    !ir_const_value(i->args[2], &step) || step != 1 || start == INT64_MIN)
 			continue;
 		for (int s = 0; s < k->nsizes; s++) {
 			const Value *sym = k->body->args[k->noperands + k->nscalars + s];
 			/* The loop is short at s = 0 and its end nondecreasing in s:
 			 * the largest s with end - start <= T, by bisection. */
 			int64_t lo = 0, hi = INT64_C(1) << 40;
-			if (!sym_value(i->args[1], sym, lo, 0, &e) || e - start > SCHED_SQUARE_TRIPS ||
-			    !sym_value(i->args[1], sym, hi, 0, &e) || e - start <= SCHED_SQUARE_TRIPS)
+			if (!sym_value(i->args[1], sym, lo, 0, &e) || !few_enough(start, e) ||
+			    (sym_value(i->args[1], sym, hi, 0, &e) && few_enough(start, e)))
 				continue;
 			while (hi - lo > 1) {
 				int64_t mid = lo + (hi - lo) / 2;
-				if (sym_value(i->args[1], sym, mid, 0, &e) && e - start <= SCHED_SQUARE_TRIPS)
+				if (sym_value(i->args[1], sym, mid, 0, &e) && few_enough(start, e))
 					lo = mid;
 				else
 					hi = mid;

@@ -42,6 +42,15 @@ bool type_same_shape(const Type *a, const Type *b);
  * not fit in int64. */
 static inline bool ck_mul(int64_t a, int64_t b, int64_t *out) { return !__builtin_mul_overflow(a, b, out); }
 static inline bool ck_add(int64_t a, int64_t b, int64_t *out) { return !__builtin_add_overflow(a, b, out); }
+/* Python's a // b (b != 0): the quotient rounded toward minus infinity; b
+ * == -1 negates in two's complement, as the generated code does. */
+static inline int64_t floor_div(int64_t a, int64_t b)
+{
+	if (b == -1)
+		return (int64_t)(0 - (uint64_t)a);
+	int64_t q = a / b;
+	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
 /* The product of n dims (each >= 0), false if it does not fit in int64. */
 bool shape_numel(int n, const int64_t *dims, int64_t *out);
 /* Bytes of one element in memory (a bool takes a byte). */

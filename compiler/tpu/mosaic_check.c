@@ -43,15 +43,7 @@ static bool is_scalar_int(const Type *t)
 	return t->kind == TY_VALUE && t->rank == 0 && (dtype_is_int(t->dtype) || t->dtype == DT_BOOL);
 }
 
-/* Python floor division and modulo (b != 0). */
-static int64_t floordiv(int64_t a, int64_t b)
-{
-	if (b == -1)
-		return (int64_t)(0 - (uint64_t)a);
-	int64_t q = a / b;
-	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
+/* Python modulo (b != 0); floor division is floor_div (types.h). */
 static int64_t pymod(int64_t a, int64_t b)
 {
 	if (b == -1)
@@ -87,7 +79,7 @@ static bool eval_op(const Inst *i, const int64_t *x, int64_t *out)
 		if (!sgn && dtype_bits(at) == 64)
 			r = (int64_t)(i->op == IR_FLOORDIV ? ua / ub : ua % ub);
 		else
-			r = i->op == IR_FLOORDIV ? floordiv(x[0], x[1]) : pymod(x[0], x[1]);
+			r = i->op == IR_FLOORDIV ? floor_div(x[0], x[1]) : pymod(x[0], x[1]);
 		break;
 	case IR_MIN: r = (sgn ? x[0] < x[1] : ua < ub) ? x[0] : x[1]; break;
 	case IR_MAX: r = (sgn ? x[0] > x[1] : ua > ub) ? x[0] : x[1]; break;
