@@ -192,13 +192,7 @@ static bool covers(const IrKernel *k, const Inst *loop, const Loop *L)
 	const Value *S = k->body->args[k->noperands + k->nscalars + s], *hi = loop->args[1];
 	if (quotient(hi, S, L->bk))
 		return nv_requires_divisor(k, s) % L->bk == 0;
-	/* cdiv(S, BK): select(mod(S, BK) != 0, S // BK + 1, S // BK) */
-	const Inst *h = hi->def, *ne = h && h->op == IR_SELECT ? h->args[0]->def : NULL;
-	const Inst *add = h && h->op == IR_SELECT ? h->args[1]->def : NULL;
-	const Inst *mod = ne && ne->op == IR_NE ? ne->args[0]->def : NULL;
-	return add && add->op == IR_ADD && add->args[0] == h->args[2] && ir_const_value(add->args[1], &c) && c == 1 &&
-	       quotient(h->args[2], S, L->bk) && mod && mod->op == IR_MOD && mod->args[0] == S &&
-	       ir_const_value(mod->args[1], &c) && c == L->bk && ir_const_value(ne->args[1], &c) && c == 0;
+	return ir_cdiv_of(hi, &c) == S && c == L->bk;
 }
 
 static Value *emit(Arena *a, IrKernel *k, InsertPoint at, Op op, Loc loc, Type *t, Value *x, Value *y)

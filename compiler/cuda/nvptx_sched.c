@@ -303,25 +303,6 @@ int nv_sched_warps(const Nv *nv, const IrKernel *k)
 	return hint;
 }
 
-/* The x of d when d is cdiv(x, c) as the front end lowers it,
- * select(ne(mod(x, c), 0), add(floordiv(x, c), 1), floordiv(x, c)); else NULL. */
-static const Value *cdiv_of(const Inst *d, int64_t *c)
-{
-	if (d->op != IR_SELECT || d->nargs != 3)
-		return NULL;
-	const Inst *ne = d->args[0]->def, *mod = ne && ne->op == IR_NE ? ne->args[0]->def : NULL;
-	const Inst *add = d->args[1]->def, *fl = d->args[2]->def;
-	int64_t z, one, c2;
-	if (!mod || mod->op != IR_MOD || !ir_const_value(ne->args[1], &z) || z != 0 ||
-	    !ir_const_value(mod->args[1], c) || *c <= 0)
-		return NULL;
-	if (!fl || fl->op != IR_FLOORDIV || fl->args[0] != mod->args[0] || !ir_const_value(fl->args[1], &c2) ||
-	    c2 != *c || !add || add->op != IR_ADD || add->args[0] != d->args[2] ||
-	    !ir_const_value(add->args[1], &one) || one != 1)
-		return NULL;
-	return mod->args[0];
-}
-
 /* The value of v, an i64 of constants and size symbol `sym` (a body
  * argument) by + and - of constants, * by constants >= 0, // and cdiv by
  * constants > 0, all of which keep it nondecreasing in the symbol, for the
@@ -338,7 +319,7 @@ static bool sym_value(const Value *v, const Value *sym, int64_t s, int depth, in
 	const Inst *d = v->def;
 	if (!d || depth > 16)
 		return false;
-	const Value *cx = cdiv_of(d, &c);
+	const Value *cx = ir_cdiv_of(v, &c);
 	if (cx) {
 		if (!sym_value(cx, sym, s, depth + 1, &x) || !ck_add(x, c - 1, &x))
 			return false;

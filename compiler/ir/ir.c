@@ -201,6 +201,24 @@ bool ir_const_value(const Value *v, int64_t *out)
 	return true;
 }
 
+const Value *ir_cdiv_of(const Value *v, int64_t *c)
+{
+	const Inst *d = v->def;
+	if (!d || d->op != IR_SELECT || d->nargs != 3)
+		return NULL;
+	const Inst *ne = d->args[0]->def, *mod = ne && ne->op == IR_NE ? ne->args[0]->def : NULL;
+	const Inst *add = d->args[1]->def, *fl = d->args[2]->def;
+	int64_t z, one, c2;
+	if (!mod || mod->op != IR_MOD || !ir_const_value(ne->args[1], &z) || z != 0 ||
+	    !ir_const_value(mod->args[1], c) || *c <= 0)
+		return NULL;
+	if (!fl || fl->op != IR_FLOORDIV || fl->args[0] != mod->args[0] || !ir_const_value(fl->args[1], &c2) ||
+	    c2 != *c || !add || add->op != IR_ADD || add->args[0] != d->args[2] ||
+	    !ir_const_value(add->args[1], &one) || one != 1)
+		return NULL;
+	return mod->args[0];
+}
+
 const Value *ir_index_arg(const Inst *i, int d)
 {
 	int j = 1;

@@ -214,6 +214,10 @@ void ir_reduce_identity(Op op, DType dt, int64_t *ival, double *fval);
 bool ir_same_value(const Value *a, const Value *b);
 /* Whether v is a scalar integer or bool constant; its value in *out. */
 bool ir_const_value(const Value *v, int64_t *out);
+/* The x of v when v is cdiv(x, c) as the front end lowers it,
+ * select(ne(mod(x, c), 0), add(floordiv(x, c), 1), floordiv(x, c)) with a
+ * constant c > 0 (*c); else NULL. */
+const Value *ir_cdiv_of(const Value *v, int64_t *c);
 
 /* Accesses (LOAD/STORE/ATOMIC; the access shape is verify.c's rule): the
  * operand of indexer d (not FULL); the operand number of the first extra
