@@ -3,7 +3,8 @@
  * order of the programs.  `num_warps` and `num_stages` (§5.8) are hints: they
  * never change results, and this file may take more of either than the
  * kernel asks for, and fewer warps only where no dot could run on wgmma
- * with those asked for.
+ * with those asked for or a short loop's 128 x 128 dot runs faster on one
+ * warpgroup (short_square).
  *
  * - Warps: a wgmma dot keeps its f32 accumulators in registers, M x N / threads
  *   of them per thread; more than 128 leave too few registers for the rest
@@ -33,7 +34,7 @@
  *   iterations or fewer, SCHED_SHORT_SHARED_STAGES do: a short loop's CTA
  *   spends much of its time starting and storing, which another CTA
  *   beside it overlaps; a loop of SCHED_SQUARE_TRIPS iterations or fewer
- *   of a 128 x 128 dot asked for on 4 warps keeps one warpgroup and takes
+ *   of a 128 x 128 dot takes one warpgroup, 4 or 8 warps asked, and takes
  *   2 stages on each of three CTAs an SM (SCHED_SHORT_CTAS).  On the
  *   H100 (bench/RESULTS.md, helper hopper4): 128 x 128 x 64 on 4 warps with
  *   3 stages, 2 CTAs an SM, ran 0.74-0.86x cuBLAS; on 8 warps with 6
@@ -223,7 +224,9 @@ static bool square_trips(int64_t trips)
  * the copies go element by element through registers, and two warpgroups
  * (168 registers) left one CTA an SM; one warpgroup ran 1.47-1.64x as
  * fast (H200, 8191^2 x 1024 and x 4096, 4095^2 x 4096; bench/RESULTS.md,
- * twenty-third session), but 0.91-0.95x with K slices of 32. */
+ * twenty-third session), but 0.91-0.95x with K slices of 32.  Such a loop
+ * takes one warpgroup even where 8 warps are asked (nv_sched_warps): two
+ * warpgroups on two CTAs an SM ran 0.82-0.96x (twenty-fifth session). */
 static bool short_square(const Nv *nv, const Inst *loop)
 {
 	const Inst *dot = NULL;
@@ -254,6 +257,19 @@ static int region_warps(const Nv *nv, const Region *r, bool in_loop)
 		}
 	}
 	return w;
+}
+
+/* Whether some loop of r is short_square's. */
+static bool any_short_square(const Nv *nv, const Region *r)
+{
+	for (const Inst *i = r->first; i; i = i->next) {
+		if (i->op == IR_FOR && short_square(nv, i))
+			return true;
+		for (int k = 0; k < i->nregions; k++)
+			if (any_short_square(nv, i->regions[k]))
+				return true;
+	}
+	return false;
 }
 
 /* Whether some dot of r runs on wgmma with 2^warpbits warps. */
@@ -294,10 +310,13 @@ int nv_sched_warps(const Nv *nv, const IrKernel *k)
 	int w = region_warps(nv, k->body, false);
 	if (w >= hint)
 		return w;
-	/* Fewer warps only where those asked for leave every dot off wgmma
-	 * and each value still fits the threads that remain. */
+	/* Fewer warps only where those asked for leave every dot off wgmma,
+	 * or where the dots that take fewer are short loops' 128 x 128 blocks
+	 * (one warpgroup, three CTAs an SM, short_square), and each value
+	 * still fits the threads that remain. */
 	const Inst *at;
-	if (w > 0 && !nv->hint_warps && !any_wgmma(k->body, lay_log2_ceil(hint)) &&
+	if (w > 0 && !nv->hint_warps &&
+	    (!any_wgmma(k->body, lay_log2_ceil(hint)) || any_short_square(nv, k->body)) &&
 	    !nv_value_too_large(k->body, lay_log2_ceil(w), &at))
 		return w;
 	return hint;
