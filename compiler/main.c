@@ -95,6 +95,7 @@ typedef struct Job {
 	bool gpu_no_early;      /* --gpu-no-early-copies */
 	bool gpu_no_ahead;      /* --gpu-no-copies-ahead */
 	bool gpu_no_few_trips;  /* --gpu-no-few-trips */
+	bool gpu_no_kgrid_loop; /* --gpu-no-kgrid-loop */
 	GpuEmit gpu_emit;       /* what nvptx produces, from --emit */
 	GpuOutput gpu;          /* after nvptx: the GPU images (or --emit=ptx/cubin/nvvm text) */
 	bool syntax_only;       /* -fsyntax-only: check, write nothing but a depfile */
@@ -195,7 +196,7 @@ static bool pass_nvptx(Job *j)
 	GpuOptions o = {j->gpu_targets, j->ngpu, j->cg.opt_level, j->ptxas, j->resource_usage, j->gpu_emit,
 	                 j->gpu_mma_sync, j->gpu_no_tma, j->gpu_no_persistent, j->gpu_no_reblock,
 	                 j->gpu_no_cluster, j->gpu_no_pingpong, j->gpu_pingpong, j->gpu_no_early,
-	                 j->gpu_no_ahead, j->gpu_no_few_trips};
+	                 j->gpu_no_ahead, j->gpu_no_few_trips, j->gpu_no_kgrid_loop};
 	name_source(j, MAP_DEBUG);
 	/* Its images are made in a thread beside the host back end: LLVM's
 	 * targets are registered before, not while it runs. */
@@ -751,6 +752,11 @@ static const Option options[] = {
 	 "loop runs a trip count of a size symbol, k // 64 say, also\n"
 	 "gets an entry for at most 16 iterations, on fewer warps and\n"
 	 "three CTAs an SM, which the launch stub picks from the size)"},
+	{"--gpu-no-kgrid-loop", ARG_NONE, FLAG(gpu_no_kgrid_loop), "--gpu-no-kgrid-loop",
+	 "an arbitrary grid axis stays a loop around the body (by default\n"
+	 "a body that accumulates into scratch over it, as the Pallas TPU\n"
+	 "guide's matmul with K on the grid, runs as that axis' loop with\n"
+	 "the accumulator in registers: a K loop like any other)"},
 	{"-H", ARG_SEPARATE, VALUE(header_path), "-H FILE",
 	 "write the C header declaring the kernels to FILE\n"
 	 "(default with --emit=obj: the object's name with .h); it is\n"

@@ -809,7 +809,7 @@ static bool emit_task(NvFn *f, LLVMBasicBlockRef prog)
 	LLVMBasicBlockRef *exits = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *exits);
 	LLVMValueRef *ctr = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *ctr);
 	for (int d = 0; d < k->ngrid; d++) {
-		if (!(k->semantics && k->semantics[d] == AXIS_ARBITRARY))
+		if (!(k->semantics && k->semantics[d] == AXIS_ARBITRARY) || d == f->nv->kgrid_axis)
 			continue;
 		LLVMBasicBlockRef from = LLVMGetInsertBlock(g->b);
 		heads[narb] = cg_block(g, "arb.head");
@@ -1167,6 +1167,8 @@ static bool emit_entry(Nv *nv, const IrKernel *k, const char *name, GpuKernel *i
 	/* The module's IR is restored before this returns. */
 	bool aligned = rows_aligned(nv, k);
 	nv->rows_unaligned = !aligned;
+	NvKgrid *kg = nv->kgrid ? nv_kgrid(nv->cc->arena, (IrKernel *)k) : NULL;
+	nv->kgrid_axis = nv_kgrid_axis(kg);
 	NvReblock *rb = nv->reblock && aligned     ? nv_reblock(nv->cc->arena, (IrKernel *)k, false)
 	                : nv->reblock_whole && !aligned ? nv_reblock(nv->cc->arena, (IrKernel *)k, true)
 	                                                : NULL;
@@ -1185,6 +1187,8 @@ static bool emit_entry(Nv *nv, const IrKernel *k, const char *name, GpuKernel *i
 		nv->few_loop = NULL;
 	}
 	nv_reblock_undo(rb);
+	nv_kgrid_undo(kg);
+	nv->kgrid_axis = -1;
 	return ok;
 }
 
@@ -1821,6 +1825,8 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	nv.wgmma_warps = hopper;
 	nv.reblock = hopper && !opt->no_reblock;
 	nv.reblock_whole = !opt->no_reblock;
+	nv.kgrid = !opt->no_kgrid_loop;
+	nv.kgrid_axis = -1;
 	nv.tma = nv.wgmma && !opt->no_tma;
 	nv.persistent = !opt->no_persistent;
 	nv.cluster = nv.tma && !opt->no_cluster;

@@ -50,6 +50,8 @@ typedef struct GpuOptions {
 	bool no_ahead;             /* --gpu-no-copies-ahead: a loop's first dot copies its operands when it
 	                              runs, not one iteration ahead (nvptx_dot.c) */
 	bool no_few_trips;         /* --gpu-no-few-trips: no few-trips variants (nvptx_sched.c) */
+	bool no_kgrid_loop;        /* --gpu-no-kgrid-loop: an arbitrary grid axis stays a loop around the
+	                              body (nvptx_kgrid.c) */
 } GpuOptions;
 
 typedef enum GpuImageKind { GPU_IMAGE_SASS, GPU_IMAGE_PTX } GpuImageKind;

@@ -166,6 +166,9 @@ typedef struct Nv {
 	                             kernel has the launch geometry of the object's stub */
 	bool reblock;             /* every target sm_90a, no --gpu-mma-sync or --gpu-no-reblock
 	                             (nvptx_reblock.c; the emulator runs those loops on mma.sync) */
+	bool kgrid;               /* no --gpu-no-kgrid-loop: K-grid bodies as K loops (nvptx_kgrid.c) */
+	int kgrid_axis;           /* the arbitrary axis the entry being emitted loops over in its body
+	                             (nvptx_kgrid.c), so emit_task does not; -1: none */
 	bool reblock_whole;       /* no --gpu-no-reblock: entries of unaligned rows run their whole-K
 	                             dots as K loops on every target (nvptx_reblock.c) */
 	bool hint_stages;         /* pipelines take num_stages (the kernel did not fit with more) */
@@ -687,6 +690,14 @@ bool nv_has_mma_dot(const Region *r);
 typedef struct NvReblock NvReblock;
 NvReblock *nv_reblock(Arena *a, IrKernel *k, bool whole_only);
 void nv_reblock_undo(NvReblock *rb);
+
+/* nvptx_kgrid.c: a body accumulating into scratch over an arbitrary grid
+ * axis, rewritten as that axis' loop (NULL: k is no such kernel); the
+ * axis the new body loops over (-1 for NULL); the kernel's body back. */
+typedef struct NvKgrid NvKgrid;
+NvKgrid *nv_kgrid(Arena *a, IrKernel *k);
+int nv_kgrid_axis(const NvKgrid *r);
+void nv_kgrid_undo(NvKgrid *r);
 
 /* ---- nvptx_size.c --------------------------------------------------------------- */
 

@@ -117,6 +117,7 @@ wgmma-epilogue|memcheck racecheck synccheck
 reblock|memcheck racecheck synccheck
 reblock-odd|memcheck synccheck
 few|memcheck racecheck synccheck
+kgrid|memcheck racecheck synccheck
 few-edge|memcheck racecheck synccheck
 few-zero|memcheck racecheck synccheck
 npow2|memcheck racecheck synccheck
