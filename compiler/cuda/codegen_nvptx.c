@@ -1177,7 +1177,7 @@ static bool emit_entry(Nv *nv, const IrKernel *k, const char *name, GpuKernel *i
 	int size;
 	int64_t most;
 	const char *fname = arena_printf(nv->cc->arena, "%s__few", name);
-	if (ok && aligned && nv->wgmma && nv->few_trips && name_free(nv, fname) &&
+	if (ok && aligned && nv->wgmma_warps && nv->few_trips && name_free(nv, fname) &&
 	    (nv->few_loop = nv_sched_few_trips(nv, k, &size, &most)) != NULL) {
 		if (emit_variant(nv, k, fname, few)) {
 			info->few_trips = few;

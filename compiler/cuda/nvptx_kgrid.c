@@ -20,7 +20,9 @@
  *     when num_programs(2) > 0 { z[...] = acc.astype(f16) }
  *
  * and the axis' loop of emit_task is left out (Nv.kgrid_axis), so the dot
- * runs on the loop's pipeline as any K loop does.  What the body must be
+ * runs on the loop's pipeline as any K loop does, with a few-trips variant
+ * where the axis' extent is k // BK (nvptx_sched.c: sym_value reads
+ * num_programs through the grid).  What the body must be
  * (anything else keeps the axis' loop): one arbitrary axis d and one
  * scratch buffer S, only ever loaded and stored whole; at the top level, in
  * order, values that touch no memory but by loads, `when program_id(d) ==

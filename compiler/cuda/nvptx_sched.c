@@ -324,9 +324,11 @@ int nv_sched_warps(const Nv *nv, const IrKernel *k)
 
 /* The value of v, an i64 of constants and size symbol `sym` (a body
  * argument) by + and - of constants, * by constants >= 0, // and cdiv by
- * constants > 0, all of which keep it nondecreasing in the symbol, for the
- * symbol's value s; false when v is not such a value or does not fit. */
-static bool sym_value(const Value *v, const Value *sym, int64_t s, int depth, int64_t *out)
+ * constants > 0, casts between signed integers and num_programs (a grid
+ * extent of the symbol), all of which keep it nondecreasing in the
+ * symbol, for the symbol's value s (of kernel k); false when v is not such
+ * a value or does not fit. */
+static bool sym_value(const IrKernel *k, const Value *v, const Value *sym, int64_t s, int depth, int64_t *out)
 {
 	int64_t c, x;
 	if (v == sym) {
@@ -338,9 +340,25 @@ static bool sym_value(const Value *v, const Value *sym, int64_t s, int depth, in
 	const Inst *d = v->def;
 	if (!d || depth > 16)
 		return false;
+	/* A cast between integers keeps the value where it fits; the extent
+	 * of a grid axis (num_programs: nvptx_kgrid.c's K loops) is its grid
+	 * expression, of the symbol's argument there (sizes come first). */
+	if (d->op == IR_CAST && dtype_is_signed(d->args[0]->type->dtype) && dtype_is_signed(v->type->dtype)) {
+		if (!sym_value(k, d->args[0], sym, s, depth + 1, out))
+			return false;
+		return v->type->dtype == DT_I64 || (*out >= INT32_MIN && *out <= INT32_MAX);
+	}
+	if (d->op == IR_NUM_PROGRAMS && k->grid && sym->region == k->body && d->ival < k->ngrid) {
+		int si = sym->index - k->noperands - k->nscalars;
+		const Inst *y = k->grid->last;
+		if (si < 0 || si >= k->nsizes || !y || y->op != IR_YIELD ||
+		    !sym_value(k, y->args[d->ival], k->grid->args[si], s, depth + 1, out))
+			return false;
+		return *out >= 0 && *out <= INT32_MAX;
+	}
 	const Value *cx = ir_cdiv_of(v, &c);
 	if (cx) {
-		if (!sym_value(cx, sym, s, depth + 1, &x) || !ck_add(x, c - 1, &x))
+		if (!sym_value(k, cx, sym, s, depth + 1, &x) || !ck_add(x, c - 1, &x))
 			return false;
 		*out = floor_div(x, c);
 		return true;
@@ -350,7 +368,7 @@ static bool sym_value(const Value *v, const Value *sym, int64_t s, int depth, in
 	int var = ir_const_value(d->args[1], &c) ? 0 : 1; /* the operand that is not the constant */
 	if (var == 1 && (d->op == IR_SUB || d->op == IR_FLOORDIV || !ir_const_value(d->args[0], &c)))
 		return false;
-	if (!sym_value(d->args[var], sym, s, depth + 1, &x))
+	if (!sym_value(k, d->args[var], sym, s, depth + 1, &x))
 		return false;
 	switch (d->op) {
 	case IR_ADD: return ck_add(x, c, out);
@@ -397,12 +415,12 @@ const Inst *nv_sched_few_trips(Nv *nv, const IrKernel *k, int *size, int64_t *mo
 			/* The loop is short at s = 0 and its end nondecreasing in s:
 			 * the largest s with end - start <= T, by bisection. */
 			int64_t lo = 0, hi = INT64_C(1) << 40;
-			if (!sym_value(i->args[1], sym, lo, 0, &e) || !few_enough(start, e) ||
-			    (sym_value(i->args[1], sym, hi, 0, &e) && few_enough(start, e)))
+			if (!sym_value(k, i->args[1], sym, lo, 0, &e) || !few_enough(start, e) ||
+			    (sym_value(k, i->args[1], sym, hi, 0, &e) && few_enough(start, e)))
 				continue;
 			while (hi - lo > 1) {
 				int64_t mid = lo + (hi - lo) / 2;
-				if (sym_value(i->args[1], sym, mid, 0, &e) && few_enough(start, e))
+				if (sym_value(k, i->args[1], sym, mid, 0, &e) && few_enough(start, e))
 					lo = mid;
 				else
 					hi = mid;
