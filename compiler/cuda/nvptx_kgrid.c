@@ -121,7 +121,8 @@ static bool region_bad(const Region *r, const Shape *s, bool stores_ok)
 	return false;
 }
 
-/* The init's region: pure values, then `store S, v` of S's type. */
+/* The init's region: pure values (none of S or of the axis' program id,
+ * which the new body has not), then `store S, v` of S's type. */
 static bool init_ok(const Inst *init, const Shape *s)
 {
 	const Region *r = init->regions[0];
@@ -130,9 +131,13 @@ static bool init_ok(const Inst *init, const Shape *s)
 	    !holds(s->alloc->results[0]->type, st->args[st->nargs - 1]->type) ||
 	    init->regions[1]->first != init->regions[1]->last)
 		return false;
-	for (const Inst *i = r->first; i != st; i = i->next)
-		if ((op_info[i->op].flags & F_EFFECT) || i->nregions)
+	for (const Inst *i = r->first; i != st; i = i->next) {
+		if ((op_info[i->op].flags & F_EFFECT) || i->nregions || (i->op == IR_PROGRAM_ID && i->ival == s->axis))
 			return false;
+		for (int j = 0; j < i->nargs; j++)
+			if (i->args[j] == s->alloc->results[0])
+				return false;
+	}
 	return !region_bad(r, s, true);
 }
 

@@ -346,7 +346,7 @@ static bool sym_value(const IrKernel *k, const Value *v, const Value *sym, int64
 	if (d->op == IR_CAST && dtype_is_signed(d->args[0]->type->dtype) && dtype_is_signed(v->type->dtype)) {
 		if (!sym_value(k, d->args[0], sym, s, depth + 1, out))
 			return false;
-		return v->type->dtype == DT_I64 || (*out >= INT32_MIN && *out <= INT32_MAX);
+		return v->type->dtype == DT_I64 || (v->type->dtype == DT_I32 && *out >= INT32_MIN && *out <= INT32_MAX);
 	}
 	if (d->op == IR_NUM_PROGRAMS && k->grid && sym->region == k->body && d->ival < k->ngrid) {
 		int si = sym->index - k->noperands - k->nscalars;
