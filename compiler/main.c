@@ -96,6 +96,7 @@ typedef struct Job {
 	bool gpu_no_ahead;      /* --gpu-no-copies-ahead */
 	bool gpu_no_few_trips;  /* --gpu-no-few-trips */
 	bool gpu_no_kgrid_loop; /* --gpu-no-kgrid-loop */
+	bool gpu_no_merge;      /* --gpu-no-merge-blocks */
 	GpuEmit gpu_emit;       /* what nvptx produces, from --emit */
 	GpuOutput gpu;          /* after nvptx: the GPU images (or --emit=ptx/cubin/nvvm text) */
 	bool syntax_only;       /* -fsyntax-only: check, write nothing but a depfile */
@@ -196,7 +197,7 @@ static bool pass_nvptx(Job *j)
 	GpuOptions o = {j->gpu_targets, j->ngpu, j->cg.opt_level, j->ptxas, j->resource_usage, j->gpu_emit,
 	                 j->gpu_mma_sync, j->gpu_no_tma, j->gpu_no_persistent, j->gpu_no_reblock,
 	                 j->gpu_no_cluster, j->gpu_no_pingpong, j->gpu_pingpong, j->gpu_no_early,
-	                 j->gpu_no_ahead, j->gpu_no_few_trips, j->gpu_no_kgrid_loop};
+	                 j->gpu_no_ahead, j->gpu_no_few_trips, j->gpu_no_kgrid_loop, j->gpu_no_merge};
 	name_source(j, MAP_DEBUG);
 	/* Its images are made in a thread beside the host back end: LLVM's
 	 * targets are registered before, not while it runs. */
@@ -757,6 +758,12 @@ static const Option options[] = {
 	 "a body that accumulates into scratch over it, as the Pallas TPU\n"
 	 "guide's matmul with K on the grid, runs as that axis' loop with\n"
 	 "the accumulator in registers: a K loop like any other)"},
+	{"--gpu-no-merge-blocks", ARG_NONE, FLAG(gpu_no_merge), "--gpu-no-merge-blocks",
+	 "one program a CTA (by default, on sm_90a, a kernel whose\n"
+	 "tensor-core dots have blocks of fewer than 128 rows or columns\n"
+	 "also gets an entry running 2 to 8 programs of that grid axis in\n"
+	 "a CTA as one larger block, which the launch stub picks when\n"
+	 "their number divides the axis' extent and the grid fills the GPU)"},
 	{"-H", ARG_SEPARATE, VALUE(header_path), "-H FILE",
 	 "write the C header declaring the kernels to FILE\n"
 	 "(default with --emit=obj: the object's name with .h); it is\n"

@@ -124,6 +124,8 @@ static char cuda_unavailable[600];  /* why there are no devices, for pk_device_g
 static bool cuda_trace;             /* PK_CUDA_TRACE is set to something other than 0 */
 static uint32_t persistent_most;    /* PK_CUDA_PERSISTENT_CTAS (tests): at most this many persistent
                                        CTAs (0: no limit) */
+static int sm_count_said = -1;      /* PK_CUDA_SM_COUNT (tests): what pk_cuda_sm_count answers
+                                       (-1: the device's SMs) */
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER; /* guards ctx/ctx_ready */
 
 /* ---- errors ---------------------------------------------------------------------- */
@@ -300,6 +302,8 @@ static void load_driver(void)
 	cuda_trace = trace && *trace && strcmp(trace, "0") != 0;
 	const char *most = getenv("PK_CUDA_PERSISTENT_CTAS");
 	persistent_most = most && atoi(most) > 0 ? (uint32_t)atoi(most) : 0;
+	const char *sms = getenv("PK_CUDA_SM_COUNT");
+	sm_count_said = sms && *sms && atoi(sms) >= 0 ? atoi(sms) : -1;
 	const char *path = getenv("PK_CUDA_DRIVER");
 	if (!path || !*path)
 		path = "libcuda.so.1";
@@ -1087,6 +1091,14 @@ pk_status pk_launch_cuda(pk_stream *s, const pk_cuda_launch *l)
 pk_status pk_launch_cuda_persistent(pk_stream *s, const pk_cuda_launch *l)
 {
 	return launch(s, l, true);
+}
+
+uint32_t pk_cuda_sm_count(pk_stream *s)
+{
+	pk_device *dev = pk_stream_device(s);
+	if (!dev || dev->kind != PK_DEVICE_CUDA)
+		return 0;
+	return sm_count_said >= 0 ? (uint32_t)sm_count_said : (uint32_t)dev_of(dev)->sms;
 }
 
 /* ---- tensor maps (the Hopper copy engine) ------------------------------------------ */

@@ -19,7 +19,8 @@ extern "C" {
 #endif
 
 /* The runtime's ABI version.  Generated headers may check it with #if. */
-#define PK_RUNTIME_ABI_VERSION 3 /* 2: CUDA devices, events, pk_launch_cuda; 3: pk_launch_cuda_persistent */
+#define PK_RUNTIME_ABI_VERSION 4 /* 2: CUDA devices, events, pk_launch_cuda; 3: pk_launch_cuda_persistent;
+                                    4: pk_cuda_sm_count */
 
 /* Most grid axes a kernel can have. */
 #define PK_MAX_GRID 8
@@ -326,6 +327,12 @@ PK_API pk_status pk_launch_cuda(pk_stream *s, const pk_cuda_launch *l);
  * shared memory, 1 an SM without that entry point; at most
  * PK_CUDA_PERSISTENT_CTAS when that is set, for tests). */
 PK_API pk_status pk_launch_cuda_persistent(pk_stream *s, const pk_cuda_launch *l);
+
+/* The number of SMs of the CUDA device stream `s` runs on; 0 when `s` is
+ * not a CUDA stream (no error is set).  The launch stubs of merged programs
+ * (compiler/cuda/nvptx_merge.c) ask it: they run the merged entry only on
+ * grids whose fewer CTAs still fill the GPU (host/nvptx_fatobj.c). */
+PK_API uint32_t pk_cuda_sm_count(pk_stream *s);
 
 /* Fills `map` (PK_CUDA_TENSOR_MAP_BYTES bytes, 64-byte aligned: a
  * CUtensorMap) for the Hopper copy engine (cp.async.bulk.tensor) through

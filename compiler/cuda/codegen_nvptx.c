@@ -743,6 +743,10 @@ static void program_ids(NvFn *f)
 	for (int d = 0; d < k->ngrid; d++) {
 		f->nprog[d] = LLVMGetParam(fn, (unsigned)(base + d));
 		LLVMSetValueName2(f->nprog[d], arena_printf(a, "nprog%d", d), strlen(arena_printf(a, "nprog%d", d)));
+		/* Merged programs (nvptx_merge.c): the CTAs along d are the
+		 * extent's r-th part (the stub checks that r divides it). */
+		if (f->nv->merge && f->nv->merge[d] > 1)
+			f->nprog[d] = LLVMBuildUDiv(f->g->b, f->nprog[d], cg_i32(f->g, f->nv->merge[d]), "merged");
 	}
 	if (!f->persistent)
 		nv_sched_program_ids(f, sreg(f, "llvm.nvvm.read.ptx.sreg.ctaid.x"));
@@ -1134,25 +1138,31 @@ static bool rows_aligned(const Nv *nv, const IrKernel *k)
 	return true;
 }
 
-/* Kernel k's optional entry `name` (a few-trips variant): where its
- * emission would report anything (§10.2's bounds on its fewer threads,
- * say), there is no such entry and nothing is reported; the kernel's
- * other entries stand. */
+/* Forgets entry `name` (an optional variant). */
+static void drop_entry(Nv *nv, const char *name, GpuKernel *info)
+{
+	LLVMValueRef fn = LLVMGetNamedFunction(nv->g.mod, name);
+	if (fn)
+		LLVMDeleteFunction(fn);
+	memset(info, 0, sizeof *info);
+}
+
+/* Kernel k's optional entry `name` (a few-trips or merged variant):
+ * where its emission would report anything (§10.2's bounds on its fewer
+ * threads, say) or it needs more shared memory than the SM holds (a
+ * merged block's f32 epilogue operand staged, say), there is no such
+ * entry and nothing is reported; the kernel's other entries stand. */
 static bool emit_variant(Nv *nv, const IrKernel *k, const char *name, GpuKernel *info)
 {
 	Diag saved = nv->cc->diag;
 	bool failed = nv->g.failed;
 	nv->cc->diag.stream = NULL;
 	bool ok = emit_kernel(nv, k, name, info) && nv->cc->diag.nerrors == saved.nerrors &&
-	          nv->cc->diag.nwarnings == saved.nwarnings && !nv->g.failed;
+	          nv->cc->diag.nwarnings == saved.nwarnings && !nv->g.failed && info->dynamic_smem <= nv_smem_cap(nv);
 	nv->cc->diag = saved;
 	nv->g.failed = failed;
-	if (!ok) {
-		LLVMValueRef fn = LLVMGetNamedFunction(nv->g.mod, name);
-		if (fn)
-			LLVMDeleteFunction(fn);
-		memset(info, 0, sizeof *info);
-	}
+	if (!ok)
+		drop_entry(nv, name, info);
 	return ok;
 }
 
@@ -1162,9 +1172,50 @@ static bool emit_variant(Nv *nv, const IrKernel *k, const char *name, GpuKernel 
  * become K loops all the same: their copies of unaligned rows go element
  * by element, unrolled over the whole operand (a K of 4096 passed §10.2's
  * bound, 1024 compiled without optimisation). */
-static bool emit_entry(Nv *nv, const IrKernel *k, const char *name, GpuKernel *info, GpuKernel *few)
+/* Entry `name`'s few-trips variant (nvptx_sched.c) into *few, from the
+ * same IR, where it has one. */
+static void emit_few(Nv *nv, const IrKernel *k, const char *name, GpuKernel *info, GpuKernel *few)
+{
+	int size;
+	int64_t most;
+	const char *fname = arena_printf(nv->cc->arena, "%s__few", name);
+	if (nv->few_trips && name_free(nv, fname) && (nv->few_loop = nv_sched_few_trips(nv, k, &size, &most)) != NULL) {
+		if (emit_variant(nv, k, fname, few)) {
+			info->few_trips = few;
+			info->few_size = size;
+			info->few_most = most;
+		}
+		nv->few_loop = NULL;
+	}
+}
+
+/* Entry `name`'s merged variant (nvptx_merge.c) into *merged, with its
+ * own few-trips variant into *merged_few, where its programs merge. */
+static void emit_merged(Nv *nv, const IrKernel *k, const char *name, GpuKernel *info, GpuKernel *merged,
+                        GpuKernel *merged_few)
+{
+	Arena *a = nv->cc->arena;
+	const char *mname = arena_printf(a, "%s__m", name);
+	int *factor = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *factor);
+	NvMerge *mg = nv->merge_blocks && name_free(nv, mname) ? nv_merge(a, (IrKernel *)k, factor) : NULL;
+	if (!mg)
+		return;
+	if (!ir_verify(nv->m, "nvptx-merge"))
+		internal_error("kernel %s: the merged programs' IR does not verify", k->name);
+	nv->merge = factor;
+	if (emit_variant(nv, k, mname, merged)) {
+		info->merged = merged;
+		merged->merge = factor;
+		emit_few(nv, k, mname, merged, merged_few);
+	}
+	nv->merge = NULL;
+	nv_merge_undo(mg);
+}
+
+static bool emit_entry(Nv *nv, const IrKernel *k, const char *name, GpuKernel *slot[4])
 {
 	/* The module's IR is restored before this returns. */
+	GpuKernel *info = slot[0];
 	bool aligned = rows_aligned(nv, k);
 	nv->rows_unaligned = !aligned;
 	NvKgrid *kg = nv->kgrid ? nv_kgrid(nv->cc->arena, (IrKernel *)k) : NULL;
@@ -1173,18 +1224,9 @@ static bool emit_entry(Nv *nv, const IrKernel *k, const char *name, GpuKernel *i
 	                : nv->reblock_whole && !aligned ? nv_reblock(nv->cc->arena, (IrKernel *)k, true)
 	                                                : NULL;
 	bool ok = emit_kernel(nv, k, name, info);
-	/* Its few-trips variant (nvptx_sched.c), from the same IR. */
-	int size;
-	int64_t most;
-	const char *fname = arena_printf(nv->cc->arena, "%s__few", name);
-	if (ok && aligned && nv->wgmma_warps && nv->few_trips && name_free(nv, fname) &&
-	    (nv->few_loop = nv_sched_few_trips(nv, k, &size, &most)) != NULL) {
-		if (emit_variant(nv, k, fname, few)) {
-			info->few_trips = few;
-			info->few_size = size;
-			info->few_most = most;
-		}
-		nv->few_loop = NULL;
+	if (ok && aligned && nv->wgmma_warps) {
+		emit_few(nv, k, name, info, slot[1]);
+		emit_merged(nv, k, name, info, slot[2], slot[3]);
 	}
 	nv_reblock_undo(rb);
 	nv_kgrid_undo(kg);
@@ -1833,6 +1875,7 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	nv.early = !opt->no_early;
 	nv.ahead = !opt->no_ahead;
 	nv.few_trips = !opt->no_few_trips;
+	nv.merge_blocks = !opt->no_merge_blocks;
 	nv.apart = opt->no_pingpong ? -1 : opt->pingpong ? 1 : 0;
 	nv.ptxas_release = -1;
 	nv.pair_axis = -1;
@@ -1853,7 +1896,8 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 
 	int nerr = cc->diag.nerrors;
 	/* Per kernel, then per kernel its aligned variant, then their
-	 * few-trips variants (if any): NV_ENTRY_SLOTS. */
+	 * few-trips variants, their merged variants and those's few-trips
+	 * variants (if any): NV_ENTRY_SLOTS. */
 	int nk = m->nkernels;
 	GpuKernel *kinfo = xmalloc((size_t)(NV_ENTRY_SLOTS * nk + 1) * sizeof *kinfo);
 	memset(kinfo, 0, (size_t)(NV_ENTRY_SLOTS * nk + 1) * sizeof *kinfo);
@@ -1862,10 +1906,12 @@ bool codegen_nvptx(Compiler *cc, const IrModule *m, const GpuOptions *opt, GpuOu
 	for (int i = 0; i < nk && !g->failed; i++) {
 		const IrKernel *k = m->kernels[i];
 		uint64_t mask;
-		if (!emit_entry(&nv, k, k->name, &kinfo[i], &kinfo[2 * nk + i]) || !(mask = wants_aligned(&nv, k)))
+		GpuKernel *own[4] = {&kinfo[i], &kinfo[2 * nk + i], &kinfo[4 * nk + i], &kinfo[5 * nk + i]};
+		GpuKernel *al[4] = {&kinfo[nk + i], &kinfo[3 * nk + i], &kinfo[6 * nk + i], &kinfo[7 * nk + i]};
+		if (!emit_entry(&nv, k, k->name, own) || !(mask = wants_aligned(&nv, k)))
 			continue;
 		nv.assume_div16 = mask;
-		if (emit_entry(&nv, k, aligned_name(&nv, k), &kinfo[nk + i], &kinfo[3 * nk + i])) {
+		if (emit_entry(&nv, k, aligned_name(&nv, k), al)) {
 			kinfo[i].aligned = &kinfo[nk + i];
 			kinfo[i].aligned_sizes = mask;
 		}

@@ -52,6 +52,7 @@ typedef struct GpuOptions {
 	bool no_few_trips;         /* --gpu-no-few-trips: no few-trips variants (nvptx_sched.c) */
 	bool no_kgrid_loop;        /* --gpu-no-kgrid-loop: an arbitrary grid axis stays a loop around the
 	                              body (nvptx_kgrid.c) */
+	bool no_merge_blocks;      /* --gpu-no-merge-blocks: no merged variants (nvptx_merge.c) */
 } GpuOptions;
 
 typedef enum GpuImageKind { GPU_IMAGE_SASS, GPU_IMAGE_PTX } GpuImageKind;
@@ -101,6 +102,9 @@ typedef struct GpuKernel {
 	                                      few_size is at most few_most, or NULL */
 	int few_size;
 	int64_t few_most;
+	const struct GpuKernel *merged; /* the variant running merged programs (nvptx_merge.c) that the
+	                                   stub launches when merge[d] divides every grid extent d, or NULL */
+	const int *merge;        /* in a merged variant: programs of each grid axis a CTA runs (1: one) */
 	const GpuTma *tma;       /* the tensor maps it takes (after the grid extents) */
 	int ntma;
 	bool persistent;         /* each CTA loops over the tasks (blockIdx.x, + gridDim.x, ...): the stub

@@ -147,8 +147,9 @@ LayoutPlan *gpu_assign_layouts(Arena *a, const IrKernel *k, int warpbits, bool w
 /* ---- emission state ---------------------------------------------------------- */
 
 /* Entries of one kernel, each a slot of Nv.kinfo (nkernels apart): the
- * kernel's own, its aligned variant, and their few-trips variants. */
-#define NV_ENTRY_SLOTS 4
+ * kernel's own, its aligned variant, their few-trips variants, then their
+ * merged variants (nvptx_merge.c) and those's few-trips variants. */
+#define NV_ENTRY_SLOTS 8
 
 /* Per compilation: the shared scalar emitter (llvm_scalar.c) and more. */
 typedef struct Nv {
@@ -191,6 +192,9 @@ typedef struct Nv {
 	                             -1 --gpu-no-pingpong (never), else yes (1 --gpu-pingpong, 0 the
 	                             default, now the same: nvptx_pipe.c apart) */
 	int ptxas_release;        /* nv_ptxas_release's answer; -1: not asked yet */
+	bool merge_blocks;        /* sm_90a entries may get merged variants (no --gpu-no-merge-blocks) */
+	const int *merge;         /* the entry being emitted runs merge[d] programs of grid axis d in a
+	                             CTA (nvptx_merge.c); NULL: one of each */
 	int pair_axis;            /* the entry being emitted runs in 2-CTA clusters, the programs of grid
 	                             axis pair_axis 2r and 2r + 1 on the cluster's CTAs (nvptx_sched.c);
 	                             -1: not */
@@ -698,6 +702,14 @@ typedef struct NvKgrid NvKgrid;
 NvKgrid *nv_kgrid(Arena *a, IrKernel *k);
 int nv_kgrid_axis(const NvKgrid *r);
 void nv_kgrid_undo(NvKgrid *r);
+
+/* nvptx_merge.c: kernel k's programs of small tensor-core blocks merged,
+ * factor[d] of grid axis d (1: none) into one CTA, for one entry (value
+ * types and slice sizes changed in place); NULL: nothing merged (factor
+ * all 1).  nv_merge_undo puts the IR back (NULL is taken too). */
+typedef struct NvMerge NvMerge;
+NvMerge *nv_merge(Arena *a, IrKernel *k, int *factor);
+void nv_merge_undo(NvMerge *m);
 
 /* ---- nvptx_size.c --------------------------------------------------------------- */
 

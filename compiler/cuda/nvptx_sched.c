@@ -784,6 +784,10 @@ void nv_sched_program_ids(NvFn *f, LLVMValueRef lin)
 		f->pid[d] = LLVMBuildURem(b, lin, f->nprog[d], "pid");
 		lin = LLVMBuildUDiv(b, lin, f->nprog[d], "");
 	}
+	/* A CTA of merged programs runs programs r p .. r p + r - 1 (nvptx_merge.c). */
+	for (int d = 0; f->nv->merge && d < k->ngrid; d++)
+		if (f->nv->merge[d] > 1)
+			f->pid[d] = LLVMBuildMul(b, f->pid[d], cg_i32(g, f->nv->merge[d]), "pid.merged");
 }
 
 bool nv_sched_persistent(const Nv *nv, const IrKernel *k)

@@ -417,7 +417,48 @@ typedef struct Launch {
 	LLVMValueRef params;   /* the kernel parameters' pointers (alloca of nslots) */
 	int nslots;            /* their number: np, then the tensor maps' */
 	int np;                /* parameters before the tensor maps */
+	LLVMValueRef *ext;     /* the grid extents (i32) */
+	LLVMValueRef ctas;     /* the programs along the parallel axes (i64), grid3's CTAs */
 } Launch;
+
+/* The launch of v's merged variant m when every axis' merge factor
+ * divides its extent (nvptx_merge.c) and its CTAs, r times fewer, still
+ * fill the GPU: at least 3/4 of its SMs when r >= 4 (blocks of 64 x 64,
+ * 128 x 32, 64 x 32 gained at every grid measured from there), at least
+ * 3/2 when r = 2.  On the H200 (132 SMs), 64 x 128 and 128 x 64 blocks
+ * merged into 128-144 CTAs at K 1024-1536 lost 8-14 % (twice the work a
+ * CTA, in the same number of waves), into 256 CTAs (2048^3) gained 16 %
+ * (bench/RESULTS.md, twenty-sixth session). */
+enum { MERGE_FILL_DEN = 4, MERGE_FILL_SMALL = 3, MERGE_FILL_PAIR = 6 };
+static void launch_entry(Cg *g, const IrKernel *k, const GpuKernel *v, const Launch *l);
+static void launch_merged(Cg *g, const IrKernel *k, const GpuKernel *m, const Launch *l)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMValueRef all = LLVMConstInt(g->t_i1, 1, 0);
+	int64_t r = 1;
+	for (int d = 0; d < k->ngrid; d++) {
+		if (m->merge[d] <= 1)
+			continue;
+		LLVMValueRef rest = LLVMBuildURem(b, l->ext[d], cg_i32(g, m->merge[d]), "");
+		all = LLVMBuildAnd(b, all, LLVMBuildICmp(b, LLVMIntEQ, rest, cg_i32(g, 0), ""), "");
+		r *= m->merge[d];
+	}
+	LLVMValueRef ctas64 = LLVMBuildUDiv(b, l->ctas, cg_i64(g, r), "merged.ctas");
+	LLVMValueRef stream = l->stream;
+	LLVMValueRef sms = LLVMBuildZExt(b, call(g, "pk_cuda_sm_count", g->t_i32, &g->t_ptr, 1, &stream), g->t_i64, "");
+	int64_t fill_num = r >= 4 ? MERGE_FILL_SMALL : MERGE_FILL_PAIR;
+	LLVMValueRef fill = LLVMBuildICmp(b, LLVMIntUGE, LLVMBuildMul(b, ctas64, cg_i64(g, MERGE_FILL_DEN), ""),
+	                                  LLVMBuildMul(b, sms, cg_i64(g, fill_num), ""), "fills");
+	all = LLVMBuildAnd(b, all, fill, "");
+	LLVMBasicBlockRef yes = cg_block(g, "launch.merged"), no = cg_block(g, "launch.apart");
+	LLVMBuildCondBr(b, all, yes, no);
+	LLVMPositionBuilderAtEnd(b, yes);
+	Launch lm = *l;
+	LLVMValueRef ctas = LLVMBuildTrunc(b, ctas64, g->t_i32, "");
+	lm.grid3 = LLVMBuildInsertValue(b, l->grid3, ctas, 0, "");
+	launch_entry(g, k, m, &lm);
+	LLVMPositionBuilderAtEnd(b, no);
+}
 
 /* The launch of entry v (its name, CTA, shared memory and tensor maps),
  * persistent or not, returning its status; where v has a few-trips
@@ -426,6 +467,8 @@ typedef struct Launch {
 static void launch_entry(Cg *g, const IrKernel *k, const GpuKernel *v, const Launch *l)
 {
 	LLVMBuilderRef b = g->b;
+	if (v->merged)
+		launch_merged(g, k, v->merged, l);
 	if (v->few_trips) {
 		LLVMValueRef few = LLVMBuildICmp(b, LLVMIntSLE, l->param[order_pos(k, KP_SIZE, v->few_size)],
 		                                 cg_i64(g, v->few_most), "few.trips");
@@ -450,6 +493,18 @@ static void launch_entry(Cg *g, const IrKernel *k, const GpuKernel *v, const Lau
 	LLVMValueRef cargs[2] = {l->stream, l->launch};
 	LLVMTypeRef cparams[2] = {g->t_ptr, g->t_ptr};
 	LLVMBuildRet(b, call(g, launch_fn[v->persistent], g->t_i32, cparams, 2, cargs));
+}
+
+/* The most tensor maps any entry the stub may launch for gk takes. */
+static int most_tensor_maps(const GpuKernel *v)
+{
+	if (!v)
+		return 0;
+	int n = v->ntma, vs[3] = {most_tensor_maps(v->aligned), most_tensor_maps(v->few_trips),
+	                          most_tensor_maps(v->merged)};
+	for (int j = 0; j < 3; j++)
+		n = vs[j] > n ? vs[j] : n;
+	return n;
 }
 
 void cg_cuda_dispatch(Cg *g, const IrKernel *k, const GpuKernel *gk, LLVMValueRef module, LLVMValueRef stream,
@@ -503,11 +558,7 @@ void cg_cuda_dispatch(Cg *g, const IrKernel *k, const GpuKernel *gk, LLVMValueRe
 
 	/* Parameters: operands, scalars (memory form), sizes, grid extents,
 	 * then the launched variant's tensor maps. */
-	int nt = 0;
-	const GpuKernel *vs[4] = {gk, gk->aligned, gk->few_trips, gk->aligned ? gk->aligned->few_trips : NULL};
-	for (int v = 0; v < 4; v++)
-		if (vs[v] && vs[v]->ntma > nt)
-			nt = vs[v]->ntma;
+	int nt = most_tensor_maps(gk);
 	int nslots = np + nt;
 	LLVMValueRef params = LLVMBuildAlloca(b, LLVMArrayType2(g->t_ptr, (uint64_t)(nslots > 0 ? nslots : 1)), "params");
 	int p = 0;
@@ -536,7 +587,7 @@ void cg_cuda_dispatch(Cg *g, const IrKernel *k, const GpuKernel *gk, LLVMValueRe
 	for (unsigned d = 0; d < 3; d++)
 		grid3 = LLVMBuildInsertValue(b, grid3, g3[d], d, "");
 	Launch l = {param, module, stream, LLVMBuildAlloca(b, launch_type(g), "cuda.launch"), grid3, NULL, params,
-	            nslots, np};
+	            nslots, np, ext, ctas};
 	if (nt) {
 		LLVMTypeRef mt = LLVMArrayType2(g->t_i8, PK_CUDA_TENSOR_MAP_BYTES);
 		l.maps = LLVMBuildAlloca(b, LLVMArrayType2(mt, (uint64_t)nt), "tmaps");

@@ -94,6 +94,9 @@ int pk_launch_cuda(void *s, const cuda_launch *l)
 {
 	(void)s;
 	char err[512];
+	/* Which entry the stub picked (tests of the variants check it). */
+	if (getenv("PK_EMU_LAUNCHES"))
+		fprintf(stderr, "pk_emu: launch %s grid %u block %u\n", l->kernel_name, l->grid[0], l->block[0]);
 	switch (pk_emu_run(l->kernel_name, l->grid, l->block, l->shared_bytes, l->params, err, sizeof err)) {
 	case PK_EMU_OK:
 		return PK_SUCCESS;
@@ -102,6 +105,15 @@ int pk_launch_cuda(void *s, const cuda_launch *l)
 	default:
 		return pk_set_error(PK_ERR_INVALID_VALUE, "%s", err);
 	}
+}
+
+/* The SMs merged programs' stubs weigh the grid against: PK_EMU_SMS, 1
+ * unless set (so that the small grids of tests run the merged entries). */
+uint32_t pk_cuda_sm_count(void *s)
+{
+	(void)s;
+	const char *e = getenv("PK_EMU_SMS");
+	return e && atoi(e) >= 0 ? (uint32_t)atoi(e) : 1;
 }
 
 /* Persistent kernels loop over grid[0] tasks: on PK_EMU_RESIDENT CTAs (3

@@ -118,6 +118,8 @@ reblock|memcheck racecheck synccheck
 reblock-odd|memcheck synccheck
 few|memcheck racecheck synccheck
 kgrid|memcheck racecheck synccheck
+merge|memcheck racecheck synccheck
+flash_attention-bq64-merge|memcheck racecheck synccheck
 few-edge|memcheck racecheck synccheck
 few-zero|memcheck racecheck synccheck
 npow2|memcheck racecheck synccheck
@@ -157,9 +159,22 @@ run_case() { # kind name
 	timed_out() { [ "$1" -eq 124 ] && echo "TIMEOUT: killed after the time limit" >>"$log"; }
 	case $kind in
 	kernels)
-		timeout "$(lim 300)" python3 "$root/test/gpu-emu/run.py" --run "$B/kernels/$name" --seed "$SEED" -v >"$log" 2>&1
-		rc=$?
-		timed_out $rc
+		# Rows named *merge*: the merged entries on their small grids
+		# (PK_CUDA_SM_COUNT), and one launched unless the row is *-odd.
+		if [[ $name == *merge* ]]; then
+			PK_CUDA_SM_COUNT=1 PK_CUDA_TRACE=1 timeout "$(lim 300)" python3 "$root/test/gpu-emu/run.py" \
+				--run "$B/kernels/$name" --seed "$SEED" -v >"$log" 2>&1
+			rc=$?
+			timed_out $rc
+			if [[ $name != *-odd ]] && ! grep -q '^pk-cuda: launch [A-Za-z0-9_]*__m[_a-z]* ' "$log"; then
+				echo "no merged entry launched" >>"$log"
+				rc=1
+			fi
+		else
+			timeout "$(lim 300)" python3 "$root/test/gpu-emu/run.py" --run "$B/kernels/$name" --seed "$SEED" -v >"$log" 2>&1
+			rc=$?
+			timed_out $rc
+		fi
 		;;
 	samples)
 		# Default sizes with SEED, the second size set with SEED + 1.
@@ -194,7 +209,7 @@ run_case() { # kind name
 		local prog=${name#*.} sub=${name%%.*} args=""
 		[ "$sub" = samples ] && args="-v $(sample_args "$prog" sanitize)"
 		if [ "$sub" = kernels ]; then
-			PK_CUDA_TRACE=1 timeout "$(lim 240)" "$CS" --tool "$kind" --error-exitcode 9 \
+			PK_CUDA_SM_COUNT=$([[ $prog == *merge* ]] && echo 1) PK_CUDA_TRACE=1 timeout "$(lim 240)" "$CS" --tool "$kind" --error-exitcode 9 \
 				python3 "$root/test/gpu-emu/run.py" --run "$B/kernels/$prog" --seed "$SEED" -v >"$log" 2>&1
 		else
 			# shellcheck disable=SC2086

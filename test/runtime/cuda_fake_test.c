@@ -329,6 +329,10 @@ static void test_params_and_faults(void)
 	l.grid[0] = 5;
 	CHECK_OK(pk_launch_cuda_persistent(s, &l));
 	CHECK(stats().last_grid[0] == 5);
+	/* The SMs the launch stubs of merged programs weigh the grid against
+	 * (132 on the fake device; 0 for the host's streams). */
+	CHECK(pk_cuda_sm_count(s) == 132);
+	CHECK(pk_cuda_sm_count(NULL) == 0);
 	CHECK_OK(pk_memcpy(s, host, buf, sizeof host, PK_MEMCPY_DEVICE_TO_HOST));
 	CHECK_OK(pk_stream_synchronize(s));
 	int all = 1;
