@@ -1166,12 +1166,6 @@ static bool emit_variant(Nv *nv, const IrKernel *k, const char *name, GpuKernel 
 	return ok;
 }
 
-/* Kernel k's entry `name`, its K loops with slices of 64 where the rows
- * are aligned on sm_90a (nvptx_reblock.c: the IR is changed for this entry
- * alone).  Where they are not, on every target, its dots over a whole K
- * become K loops all the same: their copies of unaligned rows go element
- * by element, unrolled over the whole operand (a K of 4096 passed §10.2's
- * bound, 1024 compiled without optimisation). */
 /* Entry `name`'s few-trips variant (nvptx_sched.c) into *few, from the
  * same IR, where it has one. */
 static void emit_few(Nv *nv, const IrKernel *k, const char *name, GpuKernel *info, GpuKernel *few)
@@ -1212,6 +1206,13 @@ static void emit_merged(Nv *nv, const IrKernel *k, const char *name, GpuKernel *
 	nv_merge_undo(mg);
 }
 
+/* Kernel k's entry `name`, its K loops with slices of 64 where the rows
+ * are aligned on sm_90a (nvptx_reblock.c: the IR is changed for this entry
+ * alone).  Where they are not, on every target, its dots over a whole K
+ * become K loops all the same: their copies of unaligned rows go element
+ * by element, unrolled over the whole operand (a K of 4096 passed §10.2's
+ * bound, 1024 compiled without optimisation).  slot: the entry, its
+ * few-trips variant, its merged variant and that one's few-trips variant. */
 static bool emit_entry(Nv *nv, const IrKernel *k, const char *name, GpuKernel *slot[4])
 {
 	/* The module's IR is restored before this returns. */

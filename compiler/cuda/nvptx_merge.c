@@ -84,6 +84,16 @@ static void walk(Carry *c, const Region *r, InstFn fn)
 	}
 }
 
+/* As walk, last instruction first (a value's users before its definition). */
+static void walk_back(Carry *c, const Region *r, InstFn fn)
+{
+	for (Inst *i = r->last; i && c->ok; i = i->prev) {
+		for (int j = i->nregions - 1; j >= 0; j--)
+			walk_back(c, i->regions[j], fn);
+		fn(c, i);
+	}
+}
+
 static bool is_pid(const Carry *c, const Value *v, int kind)
 {
 	return c->pid[v->id] == kind;
@@ -395,12 +405,14 @@ static void analyse(Arena *a, const IrKernel *k, int axis, Carry *c)
 	if (!c->ok)
 		return;
 	walk(c, k->body, find_seeds);
-	/* Each round sets at least one dim or ends. */
-	for (size_t round = 0; c->ok && round < n; round++) {
+	/* Rounds alternate between forward (operands to results) and backward
+	 * (a store's demand back to the constants it needs), so that a chain
+	 * either way takes one; it ends after one of each changes nothing,
+	 * and every other round sets at least one dim. */
+	for (size_t round = 0, quiet = 0; c->ok && quiet < 2 && round < 2 * n + 2; round++) {
 		c->changed = false;
-		walk(c, k->body, propagate);
-		if (!c->changed)
-			break;
+		(round % 2 ? walk_back : walk)(c, k->body, propagate);
+		quiet = c->changed ? 0 : quiet + 1;
 	}
 	if (c->ok)
 		walk(c, k->body, check);
