@@ -63,7 +63,6 @@ struct NvMerge {
 
 /* The analysis of one axis. */
 typedef struct Carry {
-	const IrKernel *k;
 	int axis;
 	int64_t ext;     /* E: the slices' extent (0: none seen yet) */
 	signed char *pid;     /* per value id: 1 program_id(a) or a cast of it, 2 pid * E */
@@ -106,16 +105,6 @@ static int indexer_at(const Inst *i, int n)
 		if (i->idx[d].kind != IDX_FULL && ir_index_arg(i, d) == i->args[n])
 			return d;
 	return -1;
-}
-
-/* The dim of access i's value that indexer d runs along (POINT dims are
- * dropped). */
-static int value_dim(const Inst *i, int d)
-{
-	int n = 0;
-	for (int j = 0; j < d; j++)
-		n += i->idx[j].kind != IDX_POINT;
-	return n;
 }
 
 /* The pid slice of access i: its indexer, or -1 (none), -2 (two). */
@@ -192,7 +181,7 @@ static void find_seeds(Carry *c, Inst *i)
 	if (d == -2 || (d >= 0 && (i->has_mask || ir_access_gathers(i)))) {
 		c->ok = false;
 	} else if (d >= 0 && i->op == IR_LOAD) {
-		c->dim[i->results[0]->id] = (signed char)value_dim(i, d);
+		c->dim[i->results[0]->id] = (signed char)ir_access_dim(i, d);
 		c->seed[i->results[0]->id] = true;
 	}
 }
@@ -333,7 +322,7 @@ static void propagate(Carry *c, Inst *i)
 		int d = pid_slice(c, i);
 		const Value *v = i->op == IR_LOAD ? res : i->args[ir_access_extras(i)];
 		if (d >= 0) {
-			int x = value_dim(i, d);
+			int x = ir_access_dim(i, d);
 			if (c->dim[v->id] == NONE) {
 				c->dim[v->id] = (signed char)x;
 				c->changed = true;
@@ -395,7 +384,7 @@ static void check(Carry *c, Inst *i)
 static void analyse(Arena *a, const IrKernel *k, int axis, Carry *c)
 {
 	size_t n = (size_t)k->nvalues + 1;
-	*c = (Carry){k, axis, 0, arena_alloc(a, n), arena_alloc(a, n), arena_alloc(a, n * sizeof(bool)), true, false};
+	*c = (Carry){axis, 0, arena_alloc(a, n), arena_alloc(a, n), arena_alloc(a, n * sizeof(bool)), true, false};
 	memset(c->pid, 0, n);
 	memset(c->dim, NONE, n);
 	memset(c->seed, 0, n * sizeof(bool));
