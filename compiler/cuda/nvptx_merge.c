@@ -67,7 +67,6 @@ typedef struct Carry {
 	int64_t ext;     /* E: the slices' extent (0: none seen yet) */
 	signed char *pid;     /* per value id: 1 program_id(a) or a cast of it, 2 pid * E */
 	signed char *dim;     /* per value id: the dim carrying the axis' programs, NONE */
-	bool *seed;      /* per value id: a load along a pid * E slice */
 	bool ok;
 	bool changed;
 } Carry;
@@ -170,20 +169,10 @@ static void find_pid(Carry *c, Inst *i)
 			c->ok &= d >= 0 && i->idx[d].kind == IDX_SLICE && i->idx[d].size == c->ext;
 		}
 	}
-}
-
-/* Pass 2: loads along a pid slice carry the axis in that dim. */
-static void find_seeds(Carry *c, Inst *i)
-{
-	if (i->op != IR_LOAD && i->op != IR_STORE)
-		return;
-	int d = pid_slice(c, i);
-	if (d == -2 || (d >= 0 && (i->has_mask || ir_access_gathers(i)))) {
-		c->ok = false;
-	} else if (d >= 0 && i->op == IR_LOAD) {
-		c->dim[i->results[0]->id] = (signed char)ir_access_dim(i, d);
-		c->seed[i->results[0]->id] = true;
-	}
+	/* One pid slice an access, unmasked, ungathered (its operands are
+	 * defined before it, so their marks are in). */
+	int d = access ? pid_slice(c, i) : -1;
+	c->ok &= d != -2 && (d < 0 || (!i->has_mask && !ir_access_gathers(i)));
 }
 
 /* a carries the axis in dim x iff b does in map[x] (FAIL: x may not
@@ -359,8 +348,8 @@ static void propagate(Carry *c, Inst *i)
 	}
 }
 
-/* Pass 4: every value carrying the axis has E in that dim, and is one a
- * merged block can give: a seed, not a load of another block. */
+/* Last: every value carrying the axis has E in that dim, and is one a
+ * merged block can give: no load but along a pid slice. */
 static void check(Carry *c, Inst *i)
 {
 	for (int n = 0; n < i->nresults; n++) {
@@ -369,7 +358,7 @@ static void check(Carry *c, Inst *i)
 		if (x == NONE)
 			continue;
 		c->ok &= v->type->kind == TY_VALUE && x < v->type->rank && v->type->dims[x] == c->ext;
-		c->ok &= i->op != IR_LOAD || c->seed[v->id];
+		c->ok &= i->op != IR_LOAD || pid_slice(c, i) >= 0;
 	}
 	for (int j = 0; j < i->nregions; j++)
 		for (int n = 0; n < i->regions[j]->nargs; n++) {
@@ -384,16 +373,14 @@ static void check(Carry *c, Inst *i)
 static void analyse(Arena *a, const IrKernel *k, int axis, Carry *c)
 {
 	size_t n = (size_t)k->nvalues + 1;
-	*c = (Carry){axis, 0, arena_alloc(a, n), arena_alloc(a, n), arena_alloc(a, n * sizeof(bool)), true, false};
+	*c = (Carry){axis, 0, arena_alloc(a, n), arena_alloc(a, n), true, false};
 	memset(c->pid, 0, n);
 	memset(c->dim, NONE, n);
-	memset(c->seed, 0, n * sizeof(bool));
 	walk(c, k->body, find_pid);
 	if (!c->ext)
 		c->ok = false;
 	if (!c->ok)
 		return;
-	walk(c, k->body, find_seeds);
 	/* Rounds alternate between forward (operands to results) and backward
 	 * (a store's demand back to the constants it needs), so that a chain
 	 * either way takes one; it ends after one of each changes nothing,
