@@ -39,8 +39,8 @@ PREFIX ?= /usr/local
 # in as soon as a compiler source includes an llvm-c/ header (USE_LLVM);
 # MLIR_LIBS links the MLIR back end, the Mosaic plugin (its sources include
 # mlir-c/ headers), never pkc itself.
-LLVM_CFLAGS = $(shell $(LLVM_CONFIG) --cflags)
-LLVM_LIBDIR = $(shell $(LLVM_CONFIG) --libdir)
+LLVM_CFLAGS = $(shell $(LLVM_CONFIG) --cflags 2>/dev/null)
+LLVM_LIBDIR = $(shell $(LLVM_CONFIG) --libdir 2>/dev/null)
 LLVM_LIBS = $(shell $(LLVM_CONFIG) --ldflags --libs) $(shell $(LLVM_CONFIG) --system-libs) \
             -Wl,-rpath,$(LLVM_LIBDIR)
 # pkc itself links LLVM's static libraries where the install has them
@@ -107,7 +107,7 @@ endif
 # Loading libMLIR would cost every pkc run ~13 ms.  pkc exports its symbols
 # (-rdynamic) for the plugin, which calls back into the compiler.
 ifeq ($(USE_MLIR),1)
-ALL_CPPFLAGS += -I$(shell $(LLVM_CONFIG) --includedir)
+ALL_CPPFLAGS += -I$(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
 endif
 PKC_LDFLAGS := -rdynamic
 
@@ -174,6 +174,23 @@ $(GEN)/parser.c $(GEN)/parser.h &: compiler/front/parser.y
 -include $(OBJS:.o=.d) $(MOSAIC_OBJS:.o=.d)
 
 # ---- dependencies ---------------------------------------------------------------
+
+# The flags above ask llvm-config while make reads this file, before any
+# target runs: on a fresh machine that is before deps-check could install
+# LLVM, and `make -j` would run bison beside the install.  So the install
+# check is an included makefile: make remakes it first (running
+# .ci/install-deps, alone), then reads this file again with the packages in
+# place.  Once per build directory and install-deps version; deps-check
+# still checks on every `make`.
+DEPS_STAMP := $(BUILD)/deps.mk
+ifeq ($(filter-out clean deps deps-check,$(or $(MAKECMDGOALS),all)),)
+else
+include $(DEPS_STAMP)
+endif
+$(DEPS_STAMP): .ci/install-deps
+	@MOSAIC=$(MOSAIC) .ci/install-deps
+	@mkdir -p $(@D)
+	@echo '# .ci/install-deps found every build dependency (Makefile: DEPS_STAMP)' > $@
 
 # Cheap when everything is installed (command -v / dpkg-query, no apt-get).
 # MOSAIC=0 needs no MLIR packages.
