@@ -1246,6 +1246,7 @@ static void init_llvm_nvptx(void)
 	LLVMInitializeNVPTXTarget();
 	LLVMInitializeNVPTXTargetMC();
 	LLVMInitializeNVPTXAsmPrinter();
+	cg_llvm_init();
 	done = true;
 }
 

@@ -76,6 +76,7 @@ void codegen_host_init(void)
 	LLVMInitializeX86Target();
 	LLVMInitializeX86TargetMC();
 	LLVMInitializeX86AsmPrinter();
+	cg_llvm_init();
 	done = true;
 }
 

@@ -4,6 +4,7 @@
 #include "llvm_util.h"
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/TargetMachine.h>
 
 #include <stdlib.h>
@@ -19,6 +20,30 @@ LLVMCodeGenOptLevel cg_codegen_level(int opt_level)
 	static const LLVMCodeGenOptLevel levels[4] = {LLVMCodeGenLevelNone, LLVMCodeGenLevelLess,
 	                                              LLVMCodeGenLevelDefault, LLVMCodeGenLevelAggressive};
 	return levels[cg_opt_level(opt_level)];
+}
+
+/* Dead-store elimination may walk no memory accesses back from a store
+ * (LLVM's -dse-memoryssa-walklimit, default 90): it still removes stores
+ * to memory nothing reads, but no longer looks for a later store that
+ * overwrites one.  Its walks were a third of the NVPTX passes of a
+ * tensor-core kernel (samples/matmul.pk: 41 -> 18-26 ms of LLVM passes;
+ * its shared-memory addresses are swizzled, and alias analysis of each
+ * pair of accesses decomposes their xor chains).  What it gave up, over
+ * the PTX (sm_90a, sm_80) and host assembly of every .pk file in the tree
+ * (807 outputs, twenty-seventh session): one PTX store (test/ir/scratch.pk,
+ * a scratch block zeroed, then overwritten) and repeated stores in the
+ * host code of 8 files (samples/flash_attention.pk's host run no slower).
+ * Walk limits of 4 and 8 changed the same files.  A global option, so set
+ * once for both back ends before any pass runs: the host code does not
+ * depend on the GPU targets given. */
+void cg_llvm_init(void)
+{
+	static bool done;
+	if (done)
+		return;
+	const char *args[] = {"pkc", "-dse-memoryssa-walklimit=0"};
+	LLVMParseCommandLineOptions(2, args, NULL);
+	done = true;
 }
 
 /* LLVM's diagnostics: errors are pkc bugs; warnings and remarks (e.g. a

@@ -86,6 +86,9 @@ typedef struct CgFn {
 
 /* ---- llvm_module.c: one compilation's LLVM state ------------------------ */
 
+/* LLVM's process-wide options (pkc's pass settings), once, before the
+ * first pass of either back end runs. */
+void cg_llvm_init(void);
 /* The -O level (-O0..-O3) of an option value, clamped to 0..3. */
 int cg_opt_level(int opt_level);
 /* The code generator's level for that -O level. */
