@@ -59,10 +59,12 @@ static Ex sign(Sema *s, Loc loc, Ex x)
 	                       ex_value(cast_value(s, lt.v, dt, loc), x.weak, loc));
 	if (r.kind == EX_ERROR || !dtype_is_float(dt))
 		return r;
-	Ex nan = sema_binary_ast(s, OP_NE, loc, x, x);
-	if (nan.kind == EX_ERROR)
-		return nan;
-	return ex_value(emit(s, IR_SELECT, loc, x.v->type, 3, nan.v, x.v, r.v), x.weak, loc);
+	/* A float neither above nor below zero (±0, NaN) is itself: -0.0
+	 * keeps its sign bit, as jnp.sign(-0.0) does. */
+	Ex nonzero = sema_binary_ast(s, OP_BITOR, loc, gt, lt);
+	if (nonzero.kind == EX_ERROR)
+		return nonzero;
+	return ex_value(emit(s, IR_SELECT, loc, x.v->type, 3, nonzero.v, r.v, x.v), x.weak, loc);
 }
 
 /* jnp.clip(x, lo, hi) = minimum(maximum(x, lo), hi); None leaves a side

@@ -134,6 +134,49 @@ static void check_tri(su_rng *r)
 			EX_EQ(m[i * 8 + j], j <= i, "tril(ones) (%d, %d)", i, j);
 }
 
+static uint32_t f32_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	return u;
+}
+
+/* jnp.sign: -1, 0 or 1, but a float that is neither above nor below zero
+ * (either zero, NaN) is itself, bit for bit. */
+static float sign_ref(float x)
+{
+	return x > 0 ? 1.0f : x < 0 ? -1.0f : x;
+}
+
+static void check_signs(su_rng *r)
+{
+	float x[N], o[N], c[3];
+	uint16_t h[N], oh[N];
+	int32_t i32[N], oi[N];
+	const float special[] = {-0.0f, 0.0f, NAN, -NAN, INFINITY, -INFINITY, 1e-45f, -1e-45f, 3.0f, -0.5f};
+	for (int i = 0; i < N; i++) {
+		x[i] = i < (int)(sizeof special / sizeof special[0]) ? special[i] : su_uniform(r, -4, 4);
+		h[i] = su_f32_to_f16(x[i]);
+		i32[i] = i < 3 ? i - 1 : (int32_t)su_uniform(r, -1000, 1000);
+	}
+	EX_OK(signs(ex_stream(), EX_DEV(x, N), EX_DEV(o, N), EX_DEV(h, N), EX_DEV(oh, N), EX_DEV(i32, N),
+	            EX_DEV(oi, N), EX_DEV(c, 3)));
+	for (int i = 0; i < N; i++) {
+		float w = sign_ref(x[i]);
+		if (isnan(x[i]))
+			EX_EQ(isnan(o[i]) != 0, 1, "sign(NaN) is NaN");
+		else
+			EX_EQU(f32_bits(o[i]), f32_bits(w), "sign(%g)", x[i]);
+		float hx = su_f16_to_f32(h[i]);
+		if (!isnan(hx))
+			EX_EQU(oh[i], su_f32_to_f16(sign_ref(hx)), "sign(f16 %g)", hx);
+		EX_EQ(oi[i], (i32[i] > 0) - (i32[i] < 0), "sign(%d)", i32[i]);
+	}
+	EX_EQU(f32_bits(c[0]), 0x80000000u, "const sign(-0.0) is -0.0");
+	EX_SAME(c[1], -1.0f, "const sign(-2.5)");
+	EX_EQU(f32_bits(c[2]), 0u, "const sign(0.0) is +0.0");
+}
+
 int main(int argc, char **argv)
 {
 	ex_init(&argc, argv, "lax_ops");
@@ -142,5 +185,6 @@ int main(int argc, char **argv)
 	check_logs(&r);
 	check_bools(&r);
 	check_tri(&r);
+	check_signs(&r);
 	return ex_done("lax_ops");
 }
