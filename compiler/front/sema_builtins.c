@@ -14,12 +14,14 @@ typedef enum Kw {
 	KW_AXIS, KW_KEEPDIMS, KW_MASK, KW_OTHER, KW_ACC, KW_TRANS_A, KW_TRANS_B, KW_DIM, KW_DTYPE, KW_K,
 	KW_CONSTANT_VALUES, KW_OFFSET, KW_AXIS1, KW_AXIS2, /* pad, diagonal (§7.20) */
 	KW_APPROXIMATE, KW_NEGATIVE_SLOPE, KW_ALPHA,       /* gelu, leaky_relu, elu (§7.20) */
+	KW_PREFERRED_ELEMENT_TYPE,                         /* dot: jnp.dot's name of acc = T (§7.13) */
 	KW_COUNT
 } Kw;
 
 static const char *const kw_names[KW_COUNT] = {
 	"axis", "keepdims", "mask", "other", "acc", "trans_a", "trans_b", "dim", "dtype", "k",
 	"constant_values", "offset", "axis1", "axis2", "approximate", "negative_slope", "alpha",
+	"preferred_element_type",
 };
 
 #define K(x) (1u << KW_##x)
@@ -1041,6 +1043,21 @@ static Ex bi_dot(Sema *s, Call *c)
 		return ex_error(c->loc);
 	DType acc_dt = DT_NONE;
 	const Ex *acc = NULL;
+	if (c->has[KW_PREFERRED_ELEMENT_TYPE]) {
+		Ex e = c->kw[KW_PREFERRED_ELEMENT_TYPE];
+		if (e.kind == EX_ERROR)
+			return e;
+		if (c->has[KW_ACC]) {
+			error_at(s->cc, e.loc, "give acc= or preferred_element_type=, not both: they are one option [§7.13]");
+			return ex_error(c->loc);
+		}
+		if (e.kind != EX_DTYPE) {
+			error_at(s->cc, e.loc, "preferred_element_type= takes a dtype (as jnp.dot does); to add a value to the "
+			         "product use acc= [§7.13]");
+			return ex_error(c->loc);
+		}
+		acc_dt = e.dt;
+	}
 	if (c->has[KW_ACC]) {
 		Ex e = c->kw[KW_ACC];
 		if (e.kind == EX_ERROR)
@@ -1231,7 +1248,7 @@ static const Builtin builtins[] = {
 	{"squeeze", 1, 1, KW_AXIS, K(AXIS), "§7.12", bi_join, 5, false},
 	{"triu", 1, 1, KW_K, K(K), "§7.12", bi_tri, 1, false},
 	{"tril", 1, 1, KW_K, K(K), "§7.12", bi_tri, 0, false},
-	{"dot", 2, 2, NOKW, K(ACC) | K(TRANS_A) | K(TRANS_B), "§7.13", bi_dot, 0, false},
+	{"dot", 2, 2, NOKW, K(ACC) | K(TRANS_A) | K(TRANS_B) | K(PREFERRED_ELEMENT_TYPE), "§7.13", bi_dot, 0, false},
 	{"load", 1, 1, NOKW, K(MASK) | K(OTHER), "§7.7", bi_load, 0, false},
 	{"store", 2, 2, NOKW, K(MASK), "§7.7", bi_store, 0, false},
 	ATOM("atomic_add", ADD), ATOM("atomic_max", MAX), ATOM("atomic_min", MIN),

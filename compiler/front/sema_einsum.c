@@ -228,10 +228,17 @@ Ex sema_einsum(Sema *s, AstExpr *call)
 		const AstArg *arg = &call->args[j];
 		if (!arg->name) {
 			npos++;
-		} else if (strcmp(arg->name, "acc") == 0 && !acc) {
+		} else if (strcmp(arg->name, "acc") == 0 || strcmp(arg->name, "preferred_element_type") == 0) {
+			/* jnp.einsum's preferred_element_type= is acc=. */
+			if (acc) {
+				error_at(s->cc, arg->loc, "einsum() takes one acc= (or preferred_element_type=, the same option) "
+				         "[§7.13]");
+				ok = false;
+			}
 			acc = arg;
 		} else {
-			error_at(s->cc, arg->loc, "einsum() takes the keyword acc= (a dtype) only, found '%s' [§7.13]", arg->name);
+			error_at(s->cc, arg->loc, "einsum() takes the keyword acc= (a dtype; preferred_element_type= is the same) "
+			         "only, found '%s' [§7.13]", arg->name);
 			ok = false;
 		}
 	}
