@@ -478,14 +478,9 @@ static void sema_spec(Sema *s, AstSpec *sp, IrKernel *k, Scope *ks, KernelBuild 
 		int64_t bd = 1;
 		if (!positive_int(s, eval_const(s, e, "§5.5"), "a block dim", "§5.5", &bd))
 			b->poisoned = true; /* the body's accesses would be checked against a guess */
+		/* Any extent, whether or not it divides a static dim (or exceeds
+		 * it): the last block along the dim is partial (§5.5, §8). */
 		op->block[d] = bd;
-		int64_t ad = op->array->dims[d];
-		if (ad != DIM_DYNAMIC && bd > ad)
-			error_at(s->cc, e->loc, "block dim %lld exceeds dimension %d of '%s' (size %lld) [§5.5]", (long long)bd, d,
-			         sp->operand, (long long)ad);
-		else if (ad != DIM_DYNAMIC && ad % bd != 0)
-			error_at(s->cc, e->loc, "block dim %lld does not divide dimension %d of '%s' (size %lld) [§5.5]",
-			         (long long)bd, d, sp->operand, (long long)ad);
 	}
 	if (!check_fits(s, type_tensor(s->a, op->array->dtype, rank, op->block), sp->loc))
 		b->poisoned = true;
