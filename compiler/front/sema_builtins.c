@@ -963,6 +963,56 @@ static Ex bi_tri(Sema *s, Call *c)
 
 /* ---- dot (§7.13) ------------------------------------------------------------- */
 
+/* jnp.dot's forms beside rank-2 operands and batches: a vector `a` [K] is
+ * one row and a vector `b` [K] one column, each dropped from the result;
+ * the leading dims of an `a` of rank 3 or more against a rank-2 `b` are
+ * rows ([..., M, K] x [K, N] -> [..., M, N], as `@` gives too).  A dot of
+ * rank-2 operands between reshapes; an acc value has the result's shape. */
+static Ex dot_reshaped(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb)
+{
+	int ra = ex_rank(&a), rb = ex_rank(&b);
+	const int64_t *ad = ex_dims(&a), *bd = ex_dims(&b);
+	if (ta || tb) {
+		error_at(s->cc, loc, "trans_a= and trans_b= need operands of rank 2 (or batches), found %s and %s [§7.13]",
+		         ex_type_str(s, &a), ex_type_str(s, &b));
+		return ex_error(loc);
+	}
+	if (ad[ra - 1] != bd[0]) {
+		error_at(s->cc, loc, "dot of %s and %s: the contracting dimensions differ (%lld vs %lld) [§7.13]",
+		         ex_type_str(s, &a), ex_type_str(s, &b), (long long)ad[ra - 1], (long long)bd[0]);
+		return ex_error(loc);
+	}
+	int64_t *out = arena_alloc(s->a, sizeof *out * (size_t)(ra + 1)), rows = 1;
+	int ro = 0;
+	for (int d = 0; d < ra - 1; d++)
+		rows *= out[ro++] = ad[d]; /* a value's elements fit (§10.2) */
+	if (rb == 2)
+		out[ro++] = bd[1];
+	int64_t a2[2] = {rows, ad[ra - 1]}, b2[2] = {bd[0], rb == 2 ? bd[1] : 1}, r2[2] = {rows, b2[1]};
+	Ex A = ex_value(reshape_value(s, as_value(s, a), 2, a2, loc), a.weak, loc);
+	Ex B = ex_value(reshape_value(s, as_value(s, b), 2, b2, loc), b.weak, loc);
+	Ex acc2, *pacc = NULL;
+	if (acc) {
+		Ex e = val(s, *acc);
+		if (e.kind == EX_ERROR)
+			return e;
+		bool same = ex_rank(&e) == ro;
+		for (int d = 0; same && d < ro; d++)
+			same = ex_dims(&e)[d] == out[d];
+		if (!same) {
+			error_at(s->cc, e.loc, "the accumulator of this dot must have the result's shape %s, found %s [§7.13]",
+			         type_str(s->a, type_tensor(s->a, ex_dtype(&e), ro, out)), ex_type_str(s, &e));
+			return ex_error(loc);
+		}
+		acc2 = ex_value(reshape_value(s, as_value(s, e), 2, r2, loc), e.weak, loc);
+		pacc = &acc2;
+	}
+	Ex r = sema_dot(s, loc, A, B, acc_dt, pacc, false, false);
+	if (r.kind == EX_ERROR)
+		return r;
+	return ex_value(reshape_value(s, as_value(s, r), ro, out, loc), r.weak, loc);
+}
+
 Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb)
 {
 	a = val(s, a);
@@ -971,8 +1021,13 @@ Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, 
 		return ex_error(loc);
 	if (ex_rank(&a) >= 3 && ex_rank(&b) == ex_rank(&a))
 		return sema_batched_dot(s, loc, a, b, acc_dt, acc, ta, tb);
+	int ra = ex_rank(&a), rb = ex_rank(&b);
+	if (ra >= 1 && (rb == 1 || (rb == 2 && ra != 2)))
+		return dot_reshaped(s, loc, a, b, acc_dt, acc, ta, tb);
 	if (ex_rank(&a) != 2 || ex_rank(&b) != 2) {
-		error_at(s->cc, loc, "dot needs two rank-2 operands, or two of one higher rank (batches of dots), found %s and %s [§7.13]", ex_type_str(s, &a),
+		error_at(s->cc, loc, "dot needs rank-2 operands, two of one higher rank (batches of dots), a vector beside a "
+		         "matrix or vector, or a matrix of rank 3 or more beside a rank-2 one, found %s and %s [§7.13]",
+		         ex_type_str(s, &a),
 		         ex_type_str(s, &b));
 		return ex_error(loc);
 	}

@@ -112,5 +112,22 @@ int main(int argc, char **argv)
 				EX_EQ(ci[i * N + j], s, "dot_i8 (%d, %d)", i, j);
 			}
 	}
+	{
+		static float v[K], x[2 * M * K], mv[M], vm[N], vv[1], xb[2 * M * N], xa[2 * M * N];
+		static double vd[K], xd[2 * M * K];
+		for (int i = 0; i < K; i++)
+			vd[i] = v[i] = su_nonzero(&r, -1, 1);
+		for (int i = 0; i < 2 * M * K; i++)
+			xd[i] = x[i] = su_nonzero(&r, -1, 1);
+		EX_OK(dot_forms(ex_stream(), EX_DEV(a, M * K), EX_DEV(b, K * N), EX_DEV(v, K), EX_DEV(x, 2 * M * K),
+		                EX_DEV(mv, M), EX_DEV(vm, N), EX_DEV(vv, 1), EX_DEV(xb, 2 * M * N), EX_DEV(xa, 2 * M * N)));
+		check_mm("dot(matrix, vector)", mv, ad, vd, M, K, 1, 0.0);
+		check_mm("vector @ matrix", vm, vd, bd, 1, K, N, 0.0);
+		check_mm("dot(vector, vector)", vv, vd, vd, 1, K, 1, 0.0);
+		check_mm("[2, M, K] @ [K, N]", xb, xd, bd, 2 * M, K, N, 0.0);
+		for (int i = 0; i < 2 * M * N; i++)
+			xa[i] -= xb[i]; /* the acc value: the product added once more */
+		check_mm("dot(x, b, acc = x @ b)", xa, xd, bd, 2 * M, K, N, 0.0);
+	}
 	return ex_done("dot");
 }
