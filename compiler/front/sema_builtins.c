@@ -15,13 +15,14 @@ typedef enum Kw {
 	KW_CONSTANT_VALUES, KW_OFFSET, KW_AXIS1, KW_AXIS2, /* pad, diagonal (§7.20) */
 	KW_APPROXIMATE, KW_NEGATIVE_SLOPE, KW_ALPHA,       /* gelu, leaky_relu, elu (§7.20) */
 	KW_PREFERRED_ELEMENT_TYPE,                         /* dot: jnp.dot's name of acc = T (§7.13) */
+	KW_SHIFT,                                          /* roll (§7.20) */
 	KW_COUNT
 } Kw;
 
 static const char *const kw_names[KW_COUNT] = {
 	"axis", "keepdims", "mask", "other", "acc", "trans_a", "trans_b", "dim", "dtype", "k",
 	"constant_values", "offset", "axis1", "axis2", "approximate", "negative_slope", "alpha",
-	"preferred_element_type",
+	"preferred_element_type", "shift",
 };
 
 #define K(x) (1u << KW_##x)
@@ -1219,9 +1220,16 @@ static Ex bi_compat_kw(Sema *s, Call *c)
 	return sema_compat(s, (Compat)c->bi->arg, c->loc, a, 2);
 }
 
+/* roll(x, shift, axis) as jnp.roll and pltpu.roll: shift and axis by
+ * position or keyword. */
 static Ex bi_roll(Sema *s, Call *c)
 {
-	return sema_roll(s, c->loc, c->pos[0], c->pos[1], c->has[KW_AXIS] ? &c->kw[KW_AXIS] : NULL);
+	if ((c->npos == 2) == c->has[KW_SHIFT]) {
+		error_at(s->cc, c->loc, "roll() takes one shift, by position or as shift= [§7.20]");
+		return ex_error(c->loc);
+	}
+	Ex shift = c->npos == 2 ? c->pos[1] : c->kw[KW_SHIFT];
+	return sema_roll(s, c->loc, c->pos[0], shift, c->has[KW_AXIS] ? &c->kw[KW_AXIS] : NULL);
 }
 
 static Ex bi_flip(Sema *s, Call *c)
@@ -1314,7 +1322,7 @@ static const Builtin builtins[] = {
 	COMPAT("sign", 1, SIGN), COMPAT("clip", 3, CLIP), COMPAT("square", 1, SQUARE),
 	COMPAT("reciprocal", 1, RECIPROCAL), COMPAT("isnan", 1, ISNAN), COMPAT("isfinite", 1, ISFINITE),
 	COMPAT("swapaxes", 3, SWAPAXES), COMPAT("multiple_of", 2, MULTIPLE_OF), COMPAT("max_contiguous", 2, MAX_CONTIGUOUS),
-	{"roll", 2, 2, KW_AXIS, K(AXIS), "§7.20", bi_roll, 0, false},
+	{"roll", 1, 2, KW_AXIS, K(AXIS) | K(SHIFT), "§7.20", bi_roll, 0, false},
 	{"broadcast_in_dim", 3, 3, NOKW, 0, "§7.20", bi_broadcast_in_dim, 0, false},
 	/* more math (§7.10), bit operations (§7.4, §7.14), select_n, flip, pad, diagonal (§7.20) */
 	MATH("tan", TAN), MATH("atan", ATAN), MATH("asin", ASIN), MATH("acos", ACOS), MATH("sinh", SINH),
@@ -1695,5 +1703,9 @@ Ex sema_call(Sema *s, AstExpr *call)
 	c.npos = npos;
 	if (bad)
 		return ex_error(call->loc);
+	/* axis = None is jnp's default: a builtin without axis= does what jnp
+	 * does with None (every axis), or asks for one where jnp would flatten. */
+	if (c.has[KW_AXIS] && c.kw[KW_AXIS].kind == EX_NONE)
+		c.has[KW_AXIS] = false;
 	return bi->fn(s, &c);
 }

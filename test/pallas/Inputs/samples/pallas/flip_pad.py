@@ -11,7 +11,7 @@ OUTS = {"f": ((8, 16), jnp.float32), "fa": ((8, 16), jnp.float32), "p": ((11, 20
 def flip_pad_kernel(x_ref, b_ref, f_ref, fa_ref, p_ref, d_ref, db_ref):
     v = x_ref[...]
     f_ref[...] = jnp.flip(v, 1) + jnp.flip(v, axis=0)
-    fa_ref[...] = jnp.flip(v)
+    fa_ref[...] = jnp.flip(v, axis=None)
     p_ref[...] = jnp.pad(v, ((1, 2), (4, 0)), constant_values=-2.0)
     d_ref[...] = jnp.diagonal(v, 3)
     db_ref[...] = jnp.diagonal(b_ref[...], -1, axis1=1, axis2=2)
