@@ -94,42 +94,81 @@ static bool slice_indexer(Sema *s, Access *acc, int d, AstExpr *it, Indexer *x, 
 	return true;
 }
 
-/* ds(start, size) (§7.6). */
-static bool ds_indexer(Sema *s, Access *acc, int d, AstExpr *it, Indexer *x, Value **op)
+/* ds(start, size [, stride]) (§7.6), pl.ds's arguments: the stride by
+ * position or as stride=.  A stride of 1 is a slice; a larger one is a
+ * gather of start + stride * iota(size) (*strided set), within the dim when
+ * start is a constant and the dim static. */
+static bool ds_indexer(Sema *s, Access *acc, int d, AstExpr *it, Indexer *x, Value **op, bool *strided)
 {
 	const Type *rt = acc->ref->type;
 	int64_t dim = rt->dims[d];
-	bool bad = it->nargs != 2;
+	bool bad = it->nargs < 2 || it->nargs > 3;
 	for (int i = 0; i < it->nargs; i++)
-		bad |= it->args[i].name != NULL;
+		bad |= it->args[i].name != NULL && (i != 2 || strcmp(it->args[i].name, "stride") != 0);
 	if (bad) {
-		error_at(s->cc, it->loc, "ds() takes 2 positional arguments (start, size), %d given [§7.6]", it->nargs);
+		error_at(s->cc, it->loc, "ds() takes a start and a size, and a stride by position or as stride=; found %d "
+		         "argument%s [§7.6]", it->nargs, it->nargs == 1 ? "" : "s");
 		return false;
 	}
 	Ex start = sema_value_expr(s, it->args[0].value);
 	Ex size = sema_value_expr(s, it->args[1].value);
-	int64_t n;
+	int64_t n, step = 1;
 	if (start.kind == EX_ERROR || !const_int_arg(s, size, "the size of ds()", "§7.6", &n))
 		return false;
+	if (it->nargs == 3) {
+		Ex st = sema_value_expr(s, it->args[2].value);
+		if (!const_int_arg(s, st, "the stride of ds()", "§7.6", &step))
+			return false;
+		if (step <= 0) {
+			error_at(s->cc, st.loc, "the stride of ds() must be positive, found %lld [§7.6]", (long long)step);
+			return false;
+		}
+	}
 	if (n <= 0) {
 		error_at(s->cc, size.loc, "the size of ds() must be positive, found %lld [§7.6]", (long long)n);
 		return false;
 	}
-	if (dim != DIM_DYNAMIC && n > dim) {
-		error_at(s->cc, size.loc, "ds() of size %lld exceeds dimension %d of '%s' (size %lld) [§7.6]",
-		         (long long)n, d, ref_name(acc), (long long)dim);
+	/* The elements span (n - 1) * step + 1 (no overflow: n <= dim below
+	 * for a static dim, and a stride past the dim is refused first). */
+	if (dim != DIM_DYNAMIC && (n > dim || (step > 1 && (step >= dim || (n - 1) > (dim - 1) / step)))) {
+		error_at(s->cc, size.loc, "ds() of size %lld%s exceeds dimension %d of '%s' (size %lld) [§7.6]",
+		         (long long)n, step > 1 ? " and its stride" : "", d, ref_name(acc), (long long)dim);
 		return false;
 	}
+	if (n > INT32_MAX || step > INT32_MAX) {
+		error_at(s->cc, size.loc, "ds() of size %lld and stride %lld is too large [§7.6]", (long long)n,
+		         (long long)step);
+		return false;
+	}
+	int64_t span = (n - 1) * step + 1;
 	if (start.kind == EX_CONST && dtype_is_int(start.c.dtype) &&
-	    (start.c.i < 0 || (dim != DIM_DYNAMIC && start.c.i > dim - n))) {
-		error_at(s->cc, start.loc, "ds(%lld, %lld) is out of range for dimension %d of '%s' (size %s) [§7.6]",
-		         (long long)start.c.i, (long long)n, d, ref_name(acc), dim_size_str(s, rt, d));
+	    (start.c.i < 0 || (dim != DIM_DYNAMIC && start.c.i > dim - span))) {
+		error_at(s->cc, start.loc, "ds(%lld, %lld%s) is out of range for dimension %d of '%s' (size %s) [§7.6]",
+		         (long long)start.c.i, (long long)n, step > 1 ? ", stride" : "", d, ref_name(acc),
+		         dim_size_str(s, rt, d));
 		return false;
 	}
 	if (!index_scalar(s, start, "the start of ds()", op))
 		return false;
-	x->kind = IDX_SLICE;
-	x->size = n;
+	if (step == 1) {
+		x->kind = IDX_SLICE;
+		x->size = n;
+		return true;
+	}
+	/* The gather's index: start + step * iota(n), in the start's dtype
+	 * (at least i32). */
+	Loc loc = it->loc;
+	DType dt = (*op)->type->dtype == DT_I64 || (*op)->type->dtype == DT_U64 ? DT_I64 : DT_I32;
+	Type *vt = type_tensor(s->a, dt, 1, &n);
+	Value *iota = emit(s, IR_IOTA, loc, vt, 0);
+	iota->def->ival = 0;
+	Ex idx = sema_binary_ast(s, OP_MUL, loc, ex_value(iota, false, loc), ex_const(const_int(step, dt, true), loc));
+	idx = sema_binary_ast(s, OP_ADD, loc, idx, ex_value(cast_value(s, *op, dt, loc), false, loc));
+	if (idx.kind == EX_ERROR)
+		return false;
+	x->kind = IDX_GATHER;
+	*op = as_value(s, idx);
+	*strided = true;
 	return true;
 }
 
@@ -314,18 +353,29 @@ Access *build_access(Sema *s, Ex base, AstExpr *ix)
 		dimitem[rank - (ix->nitems - i)] = ix->items[i];
 
 	bool ok = true;
+	int nstrided = 0, nother = 0; /* strided ds() dims; point and gather dims */
 	for (int d = 0; d < rank; d++) {
 		AstExpr *it = dimitem[d];
 		Indexer *x = &acc->idx[d];
 		x->kind = IDX_FULL;
 		if (!it)
 			continue;
+		bool strided = false;
 		if (it->kind == AE_SLICE)
 			ok &= slice_indexer(s, acc, d, it, x, &dimop[d]);
 		else if (is_ds_call(it))
-			ok &= ds_indexer(s, acc, d, it, x, &dimop[d]);
+			ok &= ds_indexer(s, acc, d, it, x, &dimop[d], &strided);
 		else
 			ok &= expr_indexer(s, acc, d, it, x, &dimop[d]);
+		nstrided += strided;
+		nother += !strided && (x->kind == IDX_POINT || x->kind == IDX_GATHER);
+	}
+	/* A strided ds() is a gather: alone among the access's gathers and
+	 * points, its dim keeps its place as a slice's would. */
+	if (ok && nstrided && (nstrided > 1 || nother)) {
+		error_at(s->cc, ix->loc, "a strided ds() must be the only strided, point or gather index of an access to "
+		         "'%s': load the rows, then index the value [§7.6]", ref_name(acc));
+		return NULL;
 	}
 	if (!ok || !finish_access(s, acc, dimitem, dimop))
 		return NULL;

@@ -1,0 +1,40 @@
+/* Driver of strided.pk: see there. */
+#include "exec_util.h"
+#include "strided.h"
+
+int main(int argc, char **argv)
+{
+	ex_init(&argc, argv, "strided");
+	su_rng r = su_rng_new(31);
+	{
+		float x[64 * 16], g[16 * 16], c[8 * 5];
+		for (int i = 0; i < 64 * 16; i++)
+			x[i] = su_nonzero(&r, -1, 1);
+		ex_poison(g, sizeof g);
+		ex_poison(c, sizeof c);
+		EX_OK(gather_rows(ex_stream(), EX_DEV(x, 64 * 16), EX_DEV(g, 16 * 16), EX_DEV(c, 8 * 5)));
+		for (int i = 0; i < 16; i++)
+			for (int j = 0; j < 16; j++)
+				EX_SAME(g[i * 16 + j], x[(1 + 4 * i) * 16 + j], "gather_rows r (%d, %d)", i, j);
+		for (int i = 0; i < 8; i++)
+			for (int j = 0; j < 5; j++)
+				EX_SAME(c[i * 5 + j], x[(8 + i) * 16 + 3 * j], "gather_rows c (%d, %d)", i, j);
+	}
+	for (int off = 0; off < 4; off += 3) {
+		enum { N = 60 };
+		float x[32 * 8], o[N * 8], keep[N * 8];
+		for (int i = 0; i < 32 * 8; i++)
+			x[i] = su_nonzero(&r, -1, 1);
+		for (int i = 0; i < N * 8; i++)
+			keep[i] = o[i] = su_nonzero(&r, -1, 1);
+		EX_OK(scatter_rows(ex_stream(), EX_DEV(x, 32 * 8), off, EX_DEV(o, N * 8), N));
+		for (int i = 0; i < N; i++)
+			for (int j = 0; j < 8; j++) {
+				int k = (i - off) / 2;
+				bool hit = i >= off && (i - off) % 2 == 0 && k < 32;
+				EX_SAME(o[i * 8 + j], hit ? x[k * 8 + j] + 1.0f : keep[i * 8 + j], "scatter_rows off %d (%d, %d)",
+				        off, i, j);
+			}
+	}
+	return ex_done("strided");
+}
