@@ -16,13 +16,14 @@ typedef enum Kw {
 	KW_APPROXIMATE, KW_NEGATIVE_SLOPE, KW_ALPHA,       /* gelu, leaky_relu, elu (§7.20) */
 	KW_PREFERRED_ELEMENT_TYPE,                         /* dot: jnp.dot's name of acc = T (§7.13) */
 	KW_SHIFT,                                          /* roll (§7.20) */
+	KW_APPROX,                                         /* reciprocal (§7.20) */
 	KW_COUNT
 } Kw;
 
 static const char *const kw_names[KW_COUNT] = {
 	"axis", "keepdims", "mask", "other", "acc", "trans_a", "trans_b", "dim", "dtype", "k",
 	"constant_values", "offset", "axis1", "axis2", "approximate", "negative_slope", "alpha",
-	"preferred_element_type", "shift",
+	"preferred_element_type", "shift", "approx",
 };
 
 #define K(x) (1u << KW_##x)
@@ -1210,6 +1211,16 @@ static Ex bi_compat(Sema *s, Call *c)
 	return sema_compat(s, (Compat)c->bi->arg, c->loc, c->pos, c->npos);
 }
 
+/* reciprocal(x, approx = b), pl.reciprocal's: approx= lets a target
+ * approximate; every target computes 1 / x exactly, which it allows. */
+static Ex bi_reciprocal(Sema *s, Call *c)
+{
+	bool approx;
+	if (c->has[KW_APPROX] && !const_bool_arg(s, c->kw[KW_APPROX], "approx=", "§7.20", &approx))
+		return ex_error(c->loc);
+	return sema_compat(s, COMPAT_RECIPROCAL, c->loc, c->pos, 1);
+}
+
 /* gelu(x, approximate), leaky_relu(x, negative_slope), elu(x, alpha): the
  * keyword's value (or a second positional argument) second, None if
  * absent. */
@@ -1320,7 +1331,7 @@ static const Builtin builtins[] = {
 	{"atomic_cas", 3, 3, NOKW, K(MASK), "§7.8", bi_atomic, ATOMIC_CAS, false},
 	{"einsum", 3, 3, NOKW, K(ACC), "§7.13", NULL, STRING_EINSUM, false},
 	COMPAT("sign", 1, SIGN), COMPAT("clip", 3, CLIP), COMPAT("square", 1, SQUARE),
-	COMPAT("reciprocal", 1, RECIPROCAL), COMPAT("isnan", 1, ISNAN), COMPAT("isfinite", 1, ISFINITE),
+	{"reciprocal", 1, 1, NOKW, K(APPROX), "§7.20", bi_reciprocal, COMPAT_RECIPROCAL, false}, COMPAT("isnan", 1, ISNAN), COMPAT("isfinite", 1, ISFINITE),
 	COMPAT("swapaxes", 3, SWAPAXES), COMPAT("multiple_of", 2, MULTIPLE_OF), COMPAT("max_contiguous", 2, MAX_CONTIGUOUS),
 	{"roll", 1, 2, KW_AXIS, K(AXIS) | K(SHIFT), "§7.20", bi_roll, 0, false},
 	{"broadcast_in_dim", 3, 3, NOKW, 0, "§7.20", bi_broadcast_in_dim, 0, false},

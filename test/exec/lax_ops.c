@@ -150,7 +150,7 @@ static float sign_ref(float x)
 
 static void check_signs(su_rng *r)
 {
-	float x[N], o[N], c[3];
+	float x[N], o[N], c[3], rc[N];
 	uint16_t h[N], oh[N];
 	int32_t i32[N], oi[N];
 	const float special[] = {-0.0f, 0.0f, NAN, -NAN, INFINITY, -INFINITY, 1e-45f, -1e-45f, 3.0f, -0.5f};
@@ -160,7 +160,7 @@ static void check_signs(su_rng *r)
 		i32[i] = i < 3 ? i - 1 : (int32_t)su_uniform(r, -1000, 1000);
 	}
 	EX_OK(signs(ex_stream(), EX_DEV(x, N), EX_DEV(o, N), EX_DEV(h, N), EX_DEV(oh, N), EX_DEV(i32, N),
-	            EX_DEV(oi, N), EX_DEV(c, 3)));
+	            EX_DEV(oi, N), EX_DEV(c, 3), EX_DEV(rc, N)));
 	for (int i = 0; i < N; i++) {
 		float w = sign_ref(x[i]);
 		if (isnan(x[i]))
@@ -171,6 +171,8 @@ static void check_signs(su_rng *r)
 		if (!isnan(hx))
 			EX_EQU(oh[i], su_f32_to_f16(sign_ref(hx)), "sign(f16 %g)", hx);
 		EX_EQ(oi[i], (i32[i] > 0) - (i32[i] < 0), "sign(%d)", i32[i]);
+		if (!isnan(x[i]))
+			EX_EQU(f32_bits(rc[i]), f32_bits(1.0f / x[i]), "reciprocal(%g, approx = true)", x[i]);
 	}
 	EX_EQU(f32_bits(c[0]), 0x80000000u, "const sign(-0.0) is -0.0");
 	EX_SAME(c[1], -1.0f, "const sign(-2.5)");
