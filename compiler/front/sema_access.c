@@ -128,9 +128,9 @@ static bool ds_indexer(Sema *s, Access *acc, int d, AstExpr *it, Indexer *x, Val
 		error_at(s->cc, size.loc, "the size of ds() must be positive, found %lld [§7.6]", (long long)n);
 		return false;
 	}
-	/* The elements span (n - 1) * step + 1 (no overflow: n <= dim below
-	 * for a static dim, and a stride past the dim is refused first). */
-	if (dim != DIM_DYNAMIC && (n > dim || (step > 1 && (step >= dim || (n - 1) > (dim - 1) / step)))) {
+	/* The elements span (n - 1) * step + 1: within a static dim, tested
+	 * without overflow. */
+	if (dim != DIM_DYNAMIC && (n > dim || (n - 1) > (dim - 1) / step)) {
 		error_at(s->cc, size.loc, "ds() of size %lld%s exceeds dimension %d of '%s' (size %lld) [§7.6]",
 		         (long long)n, step > 1 ? " and its stride" : "", d, ref_name(acc), (long long)dim);
 		return false;
@@ -155,10 +155,13 @@ static bool ds_indexer(Sema *s, Access *acc, int d, AstExpr *it, Indexer *x, Val
 		x->size = n;
 		return true;
 	}
-	/* The gather's index: start + step * iota(n), in the start's dtype
-	 * (at least i32). */
+	/* The gather's index: start + step * iota(n), in i64 for a dynamic dim
+	 * or a 64-bit start.  In i32 (a static dim, below 2^31 as the span) a
+	 * start near INT32_MAX can only wrap to a negative index: out of
+	 * bounds, as the true one, and masked alike (§8). */
 	Loc loc = it->loc;
-	DType dt = (*op)->type->dtype == DT_I64 || (*op)->type->dtype == DT_U64 ? DT_I64 : DT_I32;
+	DType sdt = (*op)->type->dtype;
+	DType dt = dim == DIM_DYNAMIC || dim > INT32_MAX || sdt == DT_I64 || sdt == DT_U64 ? DT_I64 : DT_I32;
 	Type *vt = type_tensor(s->a, dt, 1, &n);
 	Value *iota = emit(s, IR_IOTA, loc, vt, 0);
 	iota->def->ival = 0;

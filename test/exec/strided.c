@@ -7,12 +7,14 @@ int main(int argc, char **argv)
 	ex_init(&argc, argv, "strided");
 	su_rng r = su_rng_new(31);
 	{
-		float x[64 * 16], g[16 * 16], c[8 * 5];
+		float x[64 * 16], g[16 * 16], c[8 * 5], one[16];
 		for (int i = 0; i < 64 * 16; i++)
 			x[i] = su_nonzero(&r, -1, 1);
 		ex_poison(g, sizeof g);
 		ex_poison(c, sizeof c);
-		EX_OK(gather_rows(ex_stream(), EX_DEV(x, 64 * 16), EX_DEV(g, 16 * 16), EX_DEV(c, 8 * 5)));
+		EX_OK(gather_rows(ex_stream(), EX_DEV(x, 64 * 16), EX_DEV(g, 16 * 16), EX_DEV(c, 8 * 5), EX_DEV(one, 16)));
+		for (int j = 0; j < 16; j++)
+			EX_SAME(one[j], x[63 * 16 + j], "gather_rows one %d", j);
 		for (int i = 0; i < 16; i++)
 			for (int j = 0; j < 16; j++)
 				EX_SAME(g[i * 16 + j], x[(1 + 4 * i) * 16 + j], "gather_rows r (%d, %d)", i, j);
