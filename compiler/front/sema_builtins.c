@@ -1218,7 +1218,7 @@ static Ex bi_reciprocal(Sema *s, Call *c)
 	bool approx;
 	if (c->has[KW_APPROX] && !const_bool_arg(s, c->kw[KW_APPROX], "approx=", "§7.20", &approx))
 		return ex_error(c->loc);
-	return sema_compat(s, COMPAT_RECIPROCAL, c->loc, c->pos, 1);
+	return sema_compat(s, (Compat)c->bi->arg, c->loc, c->pos, 1);
 }
 
 /* gelu(x, approximate), leaky_relu(x, negative_slope), elu(x, alpha): the
@@ -1331,7 +1331,8 @@ static const Builtin builtins[] = {
 	{"atomic_cas", 3, 3, NOKW, K(MASK), "§7.8", bi_atomic, ATOMIC_CAS, false},
 	{"einsum", 3, 3, NOKW, K(ACC), "§7.13", NULL, STRING_EINSUM, false},
 	COMPAT("sign", 1, SIGN), COMPAT("clip", 3, CLIP), COMPAT("square", 1, SQUARE),
-	{"reciprocal", 1, 1, NOKW, K(APPROX), "§7.20", bi_reciprocal, COMPAT_RECIPROCAL, false}, COMPAT("isnan", 1, ISNAN), COMPAT("isfinite", 1, ISFINITE),
+	{"reciprocal", 1, 1, NOKW, K(APPROX), "§7.20", bi_reciprocal, COMPAT_RECIPROCAL, false},
+	COMPAT("isnan", 1, ISNAN), COMPAT("isfinite", 1, ISFINITE),
 	COMPAT("swapaxes", 3, SWAPAXES), COMPAT("multiple_of", 2, MULTIPLE_OF), COMPAT("max_contiguous", 2, MAX_CONTIGUOUS),
 	{"roll", 1, 2, KW_AXIS, K(AXIS) | K(SHIFT), "§7.20", bi_roll, 0, false},
 	{"broadcast_in_dim", 3, 3, NOKW, 0, "§7.20", bi_broadcast_in_dim, 0, false},
