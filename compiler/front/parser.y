@@ -96,6 +96,7 @@ int lexer_next(Lexer *L, YYSTYPE *val, Loc *loc);
 }
 
 %code {
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -951,6 +952,12 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseCtx *pc)
 		has_ident |= exp[i] == YYSYMBOL_IDENT;
 	}
 	bool operand = has_int && has_ident;
+	/* A keyword where a name (not an expression) may stand, a parameter
+	 * named `out` say: say so. */
+	const char *kw_note = "";
+	if (has_ident && !operand && got != YYSYMBOL_IDENT && got != YYSYMBOL_YYEOF && pc->lex.last_len > 0 &&
+	    (isalpha((unsigned char)pc->lex.last_text[0]) || pc->lex.last_text[0] == '_'))
+		kw_note = arena_printf(A, "; %s is a keyword (§2.3)", token_text(pc));
 	bool after_operand = false, clause = false;
 	for (int i = 0; i < n; i++) {
 		after_operand |= char_token(exp[i]) == '*';
@@ -993,7 +1000,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseCtx *pc)
 			list = arena_printf(A, "%s, %s", list, d);
 	}
 	if (list)
-		error_at(pc->cc, loc, "expected %s %s [§%d.%d]", list, where, section / 10, section % 10);
+		error_at(pc->cc, loc, "expected %s %s%s [§%d.%d]", list, where, kw_note, section / 10, section % 10);
 	else if (got == YYSYMBOL_YYEOF)
 		error_at(pc->cc, loc, "unexpected end of file [§%d.%d]", section / 10, section % 10);
 	else
