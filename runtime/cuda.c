@@ -1101,6 +1101,20 @@ uint32_t pk_cuda_sm_count(pk_stream *s)
 	return sm_count_said >= 0 ? (uint32_t)sm_count_said : (uint32_t)dev_of(dev)->sms;
 }
 
+uint32_t pk_cuda_resident_ctas(pk_stream *s, const pk_cuda_launch *l)
+{
+	pk_device *dev = pk_stream_device(s);
+	if (!l || !l->kernel_name || !l->module || !dev || dev->kind != PK_DEVICE_CUDA || l->block[0] == 0)
+		return 0;
+	cuda_device *cd = dev_of(dev);
+	cuda_function *f = NULL;
+	uint32_t resident = 0;
+	if (make_current(cd, l->kernel_name) != PK_SUCCESS ||
+	    get_function(l->module, cd, l->kernel_name, l->shared_bytes, l, &resident, &f) != PK_SUCCESS)
+		return 0;
+	return resident;
+}
+
 /* ---- tensor maps (the Hopper copy engine) ------------------------------------------ */
 
 pk_status pk_cuda_tensor_map(void *map, const void *base, uint32_t elem_bytes, uint32_t rank, const uint64_t *dims,

@@ -19,8 +19,8 @@ extern "C" {
 #endif
 
 /* The runtime's ABI version.  Generated headers may check it with #if. */
-#define PK_RUNTIME_ABI_VERSION 4 /* 2: CUDA devices, events, pk_launch_cuda; 3: pk_launch_cuda_persistent;
-                                    4: pk_cuda_sm_count */
+#define PK_RUNTIME_ABI_VERSION 5 /* 2: CUDA devices, events, pk_launch_cuda; 3: pk_launch_cuda_persistent;
+                                    4: pk_cuda_sm_count; 5: pk_cuda_resident_ctas */
 
 /* Most grid axes a kernel can have. */
 #define PK_MAX_GRID 8
@@ -333,6 +333,13 @@ PK_API pk_status pk_launch_cuda_persistent(pk_stream *s, const pk_cuda_launch *l
  * (compiler/cuda/nvptx_merge.c) ask it: they run the merged entry only on
  * grids whose fewer CTAs still fill the GPU (host/nvptx_fatobj.c). */
 PK_API uint32_t pk_cuda_sm_count(pk_stream *s);
+
+/* The CTAs of launch `l` (its kernel, block and dynamic shared memory)
+ * the CUDA device of stream `s` holds at once, as pk_launch_cuda_persistent
+ * counts them; 0 when `s` is not a CUDA stream or the kernel cannot be
+ * loaded (the launch that follows reports why).  The stubs of wide merged
+ * programs weigh the waves of both entries with it (host/nvptx_fatobj.c). */
+PK_API uint32_t pk_cuda_resident_ctas(pk_stream *s, const pk_cuda_launch *l);
 
 /* Fills `map` (PK_CUDA_TENSOR_MAP_BYTES bytes, 64-byte aligned: a
  * CUtensorMap) for the Hopper copy engine (cp.async.bulk.tensor) through

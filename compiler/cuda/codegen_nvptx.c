@@ -1183,24 +1183,56 @@ static void emit_few(Nv *nv, const IrKernel *k, const char *name, GpuKernel *inf
 	}
 }
 
+/* Whether k's grid is static with fewer than MERGE_STATIC_MIN CTAs once
+ * factor[d] programs of each axis d share one: a grid no sm_90 GPU (78 to
+ * 144 SMs) would run merged (the stub asks for 3/2 of the SMs for pairs). */
+enum {
+	MERGE_STATIC_MIN = 64,    /* merged CTAs a static grid needs for a wide merge */
+	MERGE_WIDE_THREADS = 256, /* a plain 128 x 128 entry of fewer is the short-loop schedule */
+};
+static bool grid_small(const IrKernel *k, const int *factor)
+{
+	int64_t ctas = 1, e;
+	for (int d = 0; d < k->ngrid; d++) {
+		if (!k->grid || !ir_const_value(k->grid->last->args[d], &e))
+			return false;
+		ctas *= e / factor[d] > 0 ? e / factor[d] : 1;
+		if (ctas >= MERGE_STATIC_MIN)
+			return false;
+	}
+	return true;
+}
+
 /* Entry `name`'s merged variant (nvptx_merge.c) into *merged, with its
- * own few-trips variant into *merged_few, where its programs merge. */
+ * own few-trips variant into *merged_few, where its programs merge.  A
+ * wide merge (128 x 128 blocks as 128 x 256) has no few-trips variant
+ * (the stub prefers the plain one's: short loops gained nothing from it,
+ * bench/RESULTS.md, twenty-sixth session), and none at all where the plain
+ * entry is one warpgroup (the short-loop schedule, three CTAs an SM) or
+ * the grid is static and small: each entry is ptxas time. */
 static void emit_merged(Nv *nv, const IrKernel *k, const char *name, GpuKernel *info, GpuKernel *merged,
                         GpuKernel *merged_few)
 {
 	Arena *a = nv->cc->arena;
 	const char *mname = arena_printf(a, "%s__m", name);
 	int *factor = arena_alloc(a, (size_t)(k->ngrid + 1) * sizeof *factor);
-	NvMerge *mg = nv->merge_blocks && name_free(nv, mname) ? nv_merge(a, (IrKernel *)k, factor) : NULL;
+	bool wide = false;
+	NvMerge *mg = nv->merge_blocks && name_free(nv, mname) ? nv_merge(a, (IrKernel *)k, factor, &wide) : NULL;
 	if (!mg)
 		return;
+	if (wide && (grid_small(k, factor) || info->threads < MERGE_WIDE_THREADS)) {
+		nv_merge_undo(mg);
+		return;
+	}
 	if (!ir_verify(nv->m, "nvptx-merge"))
 		internal_error("kernel %s: the merged programs' IR does not verify", k->name);
 	nv->merge = factor;
 	if (emit_variant(nv, k, mname, merged)) {
 		info->merged = merged;
 		merged->merge = factor;
-		emit_few(nv, k, mname, merged, merged_few);
+		merged->merge_waves = wide;
+		if (!wide)
+			emit_few(nv, k, mname, merged, merged_few);
 	}
 	nv->merge = NULL;
 	nv_merge_undo(mg);

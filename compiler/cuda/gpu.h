@@ -105,6 +105,8 @@ typedef struct GpuKernel {
 	const struct GpuKernel *merged; /* the variant running merged programs (nvptx_merge.c) that the
 	                                   stub launches when merge[d] divides every grid extent d, or NULL */
 	const int *merge;        /* in a merged variant: programs of each grid axis a CTA runs (1: one) */
+	bool merge_waves;        /* in a merged variant of 128 x 128 blocks: the stub launches it only
+	                            where its waves are no more work than the plain entry's */
 	const GpuTma *tma;       /* the tensor maps it takes (after the grid extents) */
 	int ntma;
 	bool persistent;         /* each CTA loops over the tasks (blockIdx.x, + gridDim.x, ...): the stub

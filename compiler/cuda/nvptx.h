@@ -706,9 +706,10 @@ void nv_kgrid_undo(NvKgrid *r);
 /* nvptx_merge.c: kernel k's programs of small tensor-core blocks merged,
  * factor[d] of grid axis d (1: none) into one CTA, for one entry (value
  * types and slice sizes changed in place); NULL: nothing merged (factor
- * all 1).  nv_merge_undo puts the IR back (NULL is taken too). */
+ * all 1); *wide: 128 x 128 blocks merged into 128 x 256, whose stub
+ * weighs the waves.  nv_merge_undo puts the IR back (NULL is taken too). */
 typedef struct NvMerge NvMerge;
-NvMerge *nv_merge(Arena *a, IrKernel *k, int *factor);
+NvMerge *nv_merge(Arena *a, IrKernel *k, int *factor, bool *wide);
 void nv_merge_undo(NvMerge *m);
 
 /* ---- nvptx_size.c --------------------------------------------------------------- */

@@ -14,7 +14,12 @@
  * Which kernels: those whose tensor-core dots (up to MERGE_MAX_DOTS; a
  * matmul's one, attention's two) all have results carrying the axis in
  * the same dim with the same extent E under MERGE_ROWS: their rows, or
- * their columns under at most MERGE_ROWS rows; r = MERGE_ROWS / E.
+ * their columns under at most MERGE_ROWS rows; r = MERGE_ROWS / E.  And,
+ * a "wide" merge, 128 x 128 blocks' columns into 128 x 256 (r = 2): the
+ * two warpgroups' m64n256 tiles read each row of A from shared memory
+ * once for twice the flops (8192^3 on the H200: 0.93-0.99x -> 0.97-1.05x
+ * cuBLAS); its gain is small enough that a tail wave of twice the work
+ * loses it (3072^3: -11 %), so its stub also weighs the waves.
  * Flash attention with 64-row q blocks then runs as with 128 (d128: 531
  * -> 625 TFLOP/s on the H200).  What the body must be, for axis a
  * (anything else keeps one program a CTA): program_id(a) is used only as pid * E (through integer casts),
@@ -41,6 +46,7 @@
 
 enum {
 	MERGE_ROWS = 128,    /* the block extent merged programs make (rows of two warpgroups) */
+	MERGE_WIDE = 256,    /* the columns 128 x 128 blocks' programs make (a warpgroup's widest wgmma) */
 	MERGE_MAX_RANK = 8,  /* values of more dims keep their programs apart */
 	MERGE_MAX_DOTS = 8,  /* bodies of more tensor-core dots keep them apart */
 	NONE = -1,           /* a value does not carry the axis */
@@ -405,14 +411,17 @@ static void mma_dots(const Region *r, const Inst **dots, int *n, int most)
 	}
 }
 
-/* The programs of axis c->axis a CTA runs: MERGE_ROWS / E where every
- * tensor-core dot's result carries the axis in the same dim (its rows, or
- * its columns under at most MERGE_ROWS rows) of the same extent E below
- * MERGE_ROWS; else 1. */
-static int factor_of(const Carry *c, const Inst *const *dots, int ndots)
+/* The programs of axis c->axis a CTA runs, where every tensor-core dot's
+ * result carries the axis in the same dim (its rows, or its columns under
+ * at most MERGE_ROWS rows) of the same extent E: MERGE_ROWS / E for E
+ * below MERGE_ROWS; MERGE_WIDE / E for columns of E = MERGE_ROWS under
+ * exactly MERGE_ROWS rows (*wide set: 128 x 128 blocks run as 128 x 256);
+ * else 1. */
+static int factor_of(const Carry *c, const Inst *const *dots, int ndots, bool *wide)
 {
 	int x = NONE;
 	int64_t e = 0;
+	bool rows_full = true;  /* every dot has MERGE_ROWS rows */
 	for (int j = 0; j < ndots; j++) {
 		const Value *res = dots[j]->results[0];
 		int xj = c->dim[res->id];
@@ -420,6 +429,11 @@ static int factor_of(const Carry *c, const Inst *const *dots, int ndots)
 			return 1;
 		x = xj;
 		e = res->type->dims[xj];
+		rows_full &= res->type->dims[0] == MERGE_ROWS;
+	}
+	if (ndots && x == 1 && e == MERGE_ROWS && rows_full) {
+		*wide = true;
+		return MERGE_WIDE / MERGE_ROWS;
 	}
 	return ndots && e >= 16 && e < MERGE_ROWS && MERGE_ROWS % e == 0 ? (int)(MERGE_ROWS / e) : 1;
 }
@@ -479,8 +493,9 @@ static void apply_region(Apply *ap, Region *reg)
 	}
 }
 
-NvMerge *nv_merge(Arena *a, IrKernel *k, int *factor)
+NvMerge *nv_merge(Arena *a, IrKernel *k, int *factor, bool *wide)
 {
+	*wide = false;
 	for (int d = 0; d < k->ngrid; d++)
 		factor[d] = 1;
 	const Inst *dots[MERGE_MAX_DOTS];
@@ -494,8 +509,10 @@ NvMerge *nv_merge(Arena *a, IrKernel *k, int *factor)
 		if (k->semantics && k->semantics[d] == AXIS_ARBITRARY)
 			continue;
 		analyse(a, k, d, &cs[d]);
-		factor[d] = cs[d].ok ? factor_of(&cs[d], dots, ndots) : 1;
+		bool w = false;
+		factor[d] = cs[d].ok ? factor_of(&cs[d], dots, ndots, &w) : 1;
 		merged += factor[d] > 1;
+		*wide |= w;
 	}
 	if (!merged)
 		return NULL;

@@ -428,10 +428,27 @@ typedef struct Launch {
  * 3/2 when r = 2.  On the H200 (132 SMs), 64 x 128 and 128 x 64 blocks
  * merged into 128-144 CTAs at K 1024-1536 lost 8-14 % (twice the work a
  * CTA, in the same number of waves), into 256 CTAs (2048^3) gained 16 %
- * (bench/RESULTS.md, twenty-sixth session). */
+ * (bench/RESULTS.md, twenty-sixth session).  A wide merge (m->merge_waves:
+ * 128 x 128 blocks as 128 x 256, a few per cent faster a program) must
+ * also take no more waves' work: r ceil(merged CTAs / Rm) <= ceil(CTAs /
+ * Rp), R the CTAs of each entry the GPU holds at once (3072^3: 5 waves
+ * of 128 x 128 blocks against 3 of twice the work lost 11 %). */
 enum { MERGE_FILL_DEN = 4, MERGE_FILL_SMALL = 3, MERGE_FILL_PAIR = 6 };
 static void launch_entry(Cg *g, const IrKernel *k, const GpuKernel *v, const Launch *l);
-static void launch_merged(Cg *g, const IrKernel *k, const GpuKernel *m, const Launch *l)
+static void fill_launch(Cg *g, const GpuKernel *v, const Launch *l);
+static LLVMValueRef waves(Cg *g, const GpuKernel *v, const Launch *l, LLVMValueRef ctas)
+{
+	fill_launch(g, v, l);
+	LLVMValueRef args[2] = {l->stream, l->launch};
+	LLVMTypeRef pt[2] = {g->t_ptr, g->t_ptr};
+	LLVMValueRef held = LLVMBuildZExt(g->b, call(g, "pk_cuda_resident_ctas", g->t_i32, pt, 2, args), g->t_i64, "");
+	LLVMValueRef none = LLVMBuildICmp(g->b, LLVMIntEQ, held, cg_i64(g, 0), "");
+	held = LLVMBuildSelect(g->b, none, cg_i64(g, 1), held, "held");
+	LLVMValueRef up = LLVMBuildAdd(g->b, ctas, LLVMBuildSub(g->b, held, cg_i64(g, 1), ""), "");
+	return LLVMBuildUDiv(g->b, up, held, "waves");
+}
+
+static void launch_merged(Cg *g, const IrKernel *k, const GpuKernel *v, const GpuKernel *m, const Launch *l)
 {
 	LLVMBuilderRef b = g->b;
 	LLVMValueRef all = LLVMConstInt(g->t_i1, 1, 0);
@@ -451,6 +468,15 @@ static void launch_merged(Cg *g, const IrKernel *k, const GpuKernel *m, const La
 	                                  LLVMBuildMul(b, sms, cg_i64(g, fill_num), ""), "fills");
 	all = LLVMBuildAnd(b, all, fill, "");
 	LLVMBasicBlockRef yes = cg_block(g, "launch.merged"), no = cg_block(g, "launch.apart");
+	if (m->merge_waves) {
+		/* The residency queries load the module: only past the cheap tests. */
+		LLVMBasicBlockRef weigh = cg_block(g, "launch.weigh");
+		LLVMBuildCondBr(b, all, weigh, no);
+		LLVMPositionBuilderAtEnd(b, weigh);
+		LLVMValueRef wm = LLVMBuildMul(b, waves(g, m, l, ctas64), cg_i64(g, r), "");
+		LLVMValueRef wp = waves(g, v, l, l->ctas);
+		all = LLVMBuildICmp(b, LLVMIntULE, wm, wp, "fewer.waves");
+	}
 	LLVMBuildCondBr(b, all, yes, no);
 	LLVMPositionBuilderAtEnd(b, yes);
 	Launch lm = *l;
@@ -460,6 +486,20 @@ static void launch_merged(Cg *g, const IrKernel *k, const GpuKernel *m, const La
 	LLVMPositionBuilderAtEnd(b, no);
 }
 
+/* The fields of l->launch for entry v but its parameters' tensor maps. */
+static void fill_launch(Cg *g, const GpuKernel *v, const Launch *l)
+{
+	LLVMBuilderRef b = g->b;
+	LLVMValueRef b3 = LLVMGetUndef(LLVMArrayType2(g->t_i32, 3));
+	for (unsigned d = 0; d < 3; d++)
+		b3 = LLVMBuildInsertValue(b, b3, cg_i32(g, d ? 1 : v->threads), d, "");
+	LLVMValueRef fields[6] = {LLVMBuildGlobalString(b, v->name, ""), l->module, l->grid3, b3,
+	                          cg_i32(g, (int32_t)v->dynamic_smem), l->params};
+	LLVMTypeRef lt = launch_type(g);
+	for (unsigned j = 0; j < 6; j++)
+		LLVMBuildStore(b, fields[j], LLVMBuildStructGEP2(b, lt, l->launch, j, ""));
+}
+
 /* The launch of entry v (its name, CTA, shared memory and tensor maps),
  * persistent or not, returning its status; where v has a few-trips
  * variant (nvptx_sched.c), that one when the size symbol its loop's trip
@@ -467,8 +507,10 @@ static void launch_merged(Cg *g, const IrKernel *k, const GpuKernel *m, const La
 static void launch_entry(Cg *g, const IrKernel *k, const GpuKernel *v, const Launch *l)
 {
 	LLVMBuilderRef b = g->b;
-	if (v->merged)
-		launch_merged(g, k, v->merged, l);
+	/* A wide merge has no few-trips variant: short loops take the plain one's. */
+	bool few_first = v->merged && v->merged->merge_waves;
+	if (v->merged && !few_first)
+		launch_merged(g, k, v, v->merged, l);
 	if (v->few_trips) {
 		LLVMValueRef few = LLVMBuildICmp(b, LLVMIntSLE, l->param[order_pos(k, KP_SIZE, v->few_size)],
 		                                 cg_i64(g, v->few_most), "few.trips");
@@ -478,15 +520,10 @@ static void launch_entry(Cg *g, const IrKernel *k, const GpuKernel *v, const Lau
 		launch_entry(g, k, v->few_trips, l);
 		LLVMPositionBuilderAtEnd(b, no);
 	}
+	if (few_first)
+		launch_merged(g, k, v, v->merged, l);
 	encode_maps(g, k, v, l->param, l->maps, l->params, l->nslots, l->np);
-	LLVMValueRef b3 = LLVMGetUndef(LLVMArrayType2(g->t_i32, 3));
-	for (unsigned d = 0; d < 3; d++)
-		b3 = LLVMBuildInsertValue(b, b3, cg_i32(g, d ? 1 : v->threads), d, "");
-	LLVMValueRef fields[6] = {LLVMBuildGlobalString(b, v->name, ""), l->module, l->grid3, b3,
-	                          cg_i32(g, (int32_t)v->dynamic_smem), l->params};
-	LLVMTypeRef lt = launch_type(g);
-	for (unsigned j = 0; j < 6; j++)
-		LLVMBuildStore(b, fields[j], LLVMBuildStructGEP2(b, lt, l->launch, j, ""));
+	fill_launch(g, v, l);
 	/* Persistent CTAs loop over the tasks: the runtime launches only as
 	 * many as the device holds at once. */
 	static const char *const launch_fn[2] = {"pk_launch_cuda", "pk_launch_cuda_persistent"};

@@ -118,10 +118,28 @@ uint32_t pk_cuda_sm_count(void *s)
 
 /* Persistent kernels loop over grid[0] tasks: on PK_EMU_RESIDENT CTAs (3
  * unless set), so that CTAs run several tasks, not all the same number. */
-int pk_launch_cuda_persistent(void *s, const cuda_launch *l)
+static uint32_t emu_resident(void)
 {
 	const char *e = getenv("PK_EMU_RESIDENT");
-	uint32_t resident = e && atoi(e) > 0 ? (uint32_t)atoi(e) : 3;
+	return e && atoi(e) > 0 ? (uint32_t)atoi(e) : 3;
+}
+
+/* The CTAs of a launch held at once, which persistent launches run and a
+ * wide merge's stub weighs its waves with: PK_EMU_RESIDENT, for merged
+ * entries (names ending in __m) PK_EMU_RESIDENT_MERGED where set. */
+uint32_t pk_cuda_resident_ctas(void *s, const cuda_launch *l)
+{
+	(void)s;
+	size_t n = strlen(l->kernel_name);
+	const char *e = getenv("PK_EMU_RESIDENT_MERGED");
+	if (n > 3 && strcmp(l->kernel_name + n - 3, "__m") == 0 && e && atoi(e) > 0)
+		return (uint32_t)atoi(e);
+	return emu_resident();
+}
+
+int pk_launch_cuda_persistent(void *s, const cuda_launch *l)
+{
+	uint32_t resident = pk_cuda_resident_ctas(s, l);
 	cuda_launch p = *l;
 	if (p.grid[0] > resident)
 		p.grid[0] = resident;

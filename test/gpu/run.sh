@@ -119,6 +119,7 @@ reblock-odd|memcheck synccheck
 few|memcheck racecheck synccheck
 kgrid|memcheck racecheck synccheck
 merge|memcheck racecheck synccheck
+merge-wide-edge|memcheck racecheck synccheck
 flash_attention-bq64-merge|memcheck racecheck synccheck
 few-edge|memcheck racecheck synccheck
 few-zero|memcheck racecheck synccheck
@@ -160,9 +161,11 @@ run_case() { # kind name
 	case $kind in
 	kernels)
 		# Rows named *merge*: the merged entries on their small grids
-		# (PK_CUDA_SM_COUNT), and one launched unless the row is *-odd.
+		# (PK_CUDA_SM_COUNT; *merge-wide*, whose stub weighs waves, two
+		# CTAs at once: PK_CUDA_PERSISTENT_CTAS), and one launched unless
+		# the row is *-odd.
 		if [[ $name == *merge* ]]; then
-			PK_CUDA_SM_COUNT=1 PK_CUDA_TRACE=1 timeout "$(lim 300)" python3 "$root/test/gpu-emu/run.py" \
+			PK_CUDA_SM_COUNT=1 PK_CUDA_PERSISTENT_CTAS=$([[ $name == *merge-wide* ]] && echo 2) PK_CUDA_TRACE=1 timeout "$(lim 300)" python3 "$root/test/gpu-emu/run.py" \
 				--run "$B/kernels/$name" --seed "$SEED" -v >"$log" 2>&1
 			rc=$?
 			timed_out $rc
@@ -209,7 +212,8 @@ run_case() { # kind name
 		local prog=${name#*.} sub=${name%%.*} args=""
 		[ "$sub" = samples ] && args="-v $(sample_args "$prog" sanitize)"
 		if [ "$sub" = kernels ]; then
-			PK_CUDA_SM_COUNT=$([[ $prog == *merge* ]] && echo 1) PK_CUDA_TRACE=1 timeout "$(lim 240)" "$CS" --tool "$kind" --error-exitcode 9 \
+			PK_CUDA_SM_COUNT=$([[ $prog == *merge* ]] && echo 1) PK_CUDA_PERSISTENT_CTAS=$([[ $prog == *merge-wide* ]] && echo 2) \
+			PK_CUDA_TRACE=1 timeout "$(lim 240)" "$CS" --tool "$kind" --error-exitcode 9 \
 				python3 "$root/test/gpu-emu/run.py" --run "$B/kernels/$prog" --seed "$SEED" -v >"$log" 2>&1
 		else
 			# shellcheck disable=SC2086

@@ -333,6 +333,18 @@ static void test_params_and_faults(void)
 	 * (132 on the fake device; 0 for the host's streams). */
 	CHECK(pk_cuda_sm_count(s) == 132);
 	CHECK(pk_cuda_sm_count(NULL) == 0);
+	/* The CTAs a launch holds at once, as the persistent launches above
+	 * counted them (wide merges' stubs weigh waves with it); 0 off CUDA
+	 * or for a kernel the module lacks. */
+	CHECK(pk_cuda_resident_ctas(s, &l) == 132);
+	l.shared_bytes = 1024;
+	CHECK(pk_cuda_resident_ctas(s, &l) == 264);
+	CHECK(pk_cuda_resident_ctas(NULL, &l) == 0);
+	pk_cuda_launch missing = l;
+	missing.kernel_name = "no_such_kernel";
+	CHECK(pk_cuda_resident_ctas(s, &missing) == 0);
+	pk_clear_error();
+	l.shared_bytes = 150 * 1024;
 	CHECK_OK(pk_memcpy(s, host, buf, sizeof host, PK_MEMCPY_DEVICE_TO_HOST));
 	CHECK_OK(pk_stream_synchronize(s));
 	int all = 1;
