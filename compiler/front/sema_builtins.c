@@ -580,14 +580,31 @@ static bool reduce_axes(Sema *s, Call *c, int rank, bool *axes)
 	return true;
 }
 
-/* sum/max/min/argmax/argmin(x, axis=k, keepdims=b). */
+/* The dtype= of sum, prod and mean (jnp's: the result's dtype, computed
+ * in its accumulator), dflt where not given; DT_NONE after an error. */
+static DType result_dtype(Sema *s, Call *c, DType dflt, bool float_only)
+{
+	DType dt = kw_dtype(s, c, KW_DTYPE, dflt);
+	if (dt != DT_NONE && c->has[KW_DTYPE] && (dt == DT_BOOL || (float_only && !dtype_is_float(dt)))) {
+		error_at(s->cc, c->kw[KW_DTYPE].loc, "%s(dtype = %s) is not allowed: the dtype must be %s [§7.11]",
+		         c->bi->name, dtype_str(dt), float_only ? "a float" : "a number");
+		return DT_NONE;
+	}
+	return dt;
+}
+
+/* sum/max/min/argmax/argmin(x, axis=k, keepdims=b); sum and prod also dtype=T. */
 static Ex reduce_call(Sema *s, Call *c, Op op)
 {
 	Ex x = val(s, c->pos[0]);
 	if (x.kind == EX_ERROR)
 		return x;
 	Value *v = as_value(s, x);
-	DType sum_dt = sum_dtype(v->type->dtype);
+	DType sum_dt = result_dtype(s, c, sum_dtype(v->type->dtype), false);
+	if (sum_dt == DT_NONE)
+		return ex_error(c->loc);
+	if (c->has[KW_DTYPE]) /* jnp converts the elements to dtype first */
+		v = cast_value(s, v, sum_dt, c->loc);
 	bool acc = op == IR_REDUCE_SUM || op == IR_REDUCE_PROD; /* sums and products as jnp.sum, jnp.prod */
 	if (acc) /* in the accumulator dtype, rounded to sum_dt once below */
 		v = cast_value(s, v, dtype_accumulator(sum_dt), c->loc);
@@ -626,7 +643,8 @@ static Ex reduce_call(Sema *s, Call *c, Op op)
 	}
 	if (keep)
 		r = reshape_value(s, r, t->rank, kdims, c->loc);
-	return ex_value(r, ex_weak(&x), c->loc); /* weak arguments give weak results */
+	/* weak arguments give weak results, unless a dtype is named */
+	return ex_value(r, ex_weak(&x) && !c->has[KW_DTYPE], c->loc);
 }
 
 static Ex bi_reduce(Sema *s, Call *c)
@@ -636,17 +654,25 @@ static Ex bi_reduce(Sema *s, Call *c)
 
 /* mean(x, axis=, keepdims=): as jnp.mean, the sum in the computation
  * dtype (f32 for 16-bit floats, integers and bool) divided by the count
- * there, rounded to the result dtype (x's float dtype, else f32) once. */
+ * there, rounded to the result dtype (x's float dtype, else f32) once.
+ * With dtype = T, as jnp.mean too: the elements converted to T, their sum
+ * (§7.11's rule: rounded to T once) divided by the count in T. */
 static Ex bi_mean(Sema *s, Call *c)
 {
 	Ex x = val(s, c->pos[0]);
 	if (x.kind == EX_ERROR)
 		return x;
-	DType dt = ex_dtype(&x), rdt = dtype_is_float(dt) ? dt : DT_F32, ct = dtype_accumulator(rdt);
+	DType dt = ex_dtype(&x), rdt = result_dtype(s, c, dtype_is_float(dt) ? dt : DT_F32, true);
+	if (rdt == DT_NONE)
+		return ex_error(c->loc);
+	bool named = c->has[KW_DTYPE];
+	DType ct = named ? rdt : dtype_accumulator(rdt);
 	Value *v = cast_value(s, as_value(s, x), ct, c->loc);
 	int64_t n = type_numel(v->type);
 	c->pos[0] = ex_value(v, false, x.loc);
+	c->has[KW_DTYPE] = false; /* the sum in ct's own dtype */
 	Ex sum = reduce_call(s, c, IR_REDUCE_SUM);
+	c->has[KW_DTYPE] = named;
 	if (sum.kind == EX_ERROR)
 		return sum;
 	n /= type_numel(sum.v->type); /* the elements each result element sums */
@@ -654,7 +680,7 @@ static Ex bi_mean(Sema *s, Call *c)
 	Ex m = sema_binop(s, &bin_div, c->loc, sum, ex_const(k, c->loc));
 	if (m.kind == EX_ERROR)
 		return m;
-	return ex_value(cast_value(s, m.v, rdt, c->loc), ex_weak(&x), c->loc);
+	return ex_value(cast_value(s, m.v, rdt, c->loc), ex_weak(&x) && !named, c->loc);
 }
 
 /* all/any(x, axis=, keepdims=): the min/max of the bools x != 0, as
@@ -1272,7 +1298,7 @@ static Ex bi_broadcast_in_dim(Sema *s, Call *c)
 /* ---- the table ---------------------------------------------------------------- */
 
 #define MATH(n, op) {n, 1, 1, NOKW, 0, "§7.10", bi_math, IR_##op, true}
-#define RED(n, op) {n, 1, 1, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_reduce, IR_##op, false}
+#define RED(n, op, kws) {n, 1, 1, NOKW, K(AXIS) | K(KEEPDIMS) | (kws), "§7.11", bi_reduce, IR_##op, false}
 #define ATOM(n, k) {n, 2, 2, NOKW, K(MASK), "§7.8", bi_atomic, ATOMIC_##k, false}
 #define COMPAT(n, npos, w) {n, npos, npos, NOKW, 0, "§7.20", bi_compat, COMPAT_##w, false}
 
@@ -1299,8 +1325,9 @@ static const Builtin builtins[] = {
 	{"max", 1, 2, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_minmax, IR_REDUCE_MAX, true},
 	{"minimum", 2, 2, NOKW, 0, "§7.10", bi_minimum, IR_MIN, true},
 	{"maximum", 2, 2, NOKW, 0, "§7.10", bi_minimum, IR_MAX, true},
-	RED("sum", REDUCE_SUM), RED("argmax", ARGMAX), RED("argmin", ARGMIN), RED("prod", REDUCE_PROD),
-	{"mean", 1, 1, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_mean, 0, false},
+	RED("sum", REDUCE_SUM, K(DTYPE)), RED("argmax", ARGMAX, 0), RED("argmin", ARGMIN, 0),
+	RED("prod", REDUCE_PROD, K(DTYPE)),
+	{"mean", 1, 1, NOKW, K(AXIS) | K(KEEPDIMS) | K(DTYPE), "§7.11", bi_mean, 0, false},
 	{"all", 1, 1, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_all_any, IR_REDUCE_MIN, false},
 	{"any", 1, 1, NOKW, K(AXIS) | K(KEEPDIMS), "§7.11", bi_all_any, IR_REDUCE_MAX, false},
 	{"cumsum", 1, 1, NOKW, K(AXIS), "§7.11", bi_cumsum, 0, false},

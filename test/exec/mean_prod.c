@@ -69,5 +69,34 @@ int main(int argc, char **argv)
 		for (int j = 0; j < 4; j++)
 			p4 *= y[row * 16 + j];
 	EX_NEAR(pall[0], p4, 1e-6 * fabs(p4), "prod of a slice");
+
+	/* dtype=: h's rows of values near 1000 summed in f32 (an f16 result
+	 * would round to 64000 or so), i8 sums in i32 and in f16, a product of
+	 * 16 f16 values in f32, a mean in bf16. */
+	float sf[8], pf[8];
+	int32_t si[8];
+	uint16_t sh[8], mf[8];
+	EX_OK(dtypes(ex_stream(), EX_DEV(h, 512), EX_DEV(hh, 128), EX_DEV(i8, 128), EX_DEV(sf, 8), EX_DEV(si, 8), EX_DEV(sh, 8),
+	             EX_DEV(pf, 8), EX_DEV(mf, 8)));
+	for (int row = 0; row < 8; row++) {
+		double s = 0, p = 1, sb = 0;
+		int32_t n = 0;
+		for (int j = 0; j < 64; j++) {
+			s += su_f16_to_f32(h[row * 64 + j]);
+			sb += su_bf16_to_f32(su_f32_to_bf16(su_f16_to_f32(h[row * 64 + j])));
+		}
+		for (int j = 0; j < 16; j++) {
+			n += i8[row * 16 + j];
+			p *= su_f16_to_f32(hh[row * 16 + j]);
+		}
+		EX_NEAR(sf[row], s, 1e-6 * s, "sum(dtype = f32) row %d", row);
+		EX_EQ(si[row], n, "sum(dtype = i32) of i8 row %d", row);
+		EX_EQU(sh[row], su_f32_to_f16((float)n), "sum(dtype = f16) of i8 row %d", row);
+		EX_NEAR(pf[row], p, 1e-5 * fabs(p), "prod(dtype = f32) row %d", row);
+		/* as jnp.mean(dtype=bf16): elements to bf16, their sum rounded to
+		 * bf16, divided by 64 (exactly) in bf16 */
+		EX_EQU(mf[row], su_f32_to_bf16(su_bf16_to_f32(su_f32_to_bf16((float)sb)) / 64), "mean(dtype = bf16) row %d",
+		       row);
+	}
 	return ex_done("mean_prod");
 }

@@ -17,7 +17,7 @@ int main(int argc, char **argv)
 	static pk_bf16 xb[M * K], mb[M];
 	static pk_f16 xh[M * K], ph[M * P], mh[M], qh[M];
 	static int32_t xi[M * K], ab[M];
-	static float pf[M * P], mi[M], qf[M], lg[M * P];
+	static float pf[M * P], mi[M], qf[M], lg[M * P], sd[M], si[M], md[M];
 	for (int i = 0; i < M * K; i++) {
 		/* large values, a different range per row: a 16-bit running sum
 		 * would lose the fractions */
@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 		pf[i] = su_uniform(&r, 0.8f, 1.25f);
 		ph[i] = su_f32_to_f16(su_uniform(&r, 0.9f, 1.1f));
 	}
-	if (su_check(reduce_more(NULL, xb, xh, xi, pf, ph, mb, mh, mi, qf, qh, lg, ab), "reduce_more"))
+	if (su_check(reduce_more(NULL, xb, xh, xi, pf, ph, mb, mh, mi, qf, qh, lg, ab, sd, si, md), "reduce_more"))
 		return 1;
 	su_dump *d = su_dump_begin(&o);
 	SU_DUMP(d, "xb", SU_BF16, xb, M, K);
@@ -45,5 +45,8 @@ int main(int argc, char **argv)
 	SU_DUMP(d, "qh", SU_F16, qh, M);
 	SU_DUMP(d, "lg", SU_F32, lg, M, P);
 	SU_DUMP(d, "ab", SU_I32, ab, M);
+	SU_DUMP(d, "sd", SU_F32, sd, M);
+	SU_DUMP(d, "si", SU_F32, si, M);
+	SU_DUMP(d, "md", SU_F32, md, M);
 	return su_dump_finish(d);
 }
