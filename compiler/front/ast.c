@@ -165,6 +165,10 @@ static void print_expr(FILE *out, const AstExpr *e)
 		print_opt(out, e->lhs);
 		fputc(' ', out);
 		print_opt(out, e->rhs);
+		if (e->step) {
+			fputc(' ', out);
+			print_opt(out, e->step);
+		}
 		fputc(')', out);
 		return;
 	case AE_FIELD:

@@ -21,7 +21,7 @@
 	X(BINARY)   /* lhs op rhs */ \
 	X(CALL)     /* callee(args): callee is an expression (NAME, DTYPE or FIELD) */ \
 	X(INDEX)    /* lhs[index...]: a Ref access or a value index */ \
-	X(SLICE)    /* [lo]:[hi] inside an index; lhs/rhs may be NULL */ \
+	X(SLICE)    /* [lo]:[hi][:[step]] inside an index; lhs/rhs/step may be NULL */ \
 	X(FIELD)    /* lhs.name: x.T, or the callee of x.astype(f32) */ \
 	X(TUPLE)    /* (a, b, ...) : items */ \
 	X(STRING)   /* string literal: name holds its decoded text (only debug_print/debug_check take one) */
@@ -66,6 +66,7 @@ struct AstExpr {
 	AstOp op;         /* UNARY, BINARY */
 	AstExpr *lhs;     /* UNARY operand, BINARY left, INDEX/FIELD base, CALL callee, SLICE lo */
 	AstExpr *rhs;     /* BINARY right, SLICE hi */
+	AstExpr *step;    /* SLICE step (lo:hi:step), NULL if none */
 	const char *name; /* NAME, FIELD: interned identifier */
 	DType dtype;      /* DTYPE */
 	int64_t ival;     /* INT (non-negative; '-' is a UNARY), BOOL */

@@ -70,7 +70,7 @@ AstExpr *mk_unary(ParseCtx *pc, AstOp op, Loc loc, AstExpr *x);
 AstExpr *mk_binary(ParseCtx *pc, AstOp op, Loc loc, AstExpr *l, AstExpr *r);
 AstExpr *mk_call(ParseCtx *pc, Loc loc, AstExpr *callee, Vec args);
 AstExpr *mk_index(ParseCtx *pc, Loc loc, AstExpr *base, Vec idx);
-AstExpr *mk_slice(ParseCtx *pc, Loc loc, AstExpr *lo, AstExpr *hi);
+AstExpr *mk_slice(ParseCtx *pc, Loc loc, AstExpr *lo, AstExpr *hi, AstExpr *step);
 AstExpr *mk_field(ParseCtx *pc, Loc loc, AstExpr *base, const char *name);
 AstExpr *mk_tuple(ParseCtx *pc, Loc loc, Vec items);
 AstArg *mk_arg(ParseCtx *pc, Loc loc, const char *name, AstExpr *value);

@@ -187,11 +187,12 @@ AstExpr *mk_tuple(ParseCtx *pc, Loc loc, Vec items)
 	return mk_list_node(pc, AE_TUPLE, loc, NULL, items);
 }
 
-AstExpr *mk_slice(ParseCtx *pc, Loc loc, AstExpr *lo, AstExpr *hi)
+AstExpr *mk_slice(ParseCtx *pc, Loc loc, AstExpr *lo, AstExpr *hi, AstExpr *step)
 {
-	AstExpr *e = new_expr(pc, AE_SLICE, loc, max2(expr_depth(lo), expr_depth(hi)) + 1);
+	AstExpr *e = new_expr(pc, AE_SLICE, loc, max2(max2(expr_depth(lo), expr_depth(hi)), expr_depth(step)) + 1);
 	e->lhs = lo;
 	e->rhs = hi;
+	e->step = step;
 	return checked(pc, e);
 }
 

@@ -185,7 +185,7 @@ static void do_include(ParseCtx *pc, StrLit path, Loc loc);
 %token FILE_START "start of a file" EXPR_START "start of an expression"
 
 %type <expr> expr or_expr and_expr not_expr comparison cmp_chain bit_or bit_xor bit_and shift arith
-%type <expr> term unary power postfix primary idx
+%type <expr> term unary power postfix primary idx step
 %type <op> cmp_op mul_op assign_op
 %type <stmt> stmt if_stmt
 %type <type> type opt_ret
@@ -653,14 +653,25 @@ index
 	| index ',' idx                        { $$ = $1; list_push(pc, &$$, $3); }
 	;
 
-/* "None" is an expression (primary), so it needs no rule of its own here. */
+/* idx = expr | "..." | [ expr ] ":" [ expr ] [ step ] ;
+ * "None" is an expression (primary), so it needs no rule of its own here. */
 idx
 	: expr
 	| ELLIPSIS                             { $$ = mk_leaf(pc, AE_ELLIPSIS, @1); }
-	| ':'                                  { $$ = mk_slice(pc, @$, NULL, NULL); }
-	| ':' expr                             { $$ = mk_slice(pc, @$, NULL, $2); }
-	| expr ':'                             { $$ = mk_slice(pc, @$, $1, NULL); }
-	| expr ':' expr                        { $$ = mk_slice(pc, @$, $1, $3); }
+	| ':'                                  { $$ = mk_slice(pc, @$, NULL, NULL, NULL); }
+	| ':' expr                             { $$ = mk_slice(pc, @$, NULL, $2, NULL); }
+	| expr ':'                             { $$ = mk_slice(pc, @$, $1, NULL, NULL); }
+	| expr ':' expr                        { $$ = mk_slice(pc, @$, $1, $3, NULL); }
+	| ':' step                             { $$ = mk_slice(pc, @$, NULL, NULL, $2); }
+	| ':' expr step                        { $$ = mk_slice(pc, @$, NULL, $2, $3); }
+	| expr ':' step                        { $$ = mk_slice(pc, @$, $1, NULL, $3); }
+	| expr ':' expr step                   { $$ = mk_slice(pc, @$, $1, $3, $4); }
+	;
+
+/* step = ":" [ expr ] ;  (a slice's third part; lo:hi: has none) */
+step
+	: ':'                                  { $$ = NULL; }
+	| ':' expr                             { $$ = $2; }
 	;
 
 /* primary = INT | FLOAT | "true" | "false" | "inf" | "nan" | "None" | IDENT | DTYPE | STRING

@@ -36,12 +36,47 @@ static bool index_scalar(Sema *s, Ex e, const char *what, Value **out)
 	return true;
 }
 
-/* lo:hi with constant bounds (§7.6). */
-static bool slice_indexer(Sema *s, Access *acc, int d, AstExpr *it, Indexer *x, Value **op)
+/* Dim d's elements start, start + step, ... (n of them; *op holds start)
+ * as a gather of start + step * iota(n) (*strided set): in i64 for a
+ * dynamic dim or a 64-bit start.  In i32 (a static dim, below 2^31 as the
+ * span) a start near INT32_MAX can only wrap to a negative index: out of
+ * bounds, as the true one, and masked alike (§8). */
+static bool strided_gather(Sema *s, Access *acc, int d, Loc loc, int64_t n, int64_t step, Indexer *x, Value **op,
+                           bool *strided)
+{
+	int64_t dim = acc->ref->type->dims[d];
+	DType sdt = (*op)->type->dtype;
+	DType dt = dim == DIM_DYNAMIC || dim > INT32_MAX || sdt == DT_I64 || sdt == DT_U64 ? DT_I64 : DT_I32;
+	Type *vt = type_tensor(s->a, dt, 1, &n);
+	Value *iota = emit(s, IR_IOTA, loc, vt, 0);
+	iota->def->ival = 0;
+	Ex idx = sema_binary_ast(s, OP_MUL, loc, ex_value(iota, false, loc), ex_const(const_int(step, dt, true), loc));
+	idx = sema_binary_ast(s, OP_ADD, loc, idx, ex_value(cast_value(s, *op, dt, loc), false, loc));
+	if (idx.kind == EX_ERROR)
+		return false;
+	x->kind = IDX_GATHER;
+	*op = as_value(s, idx);
+	*strided = true;
+	return true;
+}
+
+/* lo:hi and lo:hi:step with constant bounds and step (§7.6); a step over
+ * 1 is ds(lo, cdiv(hi - lo, step), step)'s gather (*strided set). */
+static bool slice_indexer(Sema *s, Access *acc, int d, AstExpr *it, Indexer *x, Value **op, bool *strided)
 {
 	const Type *rt = acc->ref->type;
-	int64_t dim = rt->dims[d];
-	if (!it->lhs && !it->rhs) {
+	int64_t dim = rt->dims[d], step = 1;
+	if (it->step) {
+		Ex e = sema_value_expr(s, it->step);
+		if (!const_int_arg(s, e, "the step of a slice", "§7.6", &step))
+			return false;
+		if (step <= 0 || step > INT32_MAX) {
+			error_at(s->cc, e.loc, "the step of a slice must be a positive integer below 2^31, found %lld [§7.6]",
+			         (long long)step);
+			return false;
+		}
+	}
+	if (!it->lhs && !it->rhs && step == 1) {
 		x->kind = IDX_FULL;
 		return true;
 	}
@@ -84,13 +119,15 @@ static bool slice_indexer(Sema *s, Access *acc, int d, AstExpr *it, Indexer *x, 
 		         (long long)lo, (long long)hi, d, ref_name(acc), (long long)dim);
 		return false;
 	}
-	if (lo == 0 && hi == dim) {
+	if (lo == 0 && hi == dim && step == 1) {
 		x->kind = IDX_FULL;
 		return true;
 	}
+	*op = emit_const(s, const_int(lo, DT_I32, false), type_scalar(s->a, DT_I32), it->loc);
+	if (step > 1)
+		return strided_gather(s, acc, d, it->loc, (hi - lo - 1) / step + 1, step, x, op, strided);
 	x->kind = IDX_SLICE;
 	x->size = hi - lo;
-	*op = emit_const(s, const_int(lo, DT_I32, false), type_scalar(s->a, DT_I32), it->loc);
 	return true;
 }
 
@@ -155,24 +192,7 @@ static bool ds_indexer(Sema *s, Access *acc, int d, AstExpr *it, Indexer *x, Val
 		x->size = n;
 		return true;
 	}
-	/* The gather's index: start + step * iota(n), in i64 for a dynamic dim
-	 * or a 64-bit start.  In i32 (a static dim, below 2^31 as the span) a
-	 * start near INT32_MAX can only wrap to a negative index: out of
-	 * bounds, as the true one, and masked alike (§8). */
-	Loc loc = it->loc;
-	DType sdt = (*op)->type->dtype;
-	DType dt = dim == DIM_DYNAMIC || dim > INT32_MAX || sdt == DT_I64 || sdt == DT_U64 ? DT_I64 : DT_I32;
-	Type *vt = type_tensor(s->a, dt, 1, &n);
-	Value *iota = emit(s, IR_IOTA, loc, vt, 0);
-	iota->def->ival = 0;
-	Ex idx = sema_binary_ast(s, OP_MUL, loc, ex_value(iota, false, loc), ex_const(const_int(step, dt, true), loc));
-	idx = sema_binary_ast(s, OP_ADD, loc, idx, ex_value(cast_value(s, *op, dt, loc), false, loc));
-	if (idx.kind == EX_ERROR)
-		return false;
-	x->kind = IDX_GATHER;
-	*op = as_value(s, idx);
-	*strided = true;
-	return true;
+	return strided_gather(s, acc, d, it->loc, n, step, x, op, strided);
 }
 
 /* An expression index: an integer scalar (point) or tensor (gather). */
@@ -365,7 +385,7 @@ Access *build_access(Sema *s, Ex base, AstExpr *ix)
 			continue;
 		bool strided = false;
 		if (it->kind == AE_SLICE)
-			ok &= slice_indexer(s, acc, d, it, x, &dimop[d]);
+			ok &= slice_indexer(s, acc, d, it, x, &dimop[d], &strided);
 		else if (is_ds_call(it))
 			ok &= ds_indexer(s, acc, d, it, x, &dimop[d], &strided);
 		else
@@ -376,8 +396,8 @@ Access *build_access(Sema *s, Ex base, AstExpr *ix)
 	/* A strided ds() is a gather: alone among the access's gathers and
 	 * points, its dim keeps its place as a slice's would. */
 	if (ok && nstrided && (nstrided > 1 || nother)) {
-		error_at(s->cc, ix->loc, "a strided ds() must be the only strided, point or gather index of an access to "
-		         "'%s': load the rows, then index the value [§7.6]", ref_name(acc));
+		error_at(s->cc, ix->loc, "a strided ds() or slice must be the only strided, point or gather index of an "
+		         "access to '%s': load the rows, then index the value [§7.6]", ref_name(acc));
 		return NULL;
 	}
 	if (!ok || !finish_access(s, acc, dimitem, dimop))

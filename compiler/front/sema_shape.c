@@ -130,6 +130,11 @@ Ex sema_value_index(Sema *s, Ex base, AstExpr *ix)
 			continue;
 		int64_t n = t->dims[src], lo, hi;
 		if (it->kind == AE_SLICE) {
+			if (it->step) {
+				error_at(s->cc, it->step->loc, "a value is sliced with lo:hi; a step (lo:hi:step) slices a Ref: "
+				         "index the Ref [§7.9]");
+				return ex_error(ix->loc);
+			}
 			if (!slice_bound(s, it->lhs, 0, n, &lo) || !slice_bound(s, it->rhs, n, n, &hi))
 				return ex_error(ix->loc);
 			if (lo < 0 || hi > n || lo >= hi) {

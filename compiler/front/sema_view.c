@@ -122,7 +122,7 @@ Ex sema_view_index(Sema *s, Ex view, AstExpr *e)
 	bool whole = true;
 	for (int i = 0; i < e->nitems; i++) {
 		const AstExpr *it = e->items[i];
-		whole &= it->kind == AE_ELLIPSIS || (it->kind == AE_SLICE && !it->lhs && !it->rhs);
+		whole &= it->kind == AE_ELLIPSIS || (it->kind == AE_SLICE && !it->lhs && !it->rhs && !it->step);
 	}
 	Access *acc = arena_alloc(s->a, sizeof *acc);
 	if (!whole) { /* x.at[a][b]: selecting inside the view */

@@ -38,5 +38,30 @@ int main(int argc, char **argv)
 				        off, i, j);
 			}
 	}
+	{
+		float x[64 * 16], ev[32 * 16], od[32 * 16], c[64 * 4], one[16], o[48 * 16], keep[48 * 16];
+		for (int i = 0; i < 64 * 16; i++)
+			x[i] = su_nonzero(&r, -1, 1);
+		for (int i = 0; i < 48 * 16; i++)
+			keep[i] = o[i] = su_nonzero(&r, -1, 1);
+		EX_OK(slice_steps(ex_stream(), EX_DEV(x, 64 * 16), EX_DEV(ev, 32 * 16), EX_DEV(od, 32 * 16), EX_DEV(c, 64 * 4),
+		                  EX_DEV(one, 16), EX_DEV(o, 48 * 16)));
+		for (int i = 0; i < 32; i++)
+			for (int j = 0; j < 16; j++) {
+				EX_SAME(ev[i * 16 + j], x[2 * i * 16 + j], "slice_steps ev (%d, %d)", i, j);
+				EX_SAME(od[i * 16 + j], x[(2 * i + 1) * 16 + j], "slice_steps od (%d, %d)", i, j);
+			}
+		for (int i = 0; i < 64; i++)
+			for (int j = 0; j < 4; j++)
+				EX_SAME(c[i * 4 + j], x[i * 16 + 3 + 4 * j], "slice_steps c (%d, %d)", i, j);
+		for (int j = 0; j < 16; j++)
+			EX_SAME(one[j], x[10 * 16 + j], "slice_steps one %d", j);
+		for (int i = 0; i < 48; i++)
+			for (int j = 0; j < 16; j++) {
+				bool hit = i % 3 == 1;
+				EX_SAME(o[i * 16 + j], hit ? x[(i / 3) * 16 + j] * 2.0f : keep[i * 16 + j], "slice_steps o (%d, %d)", i,
+				        j);
+			}
+	}
 	return ex_done("strided");
 }
