@@ -302,8 +302,15 @@ Ex sema_concatenate(Sema *s, Loc loc, Ex list, int64_t axis, bool stack);
 Ex sema_tile(Sema *s, Loc loc, Ex x, Ex reps);
 Ex sema_repeat(Sema *s, Loc loc, Ex x, Ex count, bool has_axis, int64_t axis);
 Ex sema_expand_squeeze(Sema *s, Loc loc, Ex x, const Ex *axes, bool expand);
-/* dot of two rank-3 values: a dot per batch (§7.13). */
-Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb);
+/* The options of one dot (§7.13). */
+typedef struct DotOpts {
+	DType acc_dt;           /* acc = T or preferred_element_type = T; DT_NONE if neither */
+	const Ex *acc;          /* acc = value, added to the products; NULL if none */
+	bool ta, tb;            /* trans_a, trans_b */
+	DotPrecision precision; /* precision= (lax.Precision) */
+} DotOpts;
+/* dot of two values of one rank r >= 3: a dot per batch (§7.13). */
+Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, const DotOpts *o);
 
 /* ---- sema_debug.c: debug_print, debug_check (§7.19) --------------------- */
 
@@ -383,7 +390,9 @@ Ex sema_call(Sema *s, AstExpr *call);
 void eval_args(Sema *s, AstExpr *call);
 /* A call of a fn (sema.c, §3.7): its body inlined here. */
 Ex call_fn(Sema *s, Binding *fb, AstExpr *call);
-Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb);
+Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, const DotOpts *o);
+/* The value of precision= on dot or einsum: an EX_CONST of a DotPrecision (§7.13). */
+Ex sema_precision_arg(Sema *s, const AstExpr *v);
 Ex sema_transpose(Sema *s, Loc loc, Ex x, const int64_t *perm, int nperm);
 bool is_builtin_name(const char *name);
 /* A builtin name no declaration may take (§5.10): not §7.20's hideable ones. */

@@ -6,6 +6,7 @@
  * argument; a dtype used as a function, f32(x), is a cast. */
 #include "sema.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <string.h>
 
@@ -17,13 +18,14 @@ typedef enum Kw {
 	KW_PREFERRED_ELEMENT_TYPE,                         /* dot: jnp.dot's name of acc = T (§7.13) */
 	KW_SHIFT,                                          /* roll (§7.20) */
 	KW_APPROX,                                         /* reciprocal (§7.20) */
+	KW_PRECISION,                                      /* dot: lax.Precision (§7.13) */
 	KW_COUNT
 } Kw;
 
 static const char *const kw_names[KW_COUNT] = {
 	"axis", "keepdims", "mask", "other", "acc", "trans_a", "trans_b", "dim", "dtype", "k",
 	"constant_values", "offset", "axis1", "axis2", "approximate", "negative_slope", "alpha",
-	"preferred_element_type", "shift", "approx",
+	"preferred_element_type", "shift", "approx", "precision",
 };
 
 #define K(x) (1u << KW_##x)
@@ -996,11 +998,11 @@ static Ex bi_tri(Sema *s, Call *c)
  * the leading dims of an `a` of rank 3 or more against a rank-2 `b` are
  * rows ([..., M, K] x [K, N] -> [..., M, N], as `@` gives too).  A dot of
  * rank-2 operands between reshapes; an acc value has the result's shape. */
-static Ex dot_reshaped(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb)
+static Ex dot_reshaped(Sema *s, Loc loc, Ex a, Ex b, const DotOpts *o)
 {
 	int ra = ex_rank(&a), rb = ex_rank(&b);
 	const int64_t *ad = ex_dims(&a), *bd = ex_dims(&b);
-	if (ta || tb) {
+	if (o->ta || o->tb) {
 		error_at(s->cc, loc, "trans_a= and trans_b= need operands of rank 2 (or batches), found %s and %s [§7.13]",
 		         ex_type_str(s, &a), ex_type_str(s, &b));
 		return ex_error(loc);
@@ -1020,8 +1022,8 @@ static Ex dot_reshaped(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc
 	Ex A = ex_value(reshape_value(s, as_value(s, a), 2, a2, loc), a.weak, loc);
 	Ex B = ex_value(reshape_value(s, as_value(s, b), 2, b2, loc), b.weak, loc);
 	Ex acc2, *pacc = NULL;
-	if (acc) {
-		Ex e = val(s, *acc);
+	if (o->acc) {
+		Ex e = val(s, *o->acc);
 		if (e.kind == EX_ERROR)
 			return e;
 		bool same = ex_rank(&e) == ro;
@@ -1035,23 +1037,25 @@ static Ex dot_reshaped(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc
 		acc2 = ex_value(reshape_value(s, as_value(s, e), 2, r2, loc), e.weak, loc);
 		pacc = &acc2;
 	}
-	Ex r = sema_dot(s, loc, A, B, acc_dt, pacc, false, false);
+	DotOpts o2 = *o;
+	o2.acc = pacc;
+	Ex r = sema_dot(s, loc, A, B, &o2);
 	if (r.kind == EX_ERROR)
 		return r;
 	return ex_value(reshape_value(s, as_value(s, r), ro, out, loc), r.weak, loc);
 }
 
-Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb)
+Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, const DotOpts *o)
 {
 	a = val(s, a);
 	b = val(s, b);
 	if (a.kind == EX_ERROR || b.kind == EX_ERROR)
 		return ex_error(loc);
 	if (ex_rank(&a) >= 3 && ex_rank(&b) == ex_rank(&a))
-		return sema_batched_dot(s, loc, a, b, acc_dt, acc, ta, tb);
+		return sema_batched_dot(s, loc, a, b, o);
 	int ra = ex_rank(&a), rb = ex_rank(&b);
 	if (ra >= 1 && (rb == 1 || (rb == 2 && ra != 2)))
-		return dot_reshaped(s, loc, a, b, acc_dt, acc, ta, tb);
+		return dot_reshaped(s, loc, a, b, o);
 	if (ex_rank(&a) != 2 || ex_rank(&b) != 2) {
 		error_at(s->cc, loc, "dot needs rank-2 operands, two of one higher rank (batches of dots), a vector beside a "
 		         "matrix or vector, or a matrix of rank 3 or more beside a rank-2 one, found %s and %s [§7.13]",
@@ -1069,9 +1073,9 @@ Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, 
 	DType dt = promote_dtypes(da, a.weak, db, b.weak, &weak);
 	Value *va = cast_value(s, a.v, dt, loc), *vb = cast_value(s, b.v, dt, loc);
 	static const int64_t swap[2] = {1, 0};
-	if (ta)
+	if (o->ta)
 		va = transpose_value(s, va, swap, loc);
-	if (tb)
+	if (o->tb)
 		vb = transpose_value(s, vb, swap, loc);
 	const int64_t *ad = va->type->dims, *bd = vb->type->dims;
 	if (ad[1] != bd[0]) {
@@ -1082,8 +1086,8 @@ Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, 
 	int64_t mn[2] = {ad[0], bd[1]};
 	DType rdt = dt;
 	Value *vacc = NULL;
-	if (acc) {
-		Ex e = val(s, *acc);
+	if (o->acc) {
+		Ex e = val(s, *o->acc);
 		if (e.kind == EX_ERROR)
 			return e;
 		rdt = ex_dtype(&e);
@@ -1099,8 +1103,8 @@ Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, 
 			return ex_error(loc);
 		}
 		vacc = to_value(s, e, t);
-	} else if (acc_dt != DT_NONE) {
-		rdt = acc_dt;
+	} else if (o->acc_dt != DT_NONE) {
+		rdt = o->acc_dt;
 	}
 	bool w;
 	if (rdt != dt && promote_dtypes(dt, false, rdt, false, &w) != rdt) {
@@ -1114,6 +1118,7 @@ Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, 
 	if (vacc)
 		vacc = cast_value(s, vacc, at->dtype, loc);
 	Value *r = vacc ? emit(s, IR_DOT, loc, at, 3, va, vb, vacc) : emit(s, IR_DOT, loc, at, 2, va, vb);
+	r->def->ival = o->precision;
 	return ex_of(cast_value(s, r, rdt, loc), loc);
 }
 
@@ -1150,7 +1155,57 @@ static Ex bi_dot(Sema *s, Call *c)
 		else
 			acc = &c->kw[KW_ACC];
 	}
-	return sema_dot(s, c->loc, c->pos[0], c->pos[1], acc_dt, acc, ta, tb);
+	DotOpts o = {.acc_dt = acc_dt, .acc = acc, .ta = ta, .tb = tb};
+	if (c->has[KW_PRECISION])
+		o.precision = (DotPrecision)c->kw[KW_PRECISION].c.i; /* precision_arg's */
+	return sema_dot(s, c->loc, c->pos[0], c->pos[1], &o);
+}
+
+/* One of lax.Precision's names: DEFAULT ("default", "fastest", "bfloat16"),
+ * HIGH ("high", "tensorfloat32", "bfloat16_3x"), HIGHEST ("highest",
+ * "float32"); -1 for another string. */
+static int precision_named(const char *name)
+{
+	static const struct { const char *name; DotPrecision p; } names[] = {
+		{"default", PREC_DEFAULT}, {"fastest", PREC_DEFAULT}, {"bfloat16", PREC_DEFAULT},
+		{"high", PREC_HIGH}, {"tensorfloat32", PREC_HIGH}, {"bfloat16_3x", PREC_HIGH},
+		{"highest", PREC_HIGHEST}, {"float32", PREC_HIGHEST},
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(names[i].name, name) == 0)
+			return (int)names[i].p;
+	return -1;
+}
+
+/* precision = "highest", a pair of one name for both operands, or None
+ * (jnp.dot's and einsum's precision=): an EX_CONST holding the
+ * DotPrecision (§7.13). */
+Ex sema_precision_arg(Sema *s, const AstExpr *v)
+{
+	if (v->kind == AE_NONE)
+		return ex_const(const_int(PREC_DEFAULT, DT_I32, false), v->loc);
+	if (v->kind == AE_TUPLE && v->nitems == 2 && v->items[0]->kind == AE_STRING && v->items[1]->kind == AE_STRING) {
+		Ex a = sema_precision_arg(s, v->items[0]), b = sema_precision_arg(s, v->items[1]);
+		if (a.kind == EX_ERROR || b.kind == EX_ERROR)
+			return ex_error(v->loc);
+		if (a.c.i != b.c.i) {
+			error_at(s->cc, v->loc, "precision= must name one precision for both operands, found %s and %s [§7.13]",
+			         dot_precision_names[a.c.i], dot_precision_names[b.c.i]);
+			return ex_error(v->loc);
+		}
+		return a;
+	}
+	int p = v->kind == AE_STRING ? precision_named(v->name) : -1;
+	if (p < 0) {
+		int errors = s->cc->diag.nerrors;
+		if (v->kind != AE_STRING)
+			sema_expr(s, (AstExpr *)v); /* its own errors instead (lax.Precision.HIGHEST is §10.3's) */
+		if (s->cc->diag.nerrors == errors)
+			error_at(s->cc, v->loc, "precision= takes \"default\", \"high\" or \"highest\" (lax.Precision's names, "
+			         "or \"float32\", \"tensorfloat32\", \"bfloat16\" ...), a pair of one of them, or None [§7.13]");
+		return ex_error(v->loc);
+	}
+	return ex_const(const_int(p, DT_I32, false), v->loc);
 }
 
 /* ---- memory (§7.7, §7.8) ----------------------------------------------------- */
@@ -1349,7 +1404,8 @@ static const Builtin builtins[] = {
 	{"squeeze", 1, 1, KW_AXIS, K(AXIS), "§7.12", bi_join, 5, false},
 	{"triu", 1, 1, KW_K, K(K), "§7.12", bi_tri, 1, false},
 	{"tril", 1, 1, KW_K, K(K), "§7.12", bi_tri, 0, false},
-	{"dot", 2, 2, NOKW, K(ACC) | K(TRANS_A) | K(TRANS_B) | K(PREFERRED_ELEMENT_TYPE), "§7.13", bi_dot, 0, false},
+	{"dot", 2, 2, NOKW, K(ACC) | K(TRANS_A) | K(TRANS_B) | K(PREFERRED_ELEMENT_TYPE) | K(PRECISION), "§7.13", bi_dot,
+	 0, false},
 	{"load", 1, 1, NOKW, K(MASK) | K(OTHER), "§7.7", bi_load, 0, false},
 	{"store", 2, 2, NOKW, K(MASK), "§7.7", bi_store, 0, false},
 	ATOM("atomic_add", ADD), ATOM("atomic_max", MAX), ATOM("atomic_min", MIN),
@@ -1537,7 +1593,15 @@ bool report_module_prefix(Sema *s, const AstExpr *f, bool call)
 	const PallasName *pn = pallas_name(f->name);
 	const char *sug = builtin_suggestion(f->name);
 	Ex k;
-	if (find_builtin(f->name) || builtin_constant(f->name, f->loc, &k))
+	size_t ml = strlen(mod);
+	char lower[16];
+	size_t n = 0;
+	for (; f->name[n] && n < sizeof lower - 1; n++)
+		lower[n] = (char)tolower((unsigned char)f->name[n]);
+	lower[n] = 0;
+	if (ml >= 10 && strcmp(mod + ml - 10, ".Precision") == 0 && precision_named(lower) >= 0)
+		error_at(s->cc, f->loc, "'%s.%s': .pk has no modules; write precision = \"%s\" [§7.13]", mod, f->name, lower);
+	else if (find_builtin(f->name) || builtin_constant(f->name, f->loc, &k))
 		error_at(s->cc, f->loc, "drop the '%s.' prefix: .pk has no modules; write %s%s [§10.3]", mod, f->name,
 		         call && find_builtin(f->name) ? "(...)" : "");
 	else if (pn)
@@ -1685,7 +1749,8 @@ Ex sema_call(Sema *s, AstExpr *call)
 		c.pos[npos++] = recv;
 	for (int i = 0; i < call->nargs; i++) {
 		AstArg *arg = &call->args[i];
-		Ex e = sema_expr(s, arg->value);
+		bool prec = arg->name && strcmp(arg->name, "precision") == 0 && (bi->kws & K(PRECISION));
+		Ex e = prec ? sema_precision_arg(s, arg->value) : sema_expr(s, arg->value);
 		bad |= e.kind == EX_ERROR;
 		if (!arg->name) {
 			if (npos < MAXPOS)

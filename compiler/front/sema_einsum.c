@@ -179,7 +179,7 @@ static Ex arrange(Sema *s, Ex x, const char *term, const Roles *r, char lead, ch
  * and B [batch..., k, n], with the operands swapped when the output has n
  * before m; the result reshaped (an absent m or n) and transposed (batch
  * axes not leading) to the output's order. */
-static Ex einsum_dot(Sema *s, Loc loc, const Subscripts *sub, const Roles *r, Ex a, Ex b, DType acc_dt)
+static Ex einsum_dot(Sema *s, Loc loc, const Subscripts *sub, const Roles *r, Ex a, Ex b, const DotOpts *opts)
 {
 	const char *ta = sub->in[0], *tb = sub->in[1];
 	char m = r->m, n = r->n;
@@ -194,7 +194,9 @@ static Ex einsum_dot(Sema *s, Loc loc, const Subscripts *sub, const Roles *r, Ex
 	Ex y = arrange(s, b, tb, r, r->k, n, &trb, loc);
 	if (x.kind == EX_ERROR || y.kind == EX_ERROR)
 		return ex_error(loc);
-	Ex res = sema_dot(s, loc, x, y, acc_dt, NULL, tra, trb);
+	DotOpts o = *opts;
+	o.ta = tra, o.tb = trb;
+	Ex res = sema_dot(s, loc, x, y, &o);
 	if (res.kind == EX_ERROR)
 		return res;
 	/* res is [batch..., m or 1, n or 1]: its letters, then the output's order. */
@@ -222,7 +224,7 @@ static Ex einsum_dot(Sema *s, Loc loc, const Subscripts *sub, const Roles *r, Ex
 Ex sema_einsum(Sema *s, AstExpr *call)
 {
 	int npos = 0;
-	const AstArg *acc = NULL;
+	const AstArg *acc = NULL, *precision = NULL;
 	bool ok = true;
 	for (int j = 0; j < call->nargs; j++) {
 		const AstArg *arg = &call->args[j];
@@ -236,9 +238,11 @@ Ex sema_einsum(Sema *s, AstExpr *call)
 				ok = false;
 			}
 			acc = arg;
+		} else if (strcmp(arg->name, "precision") == 0 && !precision) {
+			precision = arg;
 		} else {
-			error_at(s->cc, arg->loc, "einsum() takes the keyword acc= (a dtype; preferred_element_type= is the same) "
-			         "only, found '%s' [§7.13]", arg->name);
+			error_at(s->cc, arg->loc, "einsum() takes the keywords acc= (a dtype; preferred_element_type= is the same) "
+			         "and precision= once each, found '%s' [§7.13]", arg->name);
 			ok = false;
 		}
 	}
@@ -264,10 +268,16 @@ Ex sema_einsum(Sema *s, AstExpr *call)
 			         "[§7.13]", ex_type_str(s, &e));
 		ok &= e.kind == EX_DTYPE;
 	}
+	DotOpts o = {.acc_dt = acc_dt};
+	if (precision) {
+		Ex e = sema_precision_arg(s, precision->value);
+		ok &= e.kind != EX_ERROR;
+		o.precision = e.kind == EX_ERROR ? PREC_DEFAULT : (DotPrecision)e.c.i;
+	}
 	Subscripts sub;
 	Roles r;
 	if (!ok || !parse_subscripts(s, str->name, str->loc, &sub) || !classify(s, &sub, str->loc, &r) ||
 	    a.kind == EX_ERROR || b.kind == EX_ERROR)
 		return ex_error(call->loc);
-	return einsum_dot(s, call->loc, &sub, &r, a, b, acc_dt);
+	return einsum_dot(s, call->loc, &sub, &r, a, b, &o);
 }

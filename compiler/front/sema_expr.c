@@ -879,7 +879,7 @@ Ex sema_binary_ast(Sema *s, AstOp op, Loc loc, Ex a, Ex b)
 	if ((op == OP_EQ || op == OP_NE) && a.kind == EX_DTYPE && b.kind == EX_DTYPE) /* if DT == bf16 (§7.3) */
 		return ex_const(const_bool((a.dt == b.dt) == (op == OP_EQ)), loc);
 	if (op == OP_MATMUL)
-		return sema_dot(s, loc, a, b, DT_NONE, NULL, false, false);
+		return sema_dot(s, loc, a, b, &(DotOpts){.acc_dt = DT_NONE});
 	if ((unsigned)op >= OP_COUNT || !bin_info[op].verb)
 		internal_error("sema: binary operator %d has no rule", (int)op);
 	return sema_binop(s, &bin_info[op], loc, a, b);
@@ -1113,8 +1113,8 @@ Ex sema_expr(Sema *s, AstExpr *e)
 		error_at(s->cc, e->loc, "a slice is only allowed in an index [§7.6]");
 		return ex_error(e->loc);
 	case AE_STRING:
-		error_at(s->cc, e->loc, "a string is only the format of debug_print(), the message of debug_check() "
-		         "or the subscripts of einsum() (§7.13) [§7.19]");
+		error_at(s->cc, e->loc, "a string is only the format of debug_print(), the message of debug_check(), "
+		         "the subscripts of einsum() or the precision= of dot() and einsum() (§7.13) [§7.19]");
 		return ex_error(e->loc);
 	case AE_FIELD:
 		return sema_field(s, e);

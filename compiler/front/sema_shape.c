@@ -645,13 +645,16 @@ static Ex batch_of(Sema *s, Ex x, int64_t j, Loc loc)
  * along a new leading axis - so every target takes it as it takes dots,
  * slices and concatenations.  An acc value of rank 3 is sliced likewise; a
  * lower-rank one broadcasts to every batch. */
-static Ex batched_dot3(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb)
+static Ex batched_dot3(Sema *s, Loc loc, Ex a, Ex b, const DotOpts *o)
 {
 	int64_t n = ex_dims(&a)[0];
 	Value **parts = vals(s, (int)n);
+	const Ex *acc = o->acc;
 	for (int64_t j = 0; j < n; j++) {
 		Ex accj = acc && ex_rank(acc) == 3 ? batch_of(s, *acc, j, loc) : acc ? *acc : (Ex){0};
-		Ex r = sema_dot(s, loc, batch_of(s, a, j, loc), batch_of(s, b, j, loc), acc_dt, acc ? &accj : NULL, ta, tb);
+		DotOpts oj = *o;
+		oj.acc = acc ? &accj : NULL;
+		Ex r = sema_dot(s, loc, batch_of(s, a, j, loc), batch_of(s, b, j, loc), &oj);
 		if (r.kind == EX_ERROR)
 			return r; /* the same error for every batch: report it once */
 		const Type *rt = r.v->type;
@@ -675,8 +678,9 @@ static Ex flatten_batches(Sema *s, Ex x, int64_t nb, Loc loc)
  * are flattened into one, the rank-3 batched dot above, and the result
  * reshaped to [B..., M, N].  An acc value of rank r has the same batch
  * dims; one of rank 2 or less broadcasts to every batch. */
-Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, bool ta, bool tb)
+Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, const DotOpts *o)
 {
+	const Ex *acc = o->acc;
 	int r = ex_rank(&a); /* a and b are values of one rank r >= 3 */
 	const int64_t *ad = ex_dims(&a), *bd = ex_dims(&b);
 	int64_t nb = 1; /* the batches, saturated at INT64_MAX (dims up to 2^62 each) */
@@ -714,10 +718,11 @@ Ex sema_batched_dot(Sema *s, Loc loc, Ex a, Ex b, DType acc_dt, const Ex *acc, b
 		if (er == r)
 			accv = flatten_batches(s, accv, nb, loc);
 	}
+	DotOpts o3 = *o;
+	o3.acc = acc ? &accv : NULL;
 	if (r == 3)
-		return batched_dot3(s, loc, a, b, acc_dt, acc ? &accv : NULL, ta, tb);
-	Ex res = batched_dot3(s, loc, flatten_batches(s, a, nb, loc), flatten_batches(s, b, nb, loc), acc_dt,
-	                      acc ? &accv : NULL, ta, tb);
+		return batched_dot3(s, loc, a, b, &o3);
+	Ex res = batched_dot3(s, loc, flatten_batches(s, a, nb, loc), flatten_batches(s, b, nb, loc), &o3);
 	if (res.kind == EX_ERROR)
 		return res;
 	int64_t *dims = arena_alloc(s->a, sizeof(int64_t) * (size_t)r);

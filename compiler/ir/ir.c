@@ -16,6 +16,10 @@ const char *const atomic_kind_names[ATOMIC_KIND_COUNT] = {
 	[ATOMIC_XCHG] = "xchg", [ATOMIC_CAS] = "cas",
 };
 
+const char *const dot_precision_names[PREC_COUNT] = {
+	[PREC_DEFAULT] = "default", [PREC_HIGH] = "high", [PREC_HIGHEST] = "highest",
+};
+
 /* A fresh Value numbered from the kernel's counter. */
 static Value *value_new(Arena *a, IrKernel *k, Type *t)
 {

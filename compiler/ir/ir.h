@@ -70,6 +70,11 @@ typedef enum AtomicKind {
 } AtomicKind;
 extern const char *const atomic_kind_names[ATOMIC_KIND_COUNT];
 
+/* A dot's precision= (lax.Precision; DOT's ival): what mosaic-tpu's
+ * tpu.matmul is asked for.  Host and CUDA compute f32 dots in f32 at each. */
+typedef enum DotPrecision { PREC_DEFAULT, PREC_HIGH, PREC_HIGHEST, PREC_COUNT } DotPrecision;
+extern const char *const dot_precision_names[PREC_COUNT];
+
 struct Inst {
 	Op op;              /* opcode */
 	Loc loc;            /* source construct it came from */
@@ -80,7 +85,8 @@ struct Inst {
 	Region **regions;   /* nested regions (for/if/while) */
 	int nregions;
 	/* attributes; which are meaningful depends on op */
-	int64_t ival;       /* CONST int/bool value, axis (reductions, CUMSUM, CONCAT), IOTA dim, AtomicKind */
+	int64_t ival;       /* CONST int/bool value, axis (reductions, CUMSUM, CONCAT), IOTA dim, AtomicKind,
+	                       DOT's DotPrecision */
 	double fval;        /* CONST float value */
 	int64_t *perm;      /* TRANSPOSE permutation; SLICE start per dim */
 	int nperm;

@@ -25,14 +25,14 @@
 #include <string.h>
 
 /* Which attribute an opcode prints in braces after its name. */
-enum { A_NONE, A_AXIS, A_DIM, A_PERM, A_START, A_ATOMIC, A_ACCESS };
+enum { A_NONE, A_AXIS, A_DIM, A_PERM, A_START, A_ATOMIC, A_ACCESS, A_PRECISION };
 
 static const unsigned char op_attr[IR_OP_COUNT] = {
 	[IR_PROGRAM_ID] = A_AXIS, [IR_NUM_PROGRAMS] = A_AXIS, [IR_CUMSUM] = A_AXIS, [IR_CONCAT] = A_AXIS,
 	[IR_REVERSE] = A_AXIS,
 	[IR_SLICE] = A_START,
 	[IR_IOTA] = A_DIM, [IR_TRANSPOSE] = A_PERM, [IR_ATOMIC] = A_ATOMIC,
-	[IR_LOAD] = A_ACCESS, [IR_STORE] = A_ACCESS,
+	[IR_LOAD] = A_ACCESS, [IR_STORE] = A_ACCESS, [IR_DOT] = A_PRECISION,
 	/* F_REDUCE ops get A_AXIS from their flag (attr_of) */
 };
 
@@ -233,6 +233,12 @@ static void put_attrs(Printer *p, const Inst *i)
 			fprintf(p->out, "kind = %s", atomic_kind_names[i->ival]);
 		else
 			fprintf(p->out, "kind = %lld", (long long)i->ival);
+		break;
+	case A_PRECISION: /* the default is not printed */
+		if (i->ival > PREC_DEFAULT && i->ival < PREC_COUNT) {
+			SEP();
+			fprintf(p->out, "precision = %s", dot_precision_names[i->ival]);
+		}
 		break;
 	default:
 		break;

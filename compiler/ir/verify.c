@@ -352,6 +352,7 @@ static void check_dot(Verifier *V, const Inst *i)
 	      (long long)a->dims[0], (long long)b->dims[1]);
 	CHECK(dtype_class(r->dtype) & (K_I | K_F), i, "dot result dtype %s", dtype_str(r->dtype));
 	check_accumulator(V, i, r->dtype);
+	CHECK(i->ival >= 0 && i->ival < PREC_COUNT, i, "precision %lld", (long long)i->ival);
 	if (i->nargs == 3)
 		CHECK(type_equal(arg_type(i, 2), r), i, "accumulator %s is not of the result type",
 		      tstr(V, arg_type(i, 2)));

@@ -618,14 +618,22 @@ static MlirValue dot(Lower *L, const Inst *i)
 	}
 	/* lhs [M, K] (or [K, M] transposed), rhs [K, N] (or [N, K]) */
 	int lc = ta ? 0 : 1, lnc = 1 - lc, rc = tb ? 1 : 0, rnc = 1 - rc;
-	MlirNamedAttribute attrs[2] = {
+	/* precision= as Pallas' TPU lowering passes it: none for DEFAULT */
+	static const char *const contract_precision[PREC_COUNT] = {
+		[PREC_HIGH] = "#tpu.contract_precision<bf16x3>", [PREC_HIGHEST] = "#tpu.contract_precision<fp32>",
+	};
+	const char *prec = i->ival > PREC_DEFAULT && i->ival < PREC_COUNT ? contract_precision[i->ival] : NULL;
+	MlirNamedAttribute attrs[3] = {
 		mz_named(z, "dimension_numbers",
 		         mz_attrf(z, "#tpu.dot_dimension_numbers<[%d], [%d], [%d], [%d], [0, %d, 1, %d], [], []>", lc, rc,
 		                  lnc, rnc, lnc, rnc)),
 		mz_named(z, "transpose_lhs_hint", mlirBoolAttrGet(z->ctx, 0)),
 	};
+	int nattrs = 2;
+	if (prec)
+		attrs[nattrs++] = mz_named(z, "precision", mz_attrf(z, "%s", prec));
 	MlirValue args[3] = {va, vb, acc};
-	return mz_op1(z, "tpu.matmul", t, 3, args, 2, attrs);
+	return mz_op1(z, "tpu.matmul", t, 3, args, nattrs, attrs);
 }
 
 /* ---- Ref access ------------------------------------------------------------------ */

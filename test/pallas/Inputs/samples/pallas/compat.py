@@ -1,6 +1,6 @@
 """compat: the Pallas mirror of compat.pk (test/pallas/compat.test): jnp.sign, jnp.clip,
 jnp.square, jnp.reciprocal, jnp.isnan, jnp.isfinite, jnp.swapaxes, jnp.roll and pltpu.roll,
-lax.broadcast_in_dim, pl.multiple_of, in Pallas interpret mode."""
+lax.broadcast_in_dim, pl.multiple_of, precision= on jnp.dot and jnp.einsum, in Pallas interpret mode."""
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -9,10 +9,11 @@ from jax.experimental.pallas import tpu as pltpu
 
 OUTS = {"s": ((8, 16), jnp.float32), "c": ((8, 16), jnp.float32), "q": ((8, 16), jnp.float32),
         "f": ((8, 16), jnp.int32), "t": ((16, 8), jnp.float32), "r": ((8, 16), jnp.float32),
-        "b": ((8, 16), jnp.float32), "m": ((4, 16), jnp.float32)}
+        "b": ((8, 16), jnp.float32), "m": ((4, 16), jnp.float32),
+        "d": ((8, 8), jnp.float32)}
 
 
-def compat_kernel(x_ref, y_ref, v_ref, s_ref, c_ref, q_ref, f_ref, t_ref, r_ref, b_ref, m_ref):
+def compat_kernel(x_ref, y_ref, v_ref, s_ref, c_ref, q_ref, f_ref, t_ref, r_ref, b_ref, m_ref, d_ref):
     xv = x_ref[...]
     s_ref[...] = jnp.sign(jnp.where(jnp.abs(xv) < 0.1, 0.0, xv))
     c_ref[...] = jnp.clip(xv, -0.5, 0.5) + jnp.clip(xv, None, 0.25)
@@ -27,6 +28,9 @@ def compat_kernel(x_ref, y_ref, v_ref, s_ref, c_ref, q_ref, f_ref, t_ref, r_ref,
         m_ref[...] = x_ref[pl.ds(i, 4), :]
         return carry
     lax.fori_loop(1, 2, body, 0)
+    d_ref[...] = (jnp.dot(xv, y_ref[...].T, precision=lax.Precision.HIGHEST)
+                  + jnp.einsum("mk,nk->mn", xv, y_ref[...], precision=(lax.Precision.HIGH, lax.Precision.HIGH))
+                  + jnp.dot(xv, y_ref[...].T, precision=None))
 
 
 def run(inputs, sizes):
