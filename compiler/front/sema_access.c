@@ -295,6 +295,51 @@ static bool finish_gather(Sema *s, Access *acc, AstExpr **dimitem, Value **dimop
 	return true;
 }
 
+/* Strided dims beside points or other strided dims, x[::2, ::2] or
+ * x[i, ::2, :]: each strided dim keeps its place (NumPy's basic indexing).
+ * The run of dims from the first to the last strided or point one becomes
+ * one run of gathers (finish_gather's rule) whose index vectors lie each
+ * along its own axis, so they broadcast to their outer product: a ':' or
+ * slice inside the run is a gather too (step 1). */
+static bool orthogonal_gathers(Sema *s, Access *acc, AstExpr **dimitem, Value **dimop, const bool *strided)
+{
+	const Type *rt = acc->ref->type;
+	int rank = rt->rank, first = -1, last = -1;
+	for (int d = 0; d < rank; d++)
+		if (strided[d] || acc->idx[d].kind == IDX_POINT) {
+			first = first < 0 ? d : first;
+			last = d;
+		}
+	int k = 0, naxes = 0;
+	for (int d = first; d <= last; d++)
+		naxes += acc->idx[d].kind != IDX_POINT;
+	int64_t *placed = arena_alloc(s->a, sizeof(int64_t) * (size_t)(naxes + 1));
+	for (int d = first; d <= last; d++) {
+		Indexer *x = &acc->idx[d];
+		Loc loc = dimitem[d] ? dimitem[d]->loc : acc->loc;
+		if (x->kind == IDX_POINT)
+			continue;
+		if (x->kind == IDX_FULL && rt->dims[d] == DIM_DYNAMIC) {
+			error_at(s->cc, loc, "':' over dimension %d of '%s' (dynamic size %s) lies between strided or point "
+			         "indices; use ds(start, size) [§7.6]", d, ref_name(acc), dim_size_str(s, rt, d));
+			return false;
+		}
+		if (x->kind != IDX_GATHER) { /* ':' or a slice: start + iota(size) */
+			int64_t n = x->kind == IDX_SLICE ? x->size : rt->dims[d];
+			bool unused;
+			if (x->kind == IDX_FULL)
+				dimop[d] = emit_const(s, const_int(0, DT_I32, false), type_scalar(s->a, DT_I32), loc);
+			if (!strided_gather(s, acc, d, loc, n, 1, x, &dimop[d], &unused))
+				return false;
+		}
+		for (int i = 0; i < naxes; i++)
+			placed[i] = i == k ? dimop[d]->type->dims[0] : 1;
+		dimop[d] = reshape_value(s, dimop[d], naxes, placed, loc);
+		k++;
+	}
+	return true;
+}
+
 /* Computes the access's value type, or records the dynamic FULL dim that
  * prevents one. */
 static bool finish_access(Sema *s, Access *acc, AstExpr **dimitem, Value **dimop)
@@ -376,30 +421,36 @@ Access *build_access(Sema *s, Ex base, AstExpr *ix)
 		dimitem[rank - (ix->nitems - i)] = ix->items[i];
 
 	bool ok = true;
-	int nstrided = 0, nother = 0; /* strided ds() dims; point and gather dims */
+	bool *strided = arena_alloc(s->a, sizeof(bool) * (size_t)(rank + 1));
+	int nstrided = 0, npoint = 0, ngather = 0; /* strided ds() or slice dims; point dims; gather dims */
 	for (int d = 0; d < rank; d++) {
 		AstExpr *it = dimitem[d];
 		Indexer *x = &acc->idx[d];
 		x->kind = IDX_FULL;
+		strided[d] = false;
 		if (!it)
 			continue;
-		bool strided = false;
 		if (it->kind == AE_SLICE)
-			ok &= slice_indexer(s, acc, d, it, x, &dimop[d], &strided);
+			ok &= slice_indexer(s, acc, d, it, x, &dimop[d], &strided[d]);
 		else if (is_ds_call(it))
-			ok &= ds_indexer(s, acc, d, it, x, &dimop[d], &strided);
+			ok &= ds_indexer(s, acc, d, it, x, &dimop[d], &strided[d]);
 		else
 			ok &= expr_indexer(s, acc, d, it, x, &dimop[d]);
-		nstrided += strided;
-		nother += !strided && (x->kind == IDX_POINT || x->kind == IDX_GATHER);
+		nstrided += strided[d];
+		npoint += x->kind == IDX_POINT;
+		ngather += !strided[d] && x->kind == IDX_GATHER;
 	}
-	/* A strided ds() is a gather: alone among the access's gathers and
-	 * points, its dim keeps its place as a slice's would. */
-	if (ok && nstrided && (nstrided > 1 || nother)) {
-		error_at(s->cc, ix->loc, "a strided ds() or slice must be the only strided, point or gather index of an "
-		         "access to '%s': load the rows, then index the value [§7.6]", ref_name(acc));
+	/* A strided ds() is a gather: alone, its dim keeps its place as a
+	 * slice's would; beside points or other strided dims it is NumPy's
+	 * basic indexing (orthogonal_gathers); beside an index array, whose
+	 * dims NumPy moves, it is refused. */
+	if (ok && nstrided && ngather) {
+		error_at(s->cc, ix->loc, "a strided ds() or slice cannot be combined with a gather index in an access to "
+		         "'%s': load the rows, then index the value [§7.6]", ref_name(acc));
 		return NULL;
 	}
+	if (ok && nstrided && (nstrided > 1 || npoint) && !orthogonal_gathers(s, acc, dimitem, dimop, strided))
+		return NULL;
 	if (!ok || !finish_access(s, acc, dimitem, dimop))
 		return NULL;
 	return acc;

@@ -1239,6 +1239,23 @@ static Ex bi_store(Sema *s, Call *c)
 	return ex_void(c->loc);
 }
 
+/* swap(ref[...], v[, mask=]) (pl.swap, Ref.swap): stores v and gives the
+ * value read there just before, as a load then a store (not atomic). */
+static Ex bi_swap(Sema *s, Call *c)
+{
+	Access *acc = target_access(s, c, c->pos[0]);
+	if (!acc || !access_ready(s, acc, "swap") || !access_writable(s, acc, c->pos[0].loc, "swap"))
+		return ex_error(c->loc);
+	const char *what = arena_printf(s->a, "swap of '%s'", acc->binding ? acc->binding->name : "ref");
+	Value *v = coerce_value(s, c->pos[1], acc->type, what, "§7.7");
+	Value *mask = NULL;
+	if (!v || (c->has[KW_MASK] && !(mask = mask_value(s, c, acc->type))))
+		return ex_error(c->loc);
+	Value *old = emit_load(s, acc, mask, NULL, c->loc);
+	emit_store(s, acc, v, mask, c->loc);
+	return ex_of(old, c->loc);
+}
+
 /* atomic_<kind>(ref[...], v[, mask=]) and atomic_cas(ref[...], cmp, v). */
 static Ex bi_atomic(Sema *s, Call *c)
 {
@@ -1408,6 +1425,7 @@ static const Builtin builtins[] = {
 	 0, false},
 	{"load", 1, 1, NOKW, K(MASK) | K(OTHER), "§7.7", bi_load, 0, false},
 	{"store", 2, 2, NOKW, K(MASK), "§7.7", bi_store, 0, false},
+	{"swap", 2, 2, NOKW, K(MASK), "§7.7", bi_swap, 0, false},
 	ATOM("atomic_add", ADD), ATOM("atomic_max", MAX), ATOM("atomic_min", MIN),
 	ATOM("atomic_and", AND), ATOM("atomic_or", OR), ATOM("atomic_xor", XOR),
 	ATOM("atomic_xchg", XCHG),
@@ -1504,7 +1522,7 @@ bool call_is_effect(const AstExpr *call)
 	const AstExpr *f = call->kind == AE_CALL ? call->lhs : NULL;
 	if (!f || (f->kind != AE_NAME && f->kind != AE_FIELD))
 		return false;
-	return strcmp(f->name, "store") == 0 || strncmp(f->name, "atomic_", 7) == 0 ||
+	return strcmp(f->name, "store") == 0 || strcmp(f->name, "swap") == 0 || strncmp(f->name, "atomic_", 7) == 0 ||
 	       strncmp(f->name, "debug_", 6) == 0;
 }
 

@@ -86,6 +86,51 @@ static bool slice_bound(Sema *s, AstExpr *e, int64_t dflt, int64_t n, int64_t *o
 	return true;
 }
 
+static Value *concat_values(Sema *s, int n, Value **xs, int axis, Loc loc);
+
+/* Elements 0, k, 2k, ... of dim d of v (a slice's step k > 1): the dim
+ * split into rows of k whose first column is kept; a last row shorter
+ * than k is sliced apart and joined after. */
+static Value *every_nth(Sema *s, Value *v, int d, int64_t k, Loc loc)
+{
+	const Type *t = v->type;
+	int rank = t->rank;
+	int64_t m = t->dims[d], c = (m - 1) / k + 1, whole = m / k;
+	int64_t *start = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 2));
+	int64_t *size = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 2));
+	for (int i = 0; i < rank; i++)
+		start[i] = 0, size[i] = t->dims[i];
+	Value *rows = NULL, *last = NULL;
+	if (whole > 0) {
+		size[d] = whole * k;
+		Value *w = slice_value(s, v, start, size, loc);
+		int64_t *split = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 2));
+		for (int i = 0, j = 0; i < rank; i++) {
+			split[j++] = i == d ? whole : t->dims[i];
+			if (i == d)
+				split[j++] = k;
+		}
+		w = reshape_value(s, w, rank + 1, split, loc);
+		int64_t *s1 = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 2));
+		int64_t *z1 = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 2));
+		for (int i = 0; i <= rank; i++)
+			s1[i] = 0, z1[i] = i == d + 1 ? 1 : split[i];
+		w = slice_value(s, w, s1, z1, loc);
+		size[d] = whole;
+		rows = reshape_value(s, w, rank, size, loc);
+	}
+	if (c > whole) { /* the element at whole * k, alone in a short row */
+		start[d] = whole * k, size[d] = 1;
+		last = slice_value(s, v, start, size, loc);
+	}
+	if (!rows)
+		return last;
+	if (!last)
+		return rows;
+	Value *parts[2] = {rows, last};
+	return concat_values(s, 2, parts, d, loc);
+}
+
 Ex sema_value_index(Sema *s, Ex base, AstExpr *ix)
 {
 	base = rvalue(s, base);
@@ -116,6 +161,7 @@ Ex sema_value_index(Sema *s, Ex base, AstExpr *ix)
 	int64_t *size = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
 	Value **dyn = vals(s, rank);
 	int64_t *out = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + nnew + 1));
+	int64_t *steps = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1)); /* 0: no slice */
 	int r = 0, src = 0;
 	for (int i = 0; i <= ix->nitems; i++) {
 		AstExpr *it = i < ix->nitems ? ix->items[i] : NULL;
@@ -130,19 +176,33 @@ Ex sema_value_index(Sema *s, Ex base, AstExpr *ix)
 			continue;
 		int64_t n = t->dims[src], lo, hi;
 		if (it->kind == AE_SLICE) {
-			if (it->step) {
-				error_at(s->cc, it->step->loc, "a value is sliced with lo:hi; a step (lo:hi:step) slices a Ref: "
-				         "index the Ref [§7.9]");
+			int64_t step = 1;
+			if (it->step && !const_int_arg(s, sema_expr(s, it->step), "the step of a slice", "§7.9", &step))
+				return ex_error(ix->loc);
+			if (step == 0 || step < -INT32_MAX || step > INT32_MAX) {
+				error_at(s->cc, it->step->loc, "the step of a slice must be a nonzero integer of magnitude below "
+				         "2^31, found %lld [§7.9]", (long long)step);
 				return ex_error(ix->loc);
 			}
-			if (!slice_bound(s, it->lhs, 0, n, &lo) || !slice_bound(s, it->rhs, n, n, &hi))
+			/* A negative step runs from lo (default: the last element)
+			 * down to hi (default: before the first), NumPy's order. */
+			bool down = step < 0;
+			if (!slice_bound(s, it->lhs, down ? n - 1 : 0, n, &lo) || !slice_bound(s, it->rhs, n, n, &hi))
 				return ex_error(ix->loc);
-			if (lo < 0 || hi > n || lo >= hi) {
-				error_at(s->cc, it->loc, "the slice %lld:%lld is empty or outside dim %d (extent %lld) of %s [§7.9]",
-				         (long long)lo, (long long)hi, src, (long long)n, type_str(s->a, t));
+			if (down && !it->rhs)
+				hi = -1;
+			if (down ? hi < -1 || lo >= n || hi >= lo : lo < 0 || hi > n || lo >= hi) {
+				error_at(s->cc, it->loc, "the slice %lld:%lld%s is empty or outside dim %d (extent %lld) of %s [§7.9]",
+				         (long long)lo, (long long)hi, down ? " (a negative step)" : "", src, (long long)n,
+				         type_str(s->a, t));
 				return ex_error(ix->loc);
 			}
-			start[src] = lo, size[src] = out[r++] = hi - lo;
+			int64_t m = down ? lo - hi : hi - lo, c = (m - 1) / (down ? -step : step) + 1;
+			if (!down && c * step <= n - lo)
+				m = c * step; /* whole rows of step elements: every_nth joins nothing */
+			start[src] = down ? hi + 1 : lo, size[src] = m;
+			steps[src] = step;
+			out[r++] = c;
 			src++;
 			continue;
 		}
@@ -169,9 +229,16 @@ Ex sema_value_index(Sema *s, Ex base, AstExpr *ix)
 		src++;
 	}
 	v = slice_value(s, v, start, size, ix->loc);
-	for (int d = 0; d < rank; d++)
+	for (int d = 0; d < rank; d++) {
 		if (dyn[d])
 			v = dynamic_point(s, v, d, dyn[d], ix->loc);
+		if (steps[d] < 0 && v->type->dims[d] > 1) {
+			v = emit(s, IR_REVERSE, ix->loc, v->type, 1, v);
+			v->def->ival = d;
+		}
+		if (steps[d] > 1 || steps[d] < -1)
+			v = every_nth(s, v, d, steps[d] < 0 ? -steps[d] : steps[d], ix->loc);
+	}
 	return ex_value(reshape_value(s, v, r, out, ix->loc), base.kind == EX_VALUE && base.weak, ix->loc);
 }
 

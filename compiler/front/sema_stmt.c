@@ -318,12 +318,12 @@ static void sema_assign(Sema *s, AstStmt *st)
 	}
 }
 
-/* Only store() and atomics may be statements (§6.7). */
+/* Only store(), swap(), atomics and debug calls may be statements (§6.7). */
 static void sema_expr_stmt(Sema *s, AstStmt *st)
 {
 	Ex e = sema_expr(s, st->value);
 	if (e.kind != EX_ERROR && !call_is_effect(st->value))
-		error_at(s->cc, st->value->loc, "statement has no effect: only store() and atomics can be expression statements [§6.7]");
+		error_at(s->cc, st->value->loc, "statement has no effect: only store(), swap(), atomics and debug calls can be expression statements [§6.7]");
 }
 
 /* Checks a branch that a constant condition rules out: its statements

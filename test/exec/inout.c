@@ -63,5 +63,23 @@ int main(int argc, char **argv)
 			EX_SAME(s[i], acc, "running prefix %d", i);
 		}
 	}
+	{
+		int64_t rows = 5;
+		float v[5 * 16], v0[5 * 16], w[5 * 8], w0[5 * 8], old[5 * 8];
+		for (int i = 0; i < rows * 16; i++)
+			v0[i] = v[i] = su_nonzero(&r, -1, 1);
+		for (int i = 0; i < rows * 8; i++)
+			w0[i] = w[i] = su_nonzero(&r, -1, 1);
+		int32_t k = 3;
+		EX_OK(swaps(ex_stream(), EX_DEV(v, rows * 16), EX_DEV(w, rows * 8), EX_DEV(old, rows * 8), k, rows));
+		for (int i = 0; i < rows; i++)
+			for (int j = 0; j < 16; j++)
+				EX_SAME(v[i * 16 + j], v0[i * 16 + (j + 8) % 16], "swaps v (%d, %d)", i, j);
+		for (int i = 0; i < rows; i++)
+			for (int j = 0; j < 8; j++) {
+				EX_SAME(w[i * 8 + j], j < k ? v0[i * 16 + j] : w0[i * 8 + j], "swaps w (%d, %d)", i, j);
+				EX_SAME(old[i * 8 + j], j < k ? w0[i * 8 + j] : -1.0f, "swaps old (%d, %d)", i, j);
+			}
+	}
 	return ex_done("inout");
 }

@@ -63,5 +63,68 @@ int main(int argc, char **argv)
 				        j);
 			}
 	}
+	{
+		float x[16 * 12], y[4 * 6 * 10], a[8 * 4], b[6], c[2 * 6 * 5], d[4 * 4], o[16 * 12], keep[16 * 12];
+		for (int i = 0; i < 16 * 12; i++) {
+			x[i] = su_nonzero(&r, -1, 1);
+			keep[i] = o[i] = su_nonzero(&r, -1, 1);
+		}
+		for (int i = 0; i < 4 * 6 * 10; i++)
+			y[i] = su_nonzero(&r, -1, 1);
+		EX_OK(strided_2d(ex_stream(), EX_DEV(x, 16 * 12), EX_DEV(y, 4 * 6 * 10), EX_DEV(a, 8 * 4), EX_DEV(b, 6),
+		                 EX_DEV(c, 2 * 6 * 5), EX_DEV(d, 4 * 4), EX_DEV(o, 16 * 12)));
+		for (int i = 0; i < 8; i++)
+			for (int j = 0; j < 4; j++)
+				EX_SAME(a[i * 4 + j], x[2 * i * 12 + 1 + 3 * j], "strided_2d a (%d, %d)", i, j);
+		for (int j = 0; j < 6; j++)
+			EX_SAME(b[j], x[5 * 12 + 2 * j], "strided_2d b %d", j);
+		for (int i = 0; i < 2; i++)
+			for (int j = 0; j < 6; j++)
+				for (int k = 0; k < 5; k++)
+					EX_SAME(c[(i * 6 + j) * 5 + k], y[((1 + 2 * i) * 6 + j) * 10 + 2 * k], "strided_2d c (%d, %d, %d)", i,
+					        j, k);
+		for (int j = 0; j < 4; j++)
+			for (int k = 0; k < 4; k++)
+				EX_SAME(d[j * 4 + k], y[(2 * 6 + 1 + j) * 10 + 3 * k], "strided_2d d (%d, %d)", j, k);
+		for (int i = 0; i < 16; i++)
+			for (int j = 0; j < 12; j++) {
+				float want = keep[i * 12 + j];
+				if (i % 2 == 0 && j % 2 == 1)
+					want = x[(2 * (i / 2) + 1) * 12 + 2 * (j / 2)];
+				else if (i % 2 == 1 && j % 4 == 0)
+					want = x[2 * (i / 2) * 12 + j / 4] * 2.0f;
+				EX_SAME(o[i * 12 + j], want, "strided_2d o (%d, %d)", i, j);
+			}
+	}
+	{
+		float x[8 * 16], y[2 * 6 * 10], a[8 * 8], b[8 * 8], c[3 * 16], d[8 * 16], e[2 * 5], f[2 * 2 * 10], g[8];
+		for (int i = 0; i < 8 * 16; i++)
+			x[i] = su_nonzero(&r, -1, 1);
+		for (int i = 0; i < 2 * 6 * 10; i++)
+			y[i] = su_nonzero(&r, -1, 1);
+		EX_OK(value_steps(ex_stream(), EX_DEV(x, 8 * 16), EX_DEV(y, 2 * 6 * 10), EX_DEV(a, 8 * 8), EX_DEV(b, 8 * 8),
+		                  EX_DEV(c, 3 * 16), EX_DEV(d, 8 * 16), EX_DEV(e, 2 * 5), EX_DEV(f, 2 * 2 * 10), EX_DEV(g, 8)));
+		for (int i = 0; i < 8; i++)
+			for (int j = 0; j < 8; j++) {
+				EX_SAME(a[i * 8 + j], x[i * 16 + 2 * j], "value_steps a (%d, %d)", i, j);
+				EX_SAME(b[i * 8 + j], x[i * 16 + 2 * j + 1], "value_steps b (%d, %d)", i, j);
+			}
+		for (int i = 0; i < 3; i++)
+			for (int j = 0; j < 16; j++)
+				EX_SAME(c[i * 16 + j], x[(1 + 3 * i) * 16 + j], "value_steps c (%d, %d)", i, j);
+		for (int i = 0; i < 8; i++)
+			for (int j = 0; j < 16; j++)
+				EX_SAME(d[i * 16 + j], x[(7 - i) * 16 + j], "value_steps d (%d, %d)", i, j);
+		for (int i = 0; i < 2; i++)
+			for (int j = 0; j < 5; j++)
+				EX_SAME(e[i * 5 + j], x[(6 - 4 * i) * 16 + 14 - 3 * j], "value_steps e (%d, %d)", i, j);
+		for (int i = 0; i < 2; i++)
+			for (int j = 0; j < 2; j++)
+				for (int k = 0; k < 10; k++)
+					EX_SAME(f[(i * 2 + j) * 10 + k], y[(i * 6 + 1 + 3 * j) * 10 + k], "value_steps f (%d, %d, %d)", i, j,
+					        k);
+		for (int i = 0; i < 8; i++)
+			EX_SAME(g[i], x[i * 16 + 5], "value_steps g %d", i);
+	}
 	return ex_done("strided");
 }
