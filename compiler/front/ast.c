@@ -225,7 +225,14 @@ static void print_stmt(FILE *out, const AstStmt *s, int ind)
 	switch (s->kind) {
 	case AS_LET:
 	case AS_VAR:
-		fprintf(out, "(%s %s ", s->kind == AS_LET ? "let" : "var", name_str(s->name));
+		if (s->nnames) {
+			fputs("(let (", out);
+			for (int i = 0; i < s->nnames; i++)
+				fprintf(out, "%s%s", i ? " " : "", name_str(s->names[i]));
+			fputs(") ", out);
+		} else {
+			fprintf(out, "(%s %s ", s->kind == AS_LET ? "let" : "var", name_str(s->name));
+		}
 		if (s->type) {
 			fputs("(type ", out);
 			print_type(out, s->type);

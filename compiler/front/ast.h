@@ -117,8 +117,11 @@ typedef struct AstType {
 struct AstStmt {
 	AstStmtKind kind;  /* which variant */
 	Loc loc;           /* the statement's first token */
-	const char *name;  /* LET, VAR, FOR: the bound identifier */
+	const char *name;  /* LET, VAR, FOR: the bound identifier (NULL for a LET that unpacks) */
 	Loc name_loc;      /* where that name is written */
+	const char **names;/* LET unpacking a tuple (let a, b = e): its names, two or more */
+	Loc *name_locs;    /* where each is written */
+	int nnames;        /* count of names; 0 for other statements */
 	AstType *type;     /* LET, VAR: optional annotation (NULL if absent) */
 	AstExpr *target;   /* ASSIGN: NAME or INDEX */
 	AstOp assign_op;   /* ASSIGN: OP_COUNT for plain '=', else ADD/SUB/MUL/DIV for op= */

@@ -77,6 +77,8 @@ AstArg *mk_arg(ParseCtx *pc, Loc loc, const char *name, AstExpr *value);
 AstType *mk_type(ParseCtx *pc, Loc loc, DType dt, bool has_shape, Vec dims);
 AstStmt *mk_stmt(ParseCtx *pc, AstStmtKind kind, Loc loc, Vec *body, Vec *els);
 AstStmt *mk_decl(ParseCtx *pc, AstStmtKind kind, Loc loc, NameLoc name, AstType *type, AstExpr *value);
+/* let a, b, ... = value: `first`, then the NameLoc* of `rest`. */
+AstStmt *mk_unpack(ParseCtx *pc, Loc loc, NameLoc first, Vec rest, AstExpr *value);
 AstStmt *mk_assign(ParseCtx *pc, Loc loc, AstExpr *target, AstOp op, AstExpr *value);
 AstStmt *mk_for(ParseCtx *pc, Loc loc, NameLoc var, NameLoc range, AstExpr *lo, AstExpr *hi,
                 AstExpr *step, Vec body);

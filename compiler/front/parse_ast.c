@@ -271,6 +271,24 @@ AstStmt *mk_decl(ParseCtx *pc, AstStmtKind kind, Loc loc, NameLoc name, AstType 
 	return s;
 }
 
+AstStmt *mk_unpack(ParseCtx *pc, Loc loc, NameLoc first, Vec rest, AstExpr *value)
+{
+	AstStmt *s = mk_stmt(pc, AS_LET, loc, NULL, NULL);
+	int n = rest.len + 1;
+	s->names = arena_alloc(pc->cc->arena, (size_t)n * sizeof *s->names);
+	s->name_locs = arena_alloc(pc->cc->arena, (size_t)n * sizeof *s->name_locs);
+	s->names[0] = first.name;
+	s->name_locs[0] = first.loc;
+	for (int i = 1; i < n; i++) {
+		NameLoc *nl = rest.items[i - 1];
+		s->names[i] = nl->name;
+		s->name_locs[i] = nl->loc;
+	}
+	s->nnames = n;
+	s->value = value;
+	return s;
+}
+
 AstStmt *mk_assign(ParseCtx *pc, Loc loc, AstExpr *target, AstOp op, AstExpr *value)
 {
 	if (target->kind != AE_NAME && target->kind != AE_INDEX) {

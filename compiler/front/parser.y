@@ -450,6 +450,7 @@ stmts
 	;
 
 /* stmt = "let" IDENT [ ":" type ] "=" expr ";"
+ *      | "let" ( IDENT "," IDENT { "," IDENT } | "(" IDENT "," IDENT { "," IDENT } ")" ) "=" expr ";"
  *      | "var" IDENT [ ":" type ] "=" expr ";"
  *      | postfix ( "=" | "+=" | "-=" | "*=" | "/=" ) expr ";"
  *      | expr ";"
@@ -462,6 +463,9 @@ stmts
 stmt
 	: LET name '=' expr ';'                { $$ = mk_decl(pc, AS_LET, @1, $2, NULL, $4); }
 	| LET name ':' type '=' expr ';'       { $$ = mk_decl(pc, AS_LET, @1, $2, $4, $6); }
+	| LET name ',' names '=' expr ';'      { $$ = mk_unpack(pc, @1, $2, $4, $6); }
+	| LET '(' name ',' names ')' '=' expr ';'
+	                                       { $$ = mk_unpack(pc, @1, $3, $5, $8); }
 	| VAR name '=' expr ';'                { $$ = mk_decl(pc, AS_VAR, @1, $2, NULL, $4); }
 	| VAR name ':' type '=' expr ';'       { $$ = mk_decl(pc, AS_VAR, @1, $2, $4, $6); }
 	| postfix assign_op expr ';'           { $$ = mk_assign(pc, @1, $1, $2, $3); }

@@ -771,7 +771,9 @@ Ex call_fn(Sema *s, Binding *fb, AstExpr *call)
 		bind(s, &fs, B_LET, p->name, p->loc)->ex = v ? ex_value(v, false, args[j].loc) : ex_error(args[j].loc);
 	}
 	sema_stmts(s, fn->body, fn->nbody - 1);
-	Ex r = sema_value_expr(s, fn->body[fn->nbody - 1]->value);
+	/* A tuple result (return (a, b)) is unpacked by let a, b = f(...). */
+	AstExpr *ret = fn->body[fn->nbody - 1]->value;
+	Ex r = ret->kind == AE_TUPLE && !fn->ret ? sema_expr(s, ret) : sema_value_expr(s, ret);
 	if (fn->ret && r.kind != EX_ERROR) {
 		Type *t = fn_slot_type(s, fn->ret, &r);
 		Value *v = t ? coerce_value(s, r, t, arena_printf(s->a, "the result of fn '%s'", fn->name), "§3.7") : NULL;

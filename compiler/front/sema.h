@@ -301,6 +301,7 @@ Ex sema_view_index(Sema *s, Ex view, AstExpr *e);
 Ex sema_concatenate(Sema *s, Loc loc, Ex list, int64_t axis, bool stack);
 Ex sema_tile(Sema *s, Loc loc, Ex x, Ex reps);
 Ex sema_repeat(Sema *s, Loc loc, Ex x, Ex count, bool has_axis, int64_t axis);
+Ex sema_split(Sema *s, Loc loc, Ex x, Ex sections, int64_t axis);
 Ex sema_expand_squeeze(Sema *s, Loc loc, Ex x, const Ex *axes, bool expand);
 /* The options of one dot (§7.13). */
 typedef struct DotOpts {

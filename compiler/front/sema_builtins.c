@@ -942,7 +942,8 @@ static Ex bi_broadcast_to(Sema *s, Call *c)
 	return ex_value(to_value(s, x, t), ex_weak(&x), c->loc);
 }
 
-/* The joining and regrouping builtins (sema_shape.c); arg: 1 = stack, squeeze. */
+/* The joining and regrouping builtins (sema_shape.c); arg: 0 concatenate, 1 stack, 2 tile, 3 repeat,
+ * 4 expand_dims, 5 squeeze, 6 split. */
 static Ex bi_join(Sema *s, Call *c)
 {
 	int64_t axis = 0;
@@ -954,6 +955,7 @@ static Ex bi_join(Sema *s, Call *c)
 	case 2: return sema_tile(s, c->loc, c->pos[0], c->pos[1]);
 	case 3: return sema_repeat(s, c->loc, c->pos[0], c->pos[1], c->has[KW_AXIS], axis);
 	case 4: return sema_expand_squeeze(s, c->loc, c->pos[0], &c->pos[1], true);
+	case 6: return sema_split(s, c->loc, c->pos[0], c->pos[1], axis);
 	default: return sema_expand_squeeze(s, c->loc, c->pos[0], c->has[KW_AXIS] ? &c->kw[KW_AXIS] : NULL, false);
 	}
 }
@@ -1419,6 +1421,7 @@ static const Builtin builtins[] = {
 	{"repeat", 2, 2, KW_AXIS, K(AXIS), "§7.12", bi_join, 3, false},
 	{"expand_dims", 2, 2, NOKW, 0, "§7.12", bi_join, 4, false},
 	{"squeeze", 1, 1, KW_AXIS, K(AXIS), "§7.12", bi_join, 5, false},
+	{"split", 2, 2, KW_AXIS, K(AXIS), "§7.12", bi_join, 6, false},
 	{"triu", 1, 1, KW_K, K(K), "§7.12", bi_tri, 1, false},
 	{"tril", 1, 1, KW_K, K(K), "§7.12", bi_tri, 0, false},
 	{"dot", 2, 2, NOKW, K(ACC) | K(TRANS_A) | K(TRANS_B) | K(PREFERRED_ELEMENT_TYPE) | K(PRECISION), "§7.13", bi_dot,

@@ -311,6 +311,9 @@ Ex sema_concatenate(Sema *s, Loc loc, Ex list, int64_t axis, bool stack)
 }
 
 /* The integers of a constant integer or tuple of them. */
+/* split() makes at most this many parts (each a value of its own). */
+enum { SPLIT_MAX_PARTS = 4096 };
+
 static bool int_list(Sema *s, Ex e, const char *what, int *n, int64_t **out)
 {
 	Ex *items = e.kind == EX_TUPLE ? e.items : &e;
@@ -320,6 +323,67 @@ static bool int_list(Sema *s, Ex e, const char *what, int *n, int64_t **out)
 		if (!const_int_arg(s, items[i], what, "§7.12", &(*out)[i]))
 			return false;
 	return true;
+}
+
+/* split(x, sections, axis) (jnp.split): a tuple of x's parts along axis.
+ * sections is a count of equal parts, which must divide the extent, or a
+ * list of ascending split points inside the axis (no empty part). */
+Ex sema_split(Sema *s, Loc loc, Ex x, Ex sections, int64_t axis)
+{
+	x = rvalue(s, x);
+	if (x.kind == EX_ERROR || sections.kind == EX_ERROR)
+		return ex_error(loc);
+	int rank = ex_rank(&x);
+	if (rank == 0) {
+		error_at(s->cc, x.loc, "split() of a scalar: it splits a value of rank 1 or more [§7.12]");
+		return ex_error(loc);
+	}
+	int ax = normalize_axis(s, axis, rank, loc, "split", "§7.12");
+	if (ax < 0)
+		return ex_error(loc);
+	int64_t n = ex_dims(&x)[ax], *cut;
+	int ncut;
+	if (sections.kind != EX_TUPLE) {
+		int64_t k;
+		if (!const_int_arg(s, sections, "the number of sections of split()", "§7.12", &k))
+			return ex_error(loc);
+		if (k < 1 || k > SPLIT_MAX_PARTS || n % k != 0) {
+			error_at(s->cc, sections.loc, "split(): %lld sections %s dim %d (extent %lld) [§7.12]", (long long)k,
+			         k < 1 || k > SPLIT_MAX_PARTS ? "(1 to 4096) cannot divide" : "do not divide", ax,
+			         (long long)n);
+			return ex_error(loc);
+		}
+		ncut = (int)k - 1;
+		cut = arena_alloc(s->a, sizeof(int64_t) * (size_t)(ncut + 1));
+		for (int i = 0; i < ncut; i++)
+			cut[i] = (i + 1) * (n / k);
+	} else if (!int_list(s, sections, "a split point of split()", &ncut, &cut)) {
+		return ex_error(loc);
+	}
+	if (ncut >= SPLIT_MAX_PARTS) {
+		error_at(s->cc, sections.loc, "split(): %d parts; at most %d [§7.12]", ncut + 1, SPLIT_MAX_PARTS);
+		return ex_error(loc);
+	}
+	for (int i = 0; i < ncut; i++)
+		if (cut[i] <= (i ? cut[i - 1] : 0) || cut[i] >= n) {
+			error_at(s->cc, sections.loc, "split(): split point %lld makes an empty part or lies outside dim %d "
+			         "(extent %lld); the points must ascend inside the dim [§7.12]", (long long)cut[i], ax,
+			         (long long)n);
+			return ex_error(loc);
+		}
+	Value *v = as_value(s, x);
+	int64_t *start = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
+	int64_t *size = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
+	Ex t = {.kind = EX_TUPLE, .loc = loc, .nitems = ncut + 1};
+	t.items = arena_alloc(s->a, sizeof(Ex) * (size_t)(ncut + 2));
+	for (int i = 0; i <= ncut; i++) {
+		for (int d = 0; d < rank; d++)
+			start[d] = 0, size[d] = v->type->dims[d];
+		start[ax] = i ? cut[i - 1] : 0;
+		size[ax] = (i < ncut ? cut[i] : n) - start[ax];
+		t.items[i] = ex_value(slice_value(s, v, start, size, loc), ex_weak(&x), loc);
+	}
+	return t;
 }
 
 /* tile(x, reps) (jnp.tile): copies joined along each axis, as Pallas

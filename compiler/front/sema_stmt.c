@@ -85,7 +85,10 @@ static void scan_assigned(Sema *s, AstStmt **v, int n, Locals *locals, NameSet *
 		switch (st->kind) {
 		case AS_LET:
 		case AS_VAR:
-			locals_push(s, locals, st->name);
+			for (int k = 0; k < st->nnames; k++)
+				locals_push(s, locals, st->names[k]);
+			if (!st->nnames)
+				locals_push(s, locals, st->name);
 			break;
 		case AS_ASSIGN:
 			note_assigned(s, locals, out, st->target->kind == AE_NAME ? st->target->name : NULL);
@@ -179,8 +182,37 @@ static Region *detached_region(Sema *s)
 	return ir_region_new(s->a, s->k, 0, NULL);
 }
 
+/* let a, b, ... = e (§6.1): each name binds one item of the tuple e
+ * (split(), a shape, a fn's tuple result), as a let of that item would. */
+static void sema_unpack(Sema *s, AstStmt *st)
+{
+	Ex e = sema_expr(s, st->value);
+	if (e.kind != EX_TUPLE && e.kind != EX_ERROR) {
+		error_at(s->cc, st->value->loc, "let with %d names unpacks a tuple (split(), x.shape, a tuple a fn returns), "
+		         "found %s [§6.1]", st->nnames, ex_type_str(s, &e));
+		e = ex_error(e.loc);
+	} else if (e.kind == EX_TUPLE && e.nitems != st->nnames) {
+		error_at(s->cc, st->value->loc, "let with %d names unpacks a tuple of %d items, found %d [§6.1]", st->nnames,
+		         st->nnames, e.nitems);
+		e = ex_error(e.loc);
+	}
+	for (int i = 0; i < st->nnames; i++) {
+		Ex item = e.kind == EX_TUPLE ? rvalue(s, e.items[i]) : ex_error(st->name_locs[i]);
+		if (!check_new_name(s, s->scope, st->names[i], st->name_locs[i]))
+			continue;
+		Binding *b = bind(s, s->scope, B_LET, st->names[i], st->name_locs[i]);
+		b->ex = item;
+		if (item.kind == EX_VALUE && !item.v->name)
+			item.v->name = st->names[i];
+	}
+}
+
 static void sema_let(Sema *s, AstStmt *st)
 {
+	if (st->nnames) {
+		sema_unpack(s, st);
+		return;
+	}
 	Ex e = sema_expr(s, st->value);
 	/* A view x.at[i] binds as itself (§6.1, §7.5): the name is an alias of
 	 * the place, read or written where it is used, never a copy. */

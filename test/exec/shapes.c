@@ -73,5 +73,17 @@ int main(int argc, char **argv)
 		for (int j = 0; j < 7; j++)
 			EX_SAME(o4[j], row[j], "r[None] %d", j);
 	}
+	{
+		float x[6 * 8], h[6 * 8], p[6 * 8];
+		for (int i = 0; i < 6 * 8; i++)
+			x[i] = (float)(i * 3 % 17) - 8.0f;
+		EX_OK(splits(ex_stream(), EX_DEV(x, 6 * 8), EX_DEV(h, 6 * 8), EX_DEV(p, 6 * 8)));
+		for (int i = 0; i < 6; i++)
+			for (int j = 0; j < 8; j++) {
+				EX_SAME(h[i * 8 + j], j < 4 ? x[i * 8 + j + 4] : x[i * 8 + j - 4] * 2.0f, "splits h (%d, %d)", i, j);
+				int src = i < 2 ? i + 4 : i < 5 ? i - 1 : 0; /* rows of c (4, 5), b (1..3), a (0) */
+				EX_SAME(p[i * 8 + j], x[src * 8 + j] + 68.0f, "splits p (%d, %d)", i, j);
+			}
+	}
 	return ex_done("shapes");
 }

@@ -1,6 +1,7 @@
 """compat: the Pallas mirror of compat.pk (test/pallas/compat.test): jnp.sign, jnp.clip,
 jnp.square, jnp.reciprocal, jnp.isnan, jnp.isfinite, jnp.swapaxes, jnp.roll and pltpu.roll,
-lax.broadcast_in_dim, pl.multiple_of, precision= on jnp.dot and jnp.einsum, steps on value slices, in Pallas interpret mode."""
+lax.broadcast_in_dim, pl.multiple_of, precision= on jnp.dot and jnp.einsum, steps on value slices, jnp.split unpacked (RoPE's halves) and a
+helper returning a tuple, in Pallas interpret mode."""
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -10,10 +11,15 @@ from jax.experimental.pallas import tpu as pltpu
 OUTS = {"s": ((8, 16), jnp.float32), "c": ((8, 16), jnp.float32), "q": ((8, 16), jnp.float32),
         "f": ((8, 16), jnp.int32), "t": ((16, 8), jnp.float32), "r": ((8, 16), jnp.float32),
         "b": ((8, 16), jnp.float32), "m": ((4, 16), jnp.float32),
-        "d": ((8, 8), jnp.float32), "h": ((8, 8), jnp.float32)}
+        "d": ((8, 8), jnp.float32), "h": ((8, 8), jnp.float32),
+        "u": ((8, 16), jnp.float32)}
 
 
-def compat_kernel(x_ref, y_ref, v_ref, s_ref, c_ref, q_ref, f_ref, t_ref, r_ref, b_ref, m_ref, d_ref, h_ref):
+def rotate(a, b, c, s):
+    return a * c - b * s, b * c + a * s
+
+
+def compat_kernel(x_ref, y_ref, v_ref, s_ref, c_ref, q_ref, f_ref, t_ref, r_ref, b_ref, m_ref, d_ref, h_ref, u_ref):
     xv = x_ref[...]
     s_ref[...] = jnp.sign(jnp.where(jnp.abs(xv) < 0.1, 0.0, xv))
     c_ref[...] = jnp.clip(xv, -0.5, 0.5) + jnp.clip(xv, None, 0.25)
@@ -32,6 +38,10 @@ def compat_kernel(x_ref, y_ref, v_ref, s_ref, c_ref, q_ref, f_ref, t_ref, r_ref,
                   + jnp.einsum("mk,nk->mn", xv, y_ref[...], precision=(lax.Precision.HIGH, lax.Precision.HIGH))
                   + jnp.dot(xv, y_ref[...].T, precision=None))
     h_ref[...] = xv[:, ::2] * xv[:, 1::2] + xv[::-1, 15:0:-2] - xv[::1, ::2][7::-3, :][1]
+    x1, x2 = jnp.split(xv, 2, axis=-1)
+    ys, yc, yr = jnp.split(y_ref[...], [4, 12], axis=1)
+    r1, r2 = rotate(x1, x2, jnp.concatenate([yc[:, :4], yr], axis=1), yc)
+    u_ref[...] = jnp.concatenate([r1, r2 + ys[:, 0:1]], axis=-1)
 
 
 def run(inputs, sizes):
