@@ -302,6 +302,8 @@ Ex sema_concatenate(Sema *s, Loc loc, Ex list, int64_t axis, bool stack);
 Ex sema_tile(Sema *s, Loc loc, Ex x, Ex reps);
 Ex sema_repeat(Sema *s, Loc loc, Ex x, Ex count, bool has_axis, int64_t axis);
 Ex sema_split(Sema *s, Loc loc, Ex x, Ex sections, int64_t axis);
+/* x.at[index].op(u) of a value x: op is set, add, multiply, divide, min, max or get (§7.9). */
+Ex sema_value_update(Sema *s, Loc loc, Ex base, AstExpr *ix, const char *op, Ex u);
 Ex sema_expand_squeeze(Sema *s, Loc loc, Ex x, const Ex *axes, bool expand);
 /* The options of one dot (§7.13). */
 typedef struct DotOpts {

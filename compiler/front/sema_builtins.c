@@ -1723,6 +1723,52 @@ static Ex bad_callee(Sema *s, AstExpr *call, bool method, const char *name)
 	return ex_error(call->loc);
 }
 
+/* The methods of jnp's x.at[index] on a value (§7.9). */
+static const char *const at_methods[] = {"set", "add", "multiply", "divide", "min", "max", "get"};
+
+/* callee x.at[index].m with m one of at_methods */
+static bool is_at_update(const AstExpr *f)
+{
+	const AstExpr *ix = f->lhs;
+	if (ix->kind != AE_INDEX || ix->lhs->kind != AE_FIELD || strcmp(ix->lhs->name, "at") != 0)
+		return false;
+	for (size_t i = 0; i < sizeof at_methods / sizeof at_methods[0]; i++)
+		if (strcmp(f->name, at_methods[i]) == 0)
+			return true;
+	return false;
+}
+
+/* x.at[index].set(u) ... of a value x; a Ref is updated by storing. */
+static Ex at_update_call(Sema *s, AstExpr *call)
+{
+	AstExpr *f = call->lhs, *ix = f->lhs;
+	const char *op = f->name;
+	bool get = strcmp(op, "get") == 0;
+	bool bad = false;
+	int npos = 0;
+	for (int i = 0; i < call->nargs; i++)
+		if (call->args[i].name) {
+			error_at(s->cc, call->args[i].loc, ".at[].%s() takes no keyword arguments, found '%s' [§7.9]", op,
+			         call->args[i].name);
+			bad = true;
+		} else {
+			npos++;
+		}
+	if (npos != (get ? 0 : 1)) {
+		error_at(s->cc, call->loc, ".at[].%s() takes %s [§7.9]", op, get ? "no arguments" : "one value");
+		bad = true;
+	}
+	Ex base = sema_expr(s, ix->lhs->lhs);
+	if (base.kind == EX_REF || (base.kind == EX_ACCESS && base.acc->view)) {
+		error_at(s->cc, f->loc, ".at[].%s() updates a value; to change a Ref, store to it: x[idx] = u [§7.9]", op);
+		bad = true;
+	}
+	Ex u = get || bad ? ex_void(call->loc) : sema_expr(s, call->args[0].value);
+	if (bad || base.kind == EX_ERROR)
+		return ex_error(call->loc);
+	return sema_value_update(s, call->loc, base, ix, op, u);
+}
+
 Ex sema_call(Sema *s, AstExpr *call)
 {
 	AstExpr *f = call->lhs;
@@ -1739,6 +1785,8 @@ Ex sema_call(Sema *s, AstExpr *call)
 	}
 	bool method = f->kind == AE_FIELD;
 	const char *name = f->kind == AE_NAME || method ? f->name : NULL;
+	if (method && is_at_update(f))
+		return at_update_call(s, call);
 	Ex recv = {0};
 	if (method)
 		recv = sema_expr(s, f->lhs);

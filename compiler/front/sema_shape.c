@@ -242,6 +242,192 @@ Ex sema_value_index(Sema *s, Ex base, AstExpr *ix)
 	return ex_value(reshape_value(s, v, r, out, ix->loc), base.kind == EX_VALUE && base.weak, ix->loc);
 }
 
+/* ---- functional updates: x.at[index].set(u) ------------------------------------------ */
+
+/* The lanes of a [dims] value whose coordinate along d satisfies
+ * lo <= c < hi (hi = lo + 1: one point). */
+static Value *coord_in(Sema *s, int rank, const int64_t *dims, int d, Value *lo, Value *hi, Loc loc)
+{
+	DType dt = lo->type->dtype;
+	Type *it = type_tensor(s->a, dt, rank, dims), *bt = type_tensor(s->a, DT_BOOL, rank, dims);
+	Value *c = emit(s, IR_IOTA, loc, it, 0);
+	c->def->ival = d;
+	Value *ge = emit(s, IR_GE, loc, bt, 2, c, broadcast_value(s, lo, rank, dims, loc));
+	return emit(s, IR_AND, loc, bt, 2, ge, emit(s, IR_LT, loc, bt, 2, c, broadcast_value(s, hi, rank, dims, loc)));
+}
+
+/* x.at[index].OP(u) of a value x (jnp's functional update, §7.9): x with
+ * the elements the index selects replaced by u (set) or combined with it
+ * (add, multiply, divide, min, max) in x's dtype; get() is x[index].  The
+ * index takes ':', '...', lo:hi slices and points (a run-time one negative
+ * from the end; out of range it selects nothing, as jnp drops it), or one
+ * bool value of x's shape with a scalar u.  u, converted to x's dtype,
+ * broadcasts to the selected shape; it is placed into x's shape (slices
+ * padded) and selected: where(selected, x OP u, x). */
+Ex sema_value_update(Sema *s, Loc loc, Ex base, AstExpr *ix, const char *op, Ex u)
+{
+	base = rvalue(s, base);
+	if (strcmp(op, "get") == 0)
+		return sema_value_index(s, base, ix);
+	u = rvalue(s, u);
+	if (base.kind == EX_ERROR || u.kind == EX_ERROR)
+		return ex_error(loc);
+	Value *v = as_value(s, base);
+	const Type *t = v->type;
+	int rank = t->rank;
+	Op irop = strcmp(op, "set") == 0 ? IR_OP_COUNT : strcmp(op, "add") == 0 ? IR_ADD
+	        : strcmp(op, "multiply") == 0 ? IR_MUL : strcmp(op, "divide") == 0 ? IR_DIV
+	        : strcmp(op, "min") == 0 ? IR_MIN : IR_MAX;
+	if (irop != IR_OP_COUNT && (t->dtype == DT_BOOL || (irop == IR_DIV && !dtype_is_float(t->dtype)))) {
+		error_at(s->cc, loc, ".at[].%s() needs a %s value, found %s [§7.9]", op, irop == IR_DIV ? "float" : "numeric",
+		         type_str(s->a, t));
+		return ex_error(loc);
+	}
+	Type *bt = type_tensor(s->a, DT_BOOL, rank, t->dims);
+	Value *mask = NULL;
+	int64_t *sel = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1)); /* the selected shape */
+	int64_t *lo = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
+	int64_t *hi = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
+	bool *point = arena_alloc(s->a, (size_t)rank + 1); /* a point index: the dim is not selected */
+	bool *dyn = arena_alloc(s->a, (size_t)rank + 1);   /* a run-time point: in the mask already */
+	int nsel = 0, nsrc = 0, ell = -1;
+	for (int i = 0; i < ix->nitems; i++)
+		if (ix->items[i]->kind == AE_ELLIPSIS && ell < 0)
+			ell = i;
+		else
+			nsrc++;
+	if (nsrc > rank || (ell >= 0 && nsrc < ix->nitems - 1)) {
+		error_at(s->cc, ix->loc, "%s for .at[] of a value of type %s [§7.9]",
+		         nsrc > rank ? "too many indices" : "at most one '...'", type_str(s->a, t));
+		return ex_error(loc);
+	}
+	for (int d = 0; d < rank; d++)
+		lo[d] = 0, hi[d] = t->dims[d];
+	for (int i = 0, d = 0; i < ix->nitems; i++) {
+		AstExpr *it = ix->items[i];
+		if (it->kind == AE_ELLIPSIS) {
+			d += rank - nsrc;
+			continue;
+		}
+		int64_t n = t->dims[d];
+		if (it->kind == AE_NONE || (it->kind == AE_SLICE && it->step)) {
+			error_at(s->cc, it->loc, "an index of .at[] takes ':', '...', lo:hi, points or a bool mask, found %s "
+			         "[§7.9]", it->kind == AE_NONE ? "None" : "a step");
+			return ex_error(loc);
+		}
+		if (it->kind == AE_SLICE) {
+			if (!slice_bound(s, it->lhs, 0, n, &lo[d]) || !slice_bound(s, it->rhs, n, n, &hi[d]))
+				return ex_error(loc);
+			if (lo[d] < 0 || hi[d] > n || lo[d] >= hi[d]) {
+				error_at(s->cc, it->loc, "the slice %lld:%lld is empty or outside dim %d (extent %lld) of %s [§7.9]",
+				         (long long)lo[d], (long long)hi[d], d, (long long)n, type_str(s->a, t));
+				return ex_error(loc);
+			}
+			d++;
+			continue;
+		}
+		Ex e = rvalue(s, sema_expr(s, it));
+		if (e.kind == EX_ERROR)
+			return e;
+		if (ex_dtype(&e) == DT_BOOL && ex_rank(&e) > 0 && ix->nitems == 1) { /* x.at[mask] */
+			if (ex_rank(&e) != rank || memcmp(ex_dims(&e), t->dims, sizeof(int64_t) * (size_t)rank) != 0 ||
+			    ex_rank(&u) != 0) {
+				error_at(s->cc, it->loc, "a bool mask of .at[] has the value's shape %s and takes a scalar, found "
+				         "%s and %s [§7.9]", type_str(s->a, t), ex_type_str(s, &e), ex_type_str(s, &u));
+				return ex_error(loc);
+			}
+			mask = e.v;
+			nsel = -1;
+			break;
+		}
+		if (ex_rank(&e) != 0 || !dtype_is_int(ex_dtype(&e))) {
+			error_at(s->cc, it->loc, "an index of .at[] takes ':', '...', lo:hi, integer points or one bool mask of "
+			         "the value's shape, found %s [§7.9]", ex_type_str(s, &e));
+			return ex_error(loc);
+		}
+		point[d] = true;
+		if (e.kind == EX_CONST) {
+			lo[d] = e.c.i < 0 ? e.c.i + n : e.c.i;
+			if (lo[d] < 0 || lo[d] >= n) {
+				error_at(s->cc, it->loc, "index %lld is outside dim %d (extent %lld) of %s [§7.9]",
+				         (long long)e.c.i, d, (long long)n, type_str(s->a, t));
+				return ex_error(loc);
+			}
+			hi[d] = lo[d] + 1;
+		} else { /* negative from the end; out of range selects nothing */
+			dyn[d] = true;
+			Loc l = it->loc;
+			Ex i = ex_value(cast_value(s, e.v, DT_I64, l), false, l);
+			Ex zero = ex_const(const_int(0, DT_I64, true), l), ext = ex_const(const_int(n, DT_I64, true), l);
+			Ex w = sema_where(s, l, sema_binary_ast(s, OP_LT, l, i, zero), sema_binary_ast(s, OP_ADD, l, i, ext), i);
+			/* in i64 as a scalar; the lanes compare in i32 where the dim
+			 * allows (mosaic-tpu has no i64 vectors), -1 selecting none */
+			Ex in = sema_binary_ast(s, OP_AND, l, sema_binary_ast(s, OP_GE, l, w, zero),
+			                        sema_binary_ast(s, OP_LT, l, w, ext));
+			w = sema_where(s, l, in, w, ex_const(const_int(-1, DT_I64, true), l));
+			Value *iv = cast_value(s, as_value(s, w), n > INT32_MAX ? DT_I64 : DT_I32, l);
+			Value *one = emit_const(s, const_int(1, iv->type->dtype, false), iv->type, l);
+			Value *c = coord_in(s, rank, t->dims, d, iv, emit(s, IR_ADD, it->loc, iv->type, 2, iv, one), it->loc);
+			mask = mask ? emit(s, IR_AND, it->loc, bt, 2, mask, c) : c;
+		}
+		d++;
+	}
+	if (nsel >= 0)
+		for (int d = 0; d < rank; d++) {
+			if (!point[d])
+				sel[nsel++] = hi[d] - lo[d];
+			if (dyn[d] || (lo[d] == 0 && hi[d] == t->dims[d]))
+				continue;
+			DType it = t->dims[d] > INT32_MAX ? DT_I64 : DT_I32;
+			Value *l = emit_const(s, const_int(lo[d], it, false), type_scalar(s->a, it), ix->loc);
+			Value *h = emit_const(s, const_int(hi[d], it, false), type_scalar(s->a, it), ix->loc);
+			Value *c = coord_in(s, rank, t->dims, d, l, h, ix->loc);
+			mask = mask ? emit(s, IR_AND, ix->loc, bt, 2, mask, c) : c;
+		}
+	/* u over the selection, then in x's shape: points as extent 1, slices
+	 * padded to their dim (zeros outside, never selected). */
+	ConstVal zero = t->dtype == DT_BOOL ? const_bool(false) : const_int(0, t->dtype, false);
+	int64_t *full = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
+	int ru = ex_rank(&u), rb;
+	int64_t *b = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + ru + 1));
+	if (nsel >= 0 && (!broadcast_shapes(ru, ex_dims(&u), nsel, sel, &rb, b) || rb != nsel ||
+	                  memcmp(b, sel, sizeof(int64_t) * (size_t)nsel) != 0)) {
+		error_at(s->cc, u.loc, ".at[].%s(): %s does not broadcast to the selected shape %s [§7.9]", op,
+		         ex_type_str(s, &u), shape_str(s, t->dtype, nsel, sel));
+		return ex_error(loc);
+	}
+	Value *uv = to_value(s, u, type_tensor(s->a, t->dtype, nsel < 0 ? 0 : nsel, sel));
+	if (nsel >= 0) {
+		for (int d = 0, j = 0; d < rank; d++)
+			full[d] = point[d] ? 1 : sel[j++];
+		uv = reshape_value(s, uv, rank, full, loc);
+		for (int d = 0; d < rank; d++) {
+			if (point[d] || full[d] == t->dims[d] || full[d] == 1)
+				continue;
+			/* [zeros(lo)], u, [zeros(n - hi)] */
+			Value *seq[3];
+			int ns = 0;
+			int64_t keep = full[d];
+			if (lo[d]) {
+				full[d] = lo[d];
+				seq[ns++] = emit_const(s, zero, type_tensor(s->a, t->dtype, rank, full), loc);
+			}
+			seq[ns++] = uv;
+			if (hi[d] < t->dims[d]) {
+				full[d] = t->dims[d] - hi[d];
+				seq[ns++] = emit_const(s, zero, type_tensor(s->a, t->dtype, rank, full), loc);
+			}
+			full[d] = keep + lo[d] + (t->dims[d] - hi[d]);
+			uv = concat_values(s, ns, seq, d, loc);
+		}
+	}
+	uv = broadcast_value(s, uv, rank, t->dims, loc);
+	Type *vt = type_tensor(s->a, t->dtype, rank, t->dims);
+	Value *nv = irop == IR_OP_COUNT ? uv : emit(s, irop, loc, vt, 2, v, uv);
+	Value *r = mask ? emit(s, IR_SELECT, loc, vt, 3, mask, nv, v) : nv;
+	return ex_value(r, base.kind == EX_VALUE && base.weak, loc);
+}
+
 /* ---- joining and copying ------------------------------------------------------------ */
 
 static Value *concat_values(Sema *s, int n, Value **xs, int axis, Loc loc)

@@ -85,5 +85,35 @@ int main(int argc, char **argv)
 				EX_SAME(p[i * 8 + j], x[src * 8 + j] + 68.0f, "splits p (%d, %d)", i, j);
 			}
 	}
+	for (int32_t i = -8; i <= 7; i += 3) { /* -8: out of range (no row), -5 .. 7 */
+		float x[6 * 8], y[6 * 8], o[6 * 8], g[8];
+		for (int k = 0; k < 6 * 8; k++) {
+			x[k] = su_nonzero(&r, -1, 1);
+			y[k] = su_nonzero(&r, -1, 1);
+		}
+		EX_OK(updates(ex_stream(), EX_DEV(x, 6 * 8), EX_DEV(y, 6 * 8), i, EX_DEV(o, 6 * 8), EX_DEV(g, 8)));
+		int row = i < 0 ? i + 6 : i;
+		for (int a = 0; a < 6; a++)
+			for (int b = 0; b < 8; b++) {
+				float w = x[a * 8 + b];
+				if (b == 2)
+					w = y[a * 8];
+				if (a >= 1 && a < 3 && b >= 4 && b < 7)
+					w *= y[a * 8 + b];
+				if (x[a * 8 + b] > 0.75f)
+					w = 9.0f;
+				if (a == row)
+					w += 100.0f;
+				if (a == 0)
+					w = w > 0.5f ? w : 0.5f;
+				if (a == 5 && b == 7)
+					w = w < -2.0f ? w : -2.0f;
+				if (a == 4 && b == 0)
+					w /= 4.0f;
+				EX_SAME(o[a * 8 + b], w, "updates i %d (%d, %d)", i, a, b);
+			}
+		for (int b = 0; b < 8; b++)
+			EX_SAME(g[b], x[4 * 8 + b], "updates get %d", b);
+	}
 	return ex_done("shapes");
 }

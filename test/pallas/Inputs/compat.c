@@ -13,7 +13,7 @@ int main(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	su_rng r = su_rng_new(o.seed);
 	static float x[8 * 16], y[8 * 16], v[16], s[8 * 16], c[8 * 16], q[8 * 16], t[16 * 8], rv[8 * 16], b[8 * 16],
-		m[4 * 16], dp[8 * 8], h[8 * 8], u[8 * 16];
+		m[4 * 16], dp[8 * 8], h[8 * 8], u[8 * 16], w[8 * 16];
 	static int32_t f[8 * 16];
 	for (int i = 0; i < 8 * 16; i++) {
 		x[i] = su_uniform(&r, -1.0f, 1.0f);
@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 	y[14] = 0.1f;
 	for (int i = 0; i < 16; i++)
 		v[i] = su_uniform(&r, -1.0f, 1.0f);
-	if (su_check(compat(NULL, x, y, v, s, c, q, f, t, rv, b, m, dp, h, u), "compat"))
+	if (su_check(compat(NULL, x, y, v, s, c, q, f, t, rv, b, m, dp, h, u, w), "compat"))
 		return 1;
 	su_dump *d = su_dump_begin(&o);
 	SU_DUMP(d, "x", SU_F32, x, 8, 16);
@@ -42,5 +42,6 @@ int main(int argc, char **argv)
 	SU_DUMP(d, "d", SU_F32, dp, 8, 8);
 	SU_DUMP(d, "h", SU_F32, h, 8, 8);
 	SU_DUMP(d, "u", SU_F32, u, 8, 16);
+	SU_DUMP(d, "w", SU_F32, w, 8, 16);
 	return su_dump_finish(d);
 }

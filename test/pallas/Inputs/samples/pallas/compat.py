@@ -1,7 +1,8 @@
 """compat: the Pallas mirror of compat.pk (test/pallas/compat.test): jnp.sign, jnp.clip,
 jnp.square, jnp.reciprocal, jnp.isnan, jnp.isfinite, jnp.swapaxes, jnp.roll and pltpu.roll,
 lax.broadcast_in_dim, pl.multiple_of, precision= on jnp.dot and jnp.einsum, steps on value slices, jnp.split unpacked (RoPE's halves) and a
-helper returning a tuple, in Pallas interpret mode."""
+helper returning a tuple, x.at[...].set() and the other functional updates of a value, in Pallas
+interpret mode."""
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -12,14 +13,15 @@ OUTS = {"s": ((8, 16), jnp.float32), "c": ((8, 16), jnp.float32), "q": ((8, 16),
         "f": ((8, 16), jnp.int32), "t": ((16, 8), jnp.float32), "r": ((8, 16), jnp.float32),
         "b": ((8, 16), jnp.float32), "m": ((4, 16), jnp.float32),
         "d": ((8, 8), jnp.float32), "h": ((8, 8), jnp.float32),
-        "u": ((8, 16), jnp.float32)}
+        "u": ((8, 16), jnp.float32),
+        "w": ((8, 16), jnp.float32)}
 
 
 def rotate(a, b, c, s):
     return a * c - b * s, b * c + a * s
 
 
-def compat_kernel(x_ref, y_ref, v_ref, s_ref, c_ref, q_ref, f_ref, t_ref, r_ref, b_ref, m_ref, d_ref, h_ref, u_ref):
+def compat_kernel(x_ref, y_ref, v_ref, s_ref, c_ref, q_ref, f_ref, t_ref, r_ref, b_ref, m_ref, d_ref, h_ref, u_ref, w_ref):
     xv = x_ref[...]
     s_ref[...] = jnp.sign(jnp.where(jnp.abs(xv) < 0.1, 0.0, xv))
     c_ref[...] = jnp.clip(xv, -0.5, 0.5) + jnp.clip(xv, None, 0.25)
@@ -42,6 +44,14 @@ def compat_kernel(x_ref, y_ref, v_ref, s_ref, c_ref, q_ref, f_ref, t_ref, r_ref,
     ys, yc, yr = jnp.split(y_ref[...], [4, 12], axis=1)
     r1, r2 = rotate(x1, x2, jnp.concatenate([yc[:, :4], yr], axis=1), yc)
     u_ref[...] = jnp.concatenate([r1, r2 + ys[:, 0:1]], axis=-1)
+    lo = jnp.zeros_like(xv)
+    lo = lo.at[:, 0].set(xv[:, 0])
+    lo = lo.at[:, 1].set(y_ref[...][:, 0])
+    lo = lo.at[:, 2:].set(xv[:, 1:-1])
+    back = (xv[0, 0] > 100.0).astype(jnp.int32) - 3
+    wv = lo.at[3].add(1.0).at[2:5, 4:9].multiply(y_ref[...][2:5, 4:9])
+    wv = jnp.where(xv > 0.5, 0.0, wv)  # pkc's .at[mask].set(0): JAX takes a bool index on concrete arrays only
+    w_ref[...] = wv.at[-1, ...].max(0.25).at[0, 0].divide(2.0).at[back].min(-0.5) + lo.at[1].get()
 
 
 def run(inputs, sizes):
