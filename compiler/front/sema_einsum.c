@@ -1,11 +1,15 @@
-/* sema_einsum.c - einsum(subscripts, a, b [, acc = T]) (lang-spec §7.13),
- * jnp.einsum of the two-operand forms matmul and attention kernels write:
- * one contracted letter, batch letters, at most one free letter per operand
- * ("mk,kn->mn", "bqd,bkd->bqk", "bhqd,bhkd->bhqk").  The subscripts are
- * parsed (parse_subscripts), classified (classify), and the product is a
- * dot of §7.13 with transposes, batch dims and reshapes around it - so
- * every target takes it as it takes dot.  Like debug_print, its first
- * argument is a string literal, so it reads its call from the AST. */
+/* sema_einsum.c - einsum(subscripts, a, b [, acc = T] [, precision = P])
+ * (lang-spec §7.13), jnp.einsum of two operands whose letters are batch,
+ * contracted, row (first operand only) or column (second only) axes.  The
+ * common forms - one contracted letter, at most one row and one column
+ * ("mk,kn->mn", "bqd,bkd->bqk", "bhqd,bhkd->bhqk") - are einsum_dot, which
+ * leaves last-two-axis swaps to dot's trans flags; the others
+ * ("bmk,kn->bmn", "mkl,kln->mn", "m,n->mn") are einsum_general, which
+ * merges each group into one axis.  The subscripts are parsed
+ * (parse_subscripts), classified (classify), and the product is a dot of
+ * §7.13 with transposes, batch dims and reshapes around it - so every
+ * target takes it as it takes dot.  Like debug_print, its first argument
+ * is a string literal, so it reads its call from the AST. */
 #include "sema.h"
 
 #include <string.h>
@@ -80,31 +84,31 @@ static bool parse_subscripts(Sema *s, const char *str, Loc loc, Subscripts *sub)
 }
 
 /* The roles of the letters: batch letters (in both operands and the
- * output, in the output's order), the one contracted letter k, and the free
- * letters m of in0 and n of in1 (0 when absent). */
+ * output, in the output's order), the contracted letters ks (in both
+ * operands, not in the output; in in0's order), the row letters ms (in0
+ * and the output only) and column letters ns (in1 and the output only),
+ * in the output's order.  k, m, n: the one letter of each group when it
+ * has at most one (0 when none), the common forms einsum_dot takes. */
 typedef struct Roles {
 	char batch[EIN_MAX + 1];
+	char ks[EIN_MAX + 1], ms[EIN_MAX + 1], ns[EIN_MAX + 1];
 	char k, m, n;
+	bool general; /* several row, column or contracted letters, or none contracted */
 } Roles;
 
 static bool classify(Sema *s, const Subscripts *sub, Loc loc, Roles *r)
 {
 	memset(r, 0, sizeof *r);
-	int nb = 0, nk = 0;
+	int nb = 0, nk = 0, nm = 0, nn = 0;
 	for (const char *c = sub->out; *c; c++) {
 		bool in0 = strchr(sub->in[0], *c), in1 = strchr(sub->in[1], *c);
 		if (in0 && in1)
 			r->batch[nb++] = *c;
-		else if (in0 || in1) { /* a row (m) or column (n) axis */
-			char *kept = in0 ? &r->m : &r->n;
-			if (*kept) {
-				error_at(s->cc, loc, "einsum(): the %s operand keeps two axes ('%c', '%c'), and einsum here is a "
-				         "matrix product with one %s axis: reshape first [§7.13]", in0 ? "first" : "second", *kept, *c,
-				         in0 ? "row" : "column");
-				return false;
-			}
-			*kept = *c;
-		} else {
+		else if (in0)
+			r->ms[nm++] = *c;
+		else if (in1)
+			r->ns[nn++] = *c;
+		else {
 			error_at(s->cc, loc, "einsum(): output axis '%c' is in neither operand [§7.13]", *c);
 			return false;
 		}
@@ -118,14 +122,13 @@ static bool classify(Sema *s, const Subscripts *sub, Loc loc, Roles *r)
 				         "sum() it first [§7.13]", *c, i);
 				return false;
 			}
-			if (i == 0 && nk++ == 0)
-				r->k = *c;
+			if (i == 0)
+				r->ks[nk++] = *c;
 		}
-	if (nk != 1) {
-		error_at(s->cc, loc, "einsum(): %s, and einsum here is a matrix product that contracts one axis (in both "
-		         "operands, not in the output) [§7.13]", nk ? "several axes are contracted" : "no axis is contracted");
-		return false;
-	}
+	r->k = nk == 1 ? r->ks[0] : 0;
+	r->m = nm == 1 ? r->ms[0] : 0;
+	r->n = nn == 1 ? r->ns[0] : 0;
+	r->general = nk != 1 || nm > 1 || nn > 1;
 	return true;
 }
 
@@ -221,6 +224,82 @@ static Ex einsum_dot(Sema *s, Loc loc, const Subscripts *sub, const Roles *r, Ex
 	return sema_transpose(s, loc, res, perm, nh);
 }
 
+/* Operand x with subscripts term as [batch..., G1, G2]: its axes ordered
+ * batch, then the letters of g1, then those of g2, each group merged into
+ * one axis (extent 1 when empty). */
+static Ex merge_groups(Sema *s, Ex x, const char *term, const char *batch, const char *g1, const char *g2, Loc loc)
+{
+	int rank = ex_rank(&x), nb = (int)strlen(batch);
+	if (rank != (int)strlen(term)) {
+		error_at(s->cc, x.loc, "einsum(): the subscripts \"%s\" name %d axes, and the operand is %s [§7.13]", term,
+		         (int)strlen(term), ex_type_str(s, &x));
+		return ex_error(loc);
+	}
+	const int64_t *d = ex_dims(&x);
+	int64_t perm[EIN_MAX], dims[EIN_MAX + 1], g[2] = {1, 1};
+	int n = 0;
+	bool ident = true;
+	for (int i = 0; i < nb; i++)
+		perm[n++] = axis_of(term, batch[i]), dims[i] = d[perm[i]];
+	const char *groups[2] = {g1, g2};
+	for (int k = 0; k < 2; k++)
+		for (const char *c = groups[k]; *c; c++) {
+			perm[n++] = axis_of(term, *c);
+			g[k] *= d[perm[n - 1]]; /* a value's elements fit (§10.2) */
+		}
+	for (int i = 0; i < n; i++)
+		ident &= perm[i] == i;
+	if (!ident)
+		x = sema_transpose(s, loc, x, perm, n);
+	if (x.kind == EX_ERROR)
+		return x;
+	dims[nb] = g[0], dims[nb + 1] = g[1];
+	return ex_value(reshape_value(s, as_value(s, x), nb + 2, dims, loc), ex_weak(&x), loc);
+}
+
+/* The forms einsum_dot does not take - several row, column or contracted
+ * letters, or none contracted (an outer product): each group merged into
+ * one axis, the dot of §7.13 of [batch..., M, K] and [batch..., K, N], and
+ * its result split back into [batch..., ms..., ns...] and arranged in the
+ * output's order. */
+static Ex einsum_general(Sema *s, Loc loc, const Subscripts *sub, const Roles *r, Ex a, Ex b, const DotOpts *opts)
+{
+	const int64_t *ad = ex_dims(&a), *bd = ex_dims(&b);
+	Ex x = merge_groups(s, a, sub->in[0], r->batch, r->ms, r->ks, loc);
+	if (x.kind == EX_ERROR)
+		return x;
+	Ex y = merge_groups(s, b, sub->in[1], r->batch, r->ks, r->ns, loc);
+	if (y.kind == EX_ERROR)
+		return y;
+	for (const char *c = r->ks; *c; c++)
+		if (ad[axis_of(sub->in[0], *c)] != bd[axis_of(sub->in[1], *c)]) {
+			error_at(s->cc, loc, "einsum(): contracted axis '%c' has extent %lld in the first operand and %lld in the "
+			         "second [§7.13]", *c, (long long)ad[axis_of(sub->in[0], *c)],
+			         (long long)bd[axis_of(sub->in[1], *c)]);
+			return ex_error(loc);
+		}
+	Ex res = sema_dot(s, loc, x, y, opts);
+	if (res.kind == EX_ERROR)
+		return res;
+	int nb = (int)strlen(r->batch), nh = nb;
+	char have[EIN_MAX + 1];
+	int64_t dims[EIN_MAX + 1];
+	memcpy(have, r->batch, (size_t)nb);
+	memcpy(dims, ex_dims(&res), sizeof(int64_t) * (size_t)nb);
+	for (const char *c = r->ms; *c; c++)
+		have[nh] = *c, dims[nh++] = ad[axis_of(sub->in[0], *c)];
+	for (const char *c = r->ns; *c; c++)
+		have[nh] = *c, dims[nh++] = bd[axis_of(sub->in[1], *c)];
+	have[nh] = 0;
+	res = ex_value(reshape_value(s, as_value(s, res), nh, dims, loc), false, loc);
+	if (strcmp(have, sub->out) == 0)
+		return res;
+	int64_t perm[EIN_MAX];
+	for (int i = 0; i < nh; i++)
+		perm[i] = axis_of(have, sub->out[i]);
+	return sema_transpose(s, loc, res, perm, nh);
+}
+
 Ex sema_einsum(Sema *s, AstExpr *call)
 {
 	int npos = 0;
@@ -279,5 +358,5 @@ Ex sema_einsum(Sema *s, AstExpr *call)
 	if (!ok || !parse_subscripts(s, str->name, str->loc, &sub) || !classify(s, &sub, str->loc, &r) ||
 	    a.kind == EX_ERROR || b.kind == EX_ERROR)
 		return ex_error(call->loc);
-	return einsum_dot(s, call->loc, &sub, &r, a, b, &o);
+	return (r.general ? einsum_general : einsum_dot)(s, call->loc, &sub, &r, a, b, &o);
 }
