@@ -196,7 +196,7 @@ static void do_include(ParseCtx *pc, StrLit path, Loc loc);
 %type <mode> mode
 %type <dtype> opt_dtype
 %type <list> stmts block params opt_params exprs opt_exprs tuple_items args opt_args index
-%type <list> names opt_names bdims axis_sems kvs
+%type <list> names opt_names opt_bdims bdims axis_sems kvs
 %type <nlp> axis_sem
 
 %start input
@@ -362,7 +362,7 @@ clause
 		clause_once(pc, &pc->kern->has_semantics, @1, pc->kern->semantics_loc, "semantics");
 		pc->kern->semantics_loc = @1;
 	}
-	| SPEC name ':' '[' bdims ']' '(' opt_names ')' ARROW '(' opt_exprs ')' {
+	| SPEC name ':' '[' opt_bdims ']' '(' opt_names ')' ARROW '(' opt_exprs ')' {
 		AstSpec *s = arena_alloc(pc->cc->arena, sizeof *s);
 		s->loc = @1;
 		s->operand = $2.name;
@@ -407,6 +407,11 @@ axis_sems
 axis_sem
 	: PARALLEL                             { $$ = mk_nameloc(pc, pc->parallel_name, @1); }
 	| ARBITRARY                            { $$ = mk_nameloc(pc, pc->arbitrary_name, @1); }
+	;
+
+opt_bdims /* empty: the block of a rank-0 array */
+	: %empty                               { $$ = (Vec){0}; }
+	| bdims                                { $$ = $1; }
 	;
 
 bdims

@@ -1058,9 +1058,28 @@ Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, const DotOpts *o)
 	int ra = ex_rank(&a), rb = ex_rank(&b);
 	if (ra >= 1 && (rb == 1 || (rb == 2 && ra != 2)))
 		return dot_reshaped(s, loc, a, b, o);
+	if ((ra == 1 || ra == 2) && rb >= 3 && rb <= 26 && !o->ta && !o->tb && !o->acc) {
+		/* jnp.dot's [M, K] x [B..., K, N] -> [M, B..., N]: "mk,ABkn->mABn" */
+		const int64_t *ad = ex_dims(&a), *bd = ex_dims(&b);
+		if (ad[ra - 1] != bd[rb - 2]) {
+			error_at(s->cc, loc, "dot of %s and %s: the contracting dimensions differ (%lld vs %lld) [§7.13]",
+			         ex_type_str(s, &a), ex_type_str(s, &b), (long long)ad[ra - 1], (long long)bd[rb - 2]);
+			return ex_error(loc);
+		}
+		char sub[64];
+		int n = snprintf(sub, sizeof sub, "%s,", ra == 2 ? "mk" : "k");
+		for (int i = 0; i < rb - 2; i++)
+			sub[n++] = (char)('A' + i);
+		n += snprintf(sub + n, sizeof sub - (size_t)n, "kn->%s", ra == 2 ? "m" : "");
+		for (int i = 0; i < rb - 2; i++)
+			sub[n++] = (char)('A' + i);
+		snprintf(sub + n, sizeof sub - (size_t)n, "n");
+		return sema_einsum_of(s, loc, sub, a, b, o);
+	}
 	if (ex_rank(&a) != 2 || ex_rank(&b) != 2) {
 		error_at(s->cc, loc, "dot needs rank-2 operands, two of one higher rank (batches of dots), a vector beside a "
-		         "matrix or vector, or a matrix of rank 3 or more beside a rank-2 one, found %s and %s [§7.13]",
+		         "matrix or vector, a matrix of rank 3 or more beside a rank-2 one, or one of rank 1 or 2 beside one "
+		         "of rank 3 or more (without transposes or an acc value), found %s and %s [§7.13]",
 		         ex_type_str(s, &a),
 		         ex_type_str(s, &b));
 		return ex_error(loc);

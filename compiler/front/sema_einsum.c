@@ -300,6 +300,15 @@ static Ex einsum_general(Sema *s, Loc loc, const Subscripts *sub, const Roles *r
 	return sema_transpose(s, loc, res, perm, nh);
 }
 
+Ex sema_einsum_of(Sema *s, Loc loc, const char *subscripts, Ex a, Ex b, const DotOpts *o)
+{
+	Subscripts sub;
+	Roles r;
+	if (!parse_subscripts(s, subscripts, loc, &sub) || !classify(s, &sub, loc, &r))
+		return ex_error(loc);
+	return (r.general ? einsum_general : einsum_dot)(s, loc, &sub, &r, a, b, o);
+}
+
 Ex sema_einsum(Sema *s, AstExpr *call)
 {
 	int npos = 0;

@@ -290,13 +290,13 @@ Ex sema_value_update(Sema *s, Loc loc, Ex base, AstExpr *ix, const char *op, Ex 
 	int64_t *hi = arena_alloc(s->a, sizeof(int64_t) * (size_t)(rank + 1));
 	bool *point = arena_alloc(s->a, (size_t)rank + 1); /* a point index: the dim is not selected */
 	bool *dyn = arena_alloc(s->a, (size_t)rank + 1);   /* a run-time point: in the mask already */
-	int nsel = 0, nsrc = 0, ell = -1;
+	int nsel = 0, nsrc = 0, nell = 0;
 	for (int i = 0; i < ix->nitems; i++)
-		if (ix->items[i]->kind == AE_ELLIPSIS && ell < 0)
-			ell = i;
+		if (ix->items[i]->kind == AE_ELLIPSIS)
+			nell++;
 		else
 			nsrc++;
-	if (nsrc > rank || (ell >= 0 && nsrc < ix->nitems - 1)) {
+	if (nsrc > rank || nell > 1) {
 		error_at(s->cc, ix->loc, "%s for .at[] of a value of type %s [§7.9]",
 		         nsrc > rank ? "too many indices" : "at most one '...'", type_str(s->a, t));
 		return ex_error(loc);
@@ -497,7 +497,8 @@ Ex sema_concatenate(Sema *s, Loc loc, Ex list, int64_t axis, bool stack)
 }
 
 /* The integers of a constant integer or tuple of them. */
-/* split() makes at most this many parts (each a value of its own). */
+/* split(x, n) makes at most this many parts (each a value of its own; a
+ * list of split points is bounded by the source). */
 enum { SPLIT_MAX_PARTS = 4096 };
 
 static bool int_list(Sema *s, Ex e, const char *what, int *n, int64_t **out)
@@ -544,10 +545,6 @@ Ex sema_split(Sema *s, Loc loc, Ex x, Ex sections, int64_t axis)
 		for (int i = 0; i < ncut; i++)
 			cut[i] = (i + 1) * (n / k);
 	} else if (!int_list(s, sections, "a split point of split()", &ncut, &cut)) {
-		return ex_error(loc);
-	}
-	if (ncut >= SPLIT_MAX_PARTS) {
-		error_at(s->cc, sections.loc, "split(): %d parts; at most %d [§7.12]", ncut + 1, SPLIT_MAX_PARTS);
 		return ex_error(loc);
 	}
 	for (int i = 0; i < ncut; i++)
@@ -685,16 +682,41 @@ Ex sema_expand_squeeze(Sema *s, Loc loc, Ex x, const Ex *axes, bool expand)
 	return ex_value(reshape_value(s, v, r, dims, loc), ex_weak(&x), loc);
 }
 
+/* v with the last k elements (0 < k < extent) along d moved to the front:
+ * the two slices joined in the other order. */
+static Value *roll_static(Sema *s, Value *v, int d, int64_t k, Loc loc)
+{
+	const Type *t = v->type;
+	int rank = t->rank;
+	int64_t n = t->dims[d];
+	int64_t *start = arena_alloc(s->a, sizeof(int64_t) * (size_t)rank), *size = arena_alloc(s->a, sizeof(int64_t) * (size_t)rank);
+	memcpy(size, t->dims, sizeof(int64_t) * (size_t)rank);
+	Value *parts[2];
+	start[d] = n - k, size[d] = k;
+	parts[0] = slice_value(s, v, start, size, loc);
+	start[d] = 0, size[d] = n - k;
+	parts[1] = slice_value(s, v, start, size, loc);
+	return concat_values(s, 2, parts, d, loc);
+}
+
 /* roll(x, shift, axis) (jnp.roll, pltpu.roll, §7.20): the last `shift`
- * elements along axis move to the front - the two slices joined in the
- * other order.  The shift is a constant; a rank-1 x needs no axis. */
+ * elements along axis move to the front; a rank-1 x needs no axis.  A
+ * run-time shift, taken modulo the extent n, is the constant rolls by its
+ * bits: ceil(log2 n) rolls by 1, 2, 4, ..., each kept where its bit is set. */
 Ex sema_roll(Sema *s, Loc loc, Ex x, Ex shift, const Ex *axis)
 {
 	x = rvalue(s, x);
+	shift = rvalue(s, shift);
 	if (x.kind == EX_ERROR || shift.kind == EX_ERROR || (axis && axis->kind == EX_ERROR))
 		return ex_error(loc);
-	int64_t k, ax = 0;
-	if (!const_int_arg(s, shift, "the shift of roll()", "§7.20", &k) ||
+	int64_t k = 0, ax = 0;
+	bool dynamic = shift.kind == EX_VALUE;
+	if (dynamic && (ex_rank(&shift) != 0 || !dtype_is_int(ex_dtype(&shift)))) {
+		error_at(s->cc, shift.loc, "the shift of roll() must be an integer scalar, found %s [§7.20]",
+		         ex_type_str(s, &shift));
+		return ex_error(loc);
+	}
+	if ((!dynamic && !const_int_arg(s, shift, "the shift of roll()", "§7.20", &k)) ||
 	    (axis && !const_int_arg(s, *axis, "the axis of roll()", "§7.20", &ax)))
 		return ex_error(loc);
 	int rank = ex_rank(&x);
@@ -706,19 +728,22 @@ Ex sema_roll(Sema *s, Loc loc, Ex x, Ex shift, const Ex *axis)
 	if (d < 0)
 		return ex_error(loc);
 	Value *v = as_value(s, x);
-	const Type *t = v->type;
-	int64_t n = t->dims[d];
-	k = ((k % n) + n) % n;
-	if (k == 0)
-		return x;
-	int64_t *start = arena_alloc(s->a, sizeof(int64_t) * (size_t)rank), *size = arena_alloc(s->a, sizeof(int64_t) * (size_t)rank);
-	memcpy(size, t->dims, sizeof(int64_t) * (size_t)rank);
-	Value *parts[2];
-	start[d] = n - k, size[d] = k;
-	parts[0] = slice_value(s, v, start, size, loc);
-	start[d] = 0, size[d] = n - k;
-	parts[1] = slice_value(s, v, start, size, loc);
-	return ex_value(concat_values(s, 2, parts, d, loc), ex_weak(&x), loc);
+	int64_t n = v->type->dims[d];
+	if (!dynamic) {
+		k = ((k % n) + n) % n;
+		return k == 0 ? x : ex_value(roll_static(s, v, d, k, loc), ex_weak(&x), loc);
+	}
+	/* in i32, or i64 for wider or u32 shifts, where n and the shift fit */
+	DType sdt = ex_dtype(&shift), dt = dtype_bits(sdt) > 32 || sdt == DT_U32 || n > INT32_MAX ? DT_I64 : DT_I32;
+	shift = ex_value(cast_value(s, shift.v, dt, loc), false, loc);
+	Ex km = sema_binary_ast(s, OP_MOD, loc, shift, ex_const(const_int(n, dt, true), loc)); /* in [0, n) */
+	for (int64_t step = 1; step < n; step *= 2) {
+		Ex bit = sema_binary_ast(s, OP_BITAND, loc, km, ex_const(const_int(step, dt, true), loc));
+		Ex set = sema_binary_ast(s, OP_NE, loc, bit, ex_const(const_int(0, dt, true), loc));
+		Ex rolled = ex_value(roll_static(s, v, d, step, loc), false, loc);
+		v = as_value(s, sema_where(s, loc, set, rolled, ex_value(v, false, loc)));
+	}
+	return ex_value(v, ex_weak(&x), loc);
 }
 
 /* flip(x, axis) (jnp.flip, §7.20): the elements along each given axis (an

@@ -66,5 +66,17 @@ int main(int argc, char **argv)
 	for (int j = 0; j < 5; j++)
 		for (int i = 0; i < 2; i++)
 			EX_EQ(dt[j * 2 + i], b[i * 20 + j * 4 + i + 1], "diagonal(b, 1, axis1 = 0, axis2 = 2)[%d, %d]", j, i);
+	for (int32_t k = -13; k <= 13; k += 5) {
+		float x[6 * 10], r0[6 * 10], r1[6 * 10];
+		for (int i = 0; i < 6 * 10; i++)
+			x[i] = (float)i;
+		EX_OK(rolls(ex_stream(), EX_DEV(x, 60), k, EX_DEV(r0, 60), EX_DEV(r1, 60)));
+		int k0 = ((k % 6) + 6) % 6, k1 = (((k * 3 + 1) % 10) + 10) % 10;
+		for (int i = 0; i < 6; i++)
+			for (int j = 0; j < 10; j++) {
+				EX_SAME(r0[i * 10 + j], x[((i - k0 + 6) % 6) * 10 + j], "rolls r0 k %d (%d, %d)", k, i, j);
+				EX_SAME(r1[i * 10 + j], x[i * 10 + (j - k1 + 10) % 10], "rolls r1 k %d (%d, %d)", k, i, j);
+			}
+	}
 	return ex_done("flip_pad");
 }

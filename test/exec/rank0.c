@@ -19,6 +19,11 @@ static void check(su_rng *r, int64_t n)
 	EX_SAME(total, s * 2.0f + 1.0f, "scale total, n %lld", (long long)n);
 	EX_OK(count(ex_stream(), EX_DEV(xi, n), EX_DEV(&c, 1), n));
 	EX_EQ(c, want, "count, n %lld", (long long)n);
+	float last = -1.0f;
+	EX_OK(shift(ex_stream(), EX_DEV(&s, 1), EX_DEV(x, n), EX_DEV(o, n), EX_DEV(&last, 1), n));
+	for (int64_t i = 0; i < n; i++)
+		EX_SAME(o[i], x[i] + s, "shift o[%lld], n %lld", (long long)i, (long long)n);
+	EX_SAME(last, (float)((n + 255) / 256 - 1), "shift last, n %lld", (long long)n);
 	free(x), free(o), free(xi);
 }
 

@@ -51,7 +51,8 @@ def compat_kernel(x_ref, y_ref, v_ref, s_ref, c_ref, q_ref, f_ref, t_ref, r_ref,
     back = (xv[0, 0] > 100.0).astype(jnp.int32) - 3
     wv = lo.at[3].add(1.0).at[2:5, 4:9].multiply(y_ref[...][2:5, 4:9])
     wv = jnp.where(xv > 0.5, 0.0, wv)  # pkc's .at[mask].set(0): JAX takes a bool index on concrete arrays only
-    w_ref[...] = wv.at[-1, ...].max(0.25).at[0, 0].divide(2.0).at[back].min(-0.5) + lo.at[1].get()
+    w_ref[...] = (wv.at[-1, ...].max(0.25).at[0, 0].divide(2.0).at[back].min(-0.5) + lo.at[1].get()
+                  + jnp.roll(xv, back * 5, 1) - jnp.roll(xv, shift=back, axis=0))
 
 
 def run(inputs, sizes):
