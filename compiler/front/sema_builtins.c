@@ -1246,35 +1246,24 @@ static Ex bi_load(Sema *s, Call *c)
 	return ex_of(emit_load(s, acc, mask, other, c->loc), c->loc);
 }
 
+/* store(ref[...], v[, mask=]), and swap (arg 1: pl.swap, Ref.swap), which
+ * returns the value read there just before: a load then a store, not
+ * atomic. */
 static Ex bi_store(Sema *s, Call *c)
 {
+	bool swap = c->bi->arg == 1;
+	const char *verb = swap ? "swap" : "store to";
 	Access *acc = target_access(s, c, c->pos[0]);
-	if (!acc || !access_ready(s, acc, "store to") || !access_writable(s, acc, c->pos[0].loc, "store to"))
+	if (!acc || !access_ready(s, acc, verb) || !access_writable(s, acc, c->pos[0].loc, verb))
 		return ex_error(c->loc);
-	const char *what = arena_printf(s->a, "store to '%s'", acc->binding ? acc->binding->name : "ref");
+	const char *what = arena_printf(s->a, "%s '%s'", swap ? "swap of" : verb, acc->binding ? acc->binding->name : "ref");
 	Value *v = coerce_value(s, c->pos[1], acc->type, what, "§7.7");
 	Value *mask = NULL;
 	if (!v || (c->has[KW_MASK] && !(mask = mask_value(s, c, acc->type))))
 		return ex_error(c->loc);
+	Value *old = swap ? emit_load(s, acc, mask, NULL, c->loc) : NULL;
 	emit_store(s, acc, v, mask, c->loc);
-	return ex_void(c->loc);
-}
-
-/* swap(ref[...], v[, mask=]) (pl.swap, Ref.swap): stores v and gives the
- * value read there just before, as a load then a store (not atomic). */
-static Ex bi_swap(Sema *s, Call *c)
-{
-	Access *acc = target_access(s, c, c->pos[0]);
-	if (!acc || !access_ready(s, acc, "swap") || !access_writable(s, acc, c->pos[0].loc, "swap"))
-		return ex_error(c->loc);
-	const char *what = arena_printf(s->a, "swap of '%s'", acc->binding ? acc->binding->name : "ref");
-	Value *v = coerce_value(s, c->pos[1], acc->type, what, "§7.7");
-	Value *mask = NULL;
-	if (!v || (c->has[KW_MASK] && !(mask = mask_value(s, c, acc->type))))
-		return ex_error(c->loc);
-	Value *old = emit_load(s, acc, mask, NULL, c->loc);
-	emit_store(s, acc, v, mask, c->loc);
-	return ex_of(old, c->loc);
+	return swap ? ex_of(old, c->loc) : ex_void(c->loc);
 }
 
 /* atomic_<kind>(ref[...], v[, mask=]) and atomic_cas(ref[...], cmp, v). */
@@ -1447,7 +1436,7 @@ static const Builtin builtins[] = {
 	 0, false},
 	{"load", 1, 1, NOKW, K(MASK) | K(OTHER), "§7.7", bi_load, 0, false},
 	{"store", 2, 2, NOKW, K(MASK), "§7.7", bi_store, 0, false},
-	{"swap", 2, 2, NOKW, K(MASK), "§7.7", bi_swap, 0, false},
+	{"swap", 2, 2, NOKW, K(MASK), "§7.7", bi_store, 1, false},
 	ATOM("atomic_add", ADD), ATOM("atomic_max", MAX), ATOM("atomic_min", MIN),
 	ATOM("atomic_and", AND), ATOM("atomic_or", OR), ATOM("atomic_xor", XOR),
 	ATOM("atomic_xchg", XCHG),

@@ -178,6 +178,21 @@ static Ex arrange(Sema *s, Ex x, const char *term, const Roles *r, char lead, ch
 	return ex_value(reshape_value(s, as_value(s, x), nb + 2, dims, loc), ex_weak(&x), loc);
 }
 
+/* The dot's result res with axes named by the letters `have` (reshaped to
+ * dims first when `reshape`), arranged in the output's order. */
+static Ex to_output(Sema *s, Loc loc, Ex res, const char *have, const int64_t *dims, bool reshape, const char *out)
+{
+	int nh = (int)strlen(have);
+	if (reshape)
+		res = ex_value(reshape_value(s, as_value(s, res), nh, dims, loc), false, loc);
+	if (strcmp(have, out) == 0)
+		return res;
+	int64_t perm[EIN_MAX];
+	for (int i = 0; i < nh; i++)
+		perm[i] = axis_of(have, out[i]);
+	return sema_transpose(s, loc, res, perm, nh);
+}
+
 /* The product of a and b by the subscripts: dot(A, B) of A [batch..., m, k]
  * and B [batch..., k, n], with the operands swapped when the output has n
  * before m; the result reshaped (an absent m or n) and transposed (batch
@@ -214,14 +229,7 @@ static Ex einsum_dot(Sema *s, Loc loc, const Subscripts *sub, const Roles *r, Ex
 	if (n)
 		have[nh] = n, dims[nh++] = ex_dims(&res)[nb + 1];
 	have[nh] = 0;
-	if (!m || !n)
-		res = ex_value(reshape_value(s, as_value(s, res), nh, dims, loc), false, loc);
-	if (strcmp(have, sub->out) == 0)
-		return res;
-	int64_t perm[EIN_MAX];
-	for (int i = 0; i < nh; i++)
-		perm[i] = axis_of(have, sub->out[i]);
-	return sema_transpose(s, loc, res, perm, nh);
+	return to_output(s, loc, res, have, dims, !m || !n, sub->out);
 }
 
 /* Operand x with subscripts term as [batch..., G1, G2]: its axes ordered
@@ -291,13 +299,7 @@ static Ex einsum_general(Sema *s, Loc loc, const Subscripts *sub, const Roles *r
 	for (const char *c = r->ns; *c; c++)
 		have[nh] = *c, dims[nh++] = bd[axis_of(sub->in[1], *c)];
 	have[nh] = 0;
-	res = ex_value(reshape_value(s, as_value(s, res), nh, dims, loc), false, loc);
-	if (strcmp(have, sub->out) == 0)
-		return res;
-	int64_t perm[EIN_MAX];
-	for (int i = 0; i < nh; i++)
-		perm[i] = axis_of(have, sub->out[i]);
-	return sema_transpose(s, loc, res, perm, nh);
+	return to_output(s, loc, res, have, dims, true, sub->out);
 }
 
 Ex sema_einsum_of(Sema *s, Loc loc, const char *subscripts, Ex a, Ex b, const DotOpts *o)
