@@ -394,6 +394,8 @@ void eval_args(Sema *s, AstExpr *call);
 /* A call of a fn (sema.c, §3.7): its body inlined here. */
 Ex call_fn(Sema *s, Binding *fb, AstExpr *call);
 Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, const DotOpts *o);
+/* a @ b: jnp.matmul's broadcast of a matrix over batches, else dot (§7.13). */
+Ex sema_matmul(Sema *s, Loc loc, Ex a, Ex b);
 /* einsum(subscripts, a, b) of values, subscripts made by pkc (§7.13). */
 Ex sema_einsum_of(Sema *s, Loc loc, const char *subscripts, Ex a, Ex b, const DotOpts *o);
 /* The value of precision= on dot or einsum: an EX_CONST of a DotPrecision (§7.13). */

@@ -1047,6 +1047,33 @@ static Ex dot_reshaped(Sema *s, Loc loc, Ex a, Ex b, const DotOpts *o)
 	return ex_value(reshape_value(s, as_value(s, r), ro, out, loc), r.weak, loc);
 }
 
+/* a @ b (jnp.matmul): dot(a, b), except that a matrix a against b of
+ * rank 3 or more is broadcast over b's batch dims ([M, K] @ [B..., K, N]
+ * is [B..., M, N], where jnp.dot gives [M, B..., N]). */
+Ex sema_matmul(Sema *s, Loc loc, Ex a, Ex b)
+{
+	a = val(s, a);
+	b = val(s, b);
+	if (a.kind == EX_ERROR || b.kind == EX_ERROR)
+		return ex_error(loc);
+	int rb = ex_rank(&b);
+	DotOpts o = {.acc_dt = DT_NONE};
+	if (ex_rank(&a) != 2 || rb < 3 || rb > 26)
+		return sema_dot(s, loc, a, b, &o);
+	char sub[96], batch[32];
+	for (int i = 0; i < rb - 2; i++)
+		batch[i] = (char)('A' + i);
+	batch[rb - 2] = 0;
+	snprintf(sub, sizeof sub, "mk,%skn->%smn", batch, batch);
+	const int64_t *ad = ex_dims(&a), *bd = ex_dims(&b);
+	if (ad[1] != bd[rb - 2]) {
+		error_at(s->cc, loc, "dot of %s and %s: the contracting dimensions differ (%lld vs %lld) [§7.13]",
+		         ex_type_str(s, &a), ex_type_str(s, &b), (long long)ad[1], (long long)bd[rb - 2]);
+		return ex_error(loc);
+	}
+	return sema_einsum_of(s, loc, sub, a, b, &o);
+}
+
 Ex sema_dot(Sema *s, Loc loc, Ex a, Ex b, const DotOpts *o)
 {
 	a = val(s, a);

@@ -879,7 +879,7 @@ Ex sema_binary_ast(Sema *s, AstOp op, Loc loc, Ex a, Ex b)
 	if ((op == OP_EQ || op == OP_NE) && a.kind == EX_DTYPE && b.kind == EX_DTYPE) /* if DT == bf16 (§7.3) */
 		return ex_const(const_bool((a.dt == b.dt) == (op == OP_EQ)), loc);
 	if (op == OP_MATMUL)
-		return sema_dot(s, loc, a, b, &(DotOpts){.acc_dt = DT_NONE});
+		return sema_matmul(s, loc, a, b);
 	if ((unsigned)op >= OP_COUNT || !bin_info[op].verb)
 		internal_error("sema: binary operator %d has no rule", (int)op);
 	return sema_binop(s, &bin_info[op], loc, a, b);

@@ -12,7 +12,7 @@ static float a[M * K], b[K * N], bt[N * K], at[K * M], v[K], q[B * H * Q * D], k
 static uint16_t qb[B * Q * D], kb[B * S * D];
 static float o1[M * N], o2[M * N], o3[M * N], o4[N * M], o5[M], o6[B * H * Q * S], o7[B * H * Q * S],
 	o8[B * H * Q * S], o9[B * Q * S], o10[B * Q * D], p1[M], p2[B * H * Q], p3[Q * H * D], p4[B * H * D], p5[K * K],
-	p6[M * M], g1[B * S * N], g2[D * D], g3[K * K], g4[B * H * Q * N], g5[M * 2 * N];
+	p6[M * M], g1[B * S * N], g2[D * D], g3[K * K], g4[B * H * Q * N], g5[M * 2 * N], g6[2 * M * N];
 
 /* The f32 parameters in the kernel's order: inputs (random) before outputs. */
 static const struct {
@@ -32,6 +32,7 @@ static const struct {
 	{"p3", p3, false, 3, {Q, H, D}}, {"p4", p4, false, 3, {B, H, D}}, {"p5", p5, false, 2, {K, K}},
 	{"p6", p6, false, 2, {M, M}}, {"g1", g1, false, 3, {B, S, N}}, {"g2", g2, false, 2, {D, D}},
 	{"g3", g3, false, 2, {K, K}}, {"g4", g4, false, 4, {B, H, Q, N}}, {"g5", g5, false, 3, {M, 2, N}},
+	{"g6", g6, false, 3, {2, M, N}},
 };
 enum { NF32 = sizeof f32s / sizeof f32s[0] };
 
@@ -58,7 +59,7 @@ int main(int argc, char **argv)
 		kb[i] = su_f32_to_bf16(su_uniform(&r, -1.0f, 1.0f)); /* S == Q */
 	}
 	if (su_check(einsum_forms(NULL, a, b, bt, at, v, q, k, qt, kt, qb, kb, vv, o1, o2, o3, o4, o5, o6, o7, o8, o9,
-	                          o10, p1, p2, p3, p4, p5, p6, g1, g2, g3, g4, g5),
+	                          o10, p1, p2, p3, p4, p5, p6, g1, g2, g3, g4, g5, g6),
 	             "einsum_forms"))
 		return 1;
 	su_dump *d = su_dump_begin(&o);

@@ -10,11 +10,11 @@ M, K, N, B, H, Q, S, D = 8, 16, 8, 2, 2, 8, 8, 16
 
 INS = ("a", "b", "bt", "at", "v", "q", "k", "qt", "kt", "qb", "kb", "vv")
 OUTS = ("o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8", "o9", "o10", "p1", "p2", "p3", "p4", "p5", "p6", "g1", "g2",
-        "g3", "g4", "g5")
+        "g3", "g4", "g5", "g6")
 
 
 def einsum_kernel(a, b, bt, at, v, q, k, qt, kt, qb, kb, vv, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10,
-                  p1, p2, p3, p4, p5, p6, g1, g2, g3, g4, g5):
+                  p1, p2, p3, p4, p5, p6, g1, g2, g3, g4, g5, g6):
     o1[...] = jnp.einsum("mk,kn->mn", a[...], b[...])
     o2[...] = jnp.einsum("mk,nk->mn", a[...], bt[...])
     o3[...] = jnp.einsum("km,kn->mn", at[...], b[...])
@@ -38,6 +38,7 @@ def einsum_kernel(a, b, bt, at, v, q, k, qt, kt, qb, kb, vv, o1, o2, o3, o4, o5,
     g3[...] = jnp.einsum("i,j->ij", v[...], a[0])
     g4[...] = jnp.einsum("bqhd,nd->bhqn", qt[...], bt[...])
     g5[...] = jnp.dot(a[...], jnp.stack([b[...], b[...] * 2.0]))
+    g6[...] = a[...] @ jnp.stack([b[...], b[...] * 2.0])
 
 
 def run(inputs, sizes):
@@ -45,7 +46,7 @@ def run(inputs, sizes):
     shapes = {"o1": (M, N), "o2": (M, N), "o3": (M, N), "o4": (N, M), "o5": (M,), "o6": (B, H, Q, S),
               "o7": (B, H, Q, S), "o8": (B, H, Q, S), "o9": (B, Q, S), "o10": (B, Q, D),
               "p1": (M,), "p2": (B, H, Q), "p3": (Q, H, D), "p4": (B, H, D), "p5": (K, K), "p6": (M, M),
-              "g1": (B, S, N), "g2": (D, D), "g3": (K, K), "g4": (B, H, Q, N), "g5": (M, 2, N)}
+              "g1": (B, S, N), "g2": (D, D), "g3": (K, K), "g4": (B, H, Q, N), "g5": (M, 2, N), "g6": (2, M, N)}
     outs = pl.pallas_call(einsum_kernel, out_shape=[jax.ShapeDtypeStruct(shapes[o], f) for o in OUTS],
                           interpret=True)(*(jnp.asarray(inputs[p]) for p in INS))
     return {name: jax.device_get(x) for name, x in zip(OUTS, outs)}
